@@ -1,0 +1,65 @@
+# samsim build. `make` builds ./samsim; `make test` installs what is missing
+# and runs every test; `make check` runs them under ASan and UBSan;
+# `make demo` shows the main job on built-in data.
+
+CC      ?= cc
+BUILD   ?= build/release
+OPT     ?= -O2
+CFLAGS  += -std=c11 $(OPT) -g -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L \
+           -MMD -MP $(SANITIZE) $(shell pkg-config --cflags libcgraph 2>/dev/null)
+LDFLAGS += $(SANITIZE)
+LDLIBS  += -lm
+TESTLIBS = -lcmocka -lcsv -lgraphblas -lm
+
+LIB_DIRS = common formats
+LIB_SRC  = $(wildcard $(addsuffix /*.c,$(LIB_DIRS)))
+CLI_SRC  = $(wildcard cli/*.c)
+TEST_SRC = $(filter-out test/test_util.c,$(wildcard test/test_*.c))
+
+LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)
+CLI_OBJ  = $(CLI_SRC:%.c=$(BUILD)/%.o)
+TEST_BIN = $(TEST_SRC:test/%.c=$(BUILD)/test/%)
+BIN      = $(BUILD)/samsim
+
+.PHONY: all deps test test-run check demo clean
+all: samsim
+
+samsim: $(BIN)
+	cp $(BIN) $@
+
+$(BIN): $(CLI_OBJ) $(BUILD)/libsamsim.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/libsamsim.a: $(LIB_OBJ)
+	rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/test/%: $(BUILD)/test/%.o $(BUILD)/test/test_util.o $(BUILD)/libsamsim.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(TESTLIBS)
+
+deps:
+	@./scripts/install-deps
+
+test: deps
+	$(MAKE) --no-print-directory test-run
+
+test-run: $(BIN) $(TEST_BIN)
+	@SAMSIM_BIN=$(abspath $(BIN)) test/run $(TEST_BIN)
+
+check: deps
+	$(MAKE) --no-print-directory BUILD=build/check OPT=-O1 \
+	    SANITIZE="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+	    test-run
+
+demo: deps
+	$(MAKE) --no-print-directory samsim
+	@./scripts/demo
+
+clean:
+	rm -rf build samsim
+
+-include $(shell find build -name '*.d' 2>/dev/null)

@@ -1,0 +1,10 @@
+/* The subcommands of samsim; each takes the arguments after its name and
+ * returns the process exit status. */
+#ifndef SAMSIM_COMMANDS_H
+#define SAMSIM_COMMANDS_H
+
+int cmd_convert(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+int cmd_gen(int argc, char **argv);
+
+#endif

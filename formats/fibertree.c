@@ -1,0 +1,181 @@
+#include "fibertree.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void fibertree_free(fibertree *ft)
+{
+    for (int k = 0; k < TENSOR_MAX_ORDER; k++) {
+        free(ft->lv[k].seg);
+        free(ft->lv[k].crd);
+    }
+    free(ft->vals);
+    memset(ft, 0, sizeof *ft);
+}
+
+void fibertree_format(const fibertree *ft, level_format *f)
+{
+    memset(f, 0, sizeof *f);
+    f->nlevels = ft->order;
+    for (int k = 0; k < ft->order; k++) {
+        f->kind[k] = ft->lv[k].kind;
+        f->mode[k] = ft->lv[k].mode;
+    }
+}
+
+int64_t fibertree_positions(const fibertree *ft, int k)
+{
+    int64_t above = k == 0 ? 1 : fibertree_positions(ft, k - 1);
+    const fiber_level *l = &ft->lv[k];
+    return l->kind == 'd' ? above * l->dim : (int64_t)l->ncrd;
+}
+
+void fibertree_level_stats(const fibertree *ft, int k, level_stats *st)
+{
+    const fiber_level *l = &ft->lv[k];
+    st->fibers = k == 0 ? 1 : fibertree_positions(ft, k - 1);
+    if (l->kind == 'd') {
+        st->nonempty = l->dim ? st->fibers : 0;
+        st->max_len = st->nonempty ? l->dim : 0;
+        st->mean_len = (double)st->max_len;
+        return;
+    }
+    st->nonempty = st->max_len = 0;
+    for (int64_t f = 0; f < st->fibers; f++) {
+        int64_t len = l->seg[f + 1] - l->seg[f];
+        st->nonempty += len > 0;
+        if (len > st->max_len)
+            st->max_len = len;
+    }
+    st->mean_len = st->nonempty ? (double)l->ncrd / (double)st->nonempty : 0.0;
+}
+
+/* Builds compressed level l from entries in storage order: pos[i] holds the
+ * parent position of sorted entry i on entry and its own position on exit. */
+static int build_compressed(fiber_level *l, const int64_t *crd, const size_t *perm, size_t n,
+                            int64_t parents, int64_t *pos, sam_error *err)
+{
+    l->nseg = (size_t)parents + 1;
+    l->seg = error_alloc(err, l->nseg, sizeof *l->seg);
+    l->crd = error_alloc(err, n, sizeof *l->crd);
+    if (!l->seg || !l->crd)
+        return -1;
+    size_t count = 0;
+    int64_t prev_parent = -1;
+    for (size_t i = 0; i < n; i++) {
+        int64_t c = crd[perm[i]];
+        if (pos[i] != prev_parent || c != l->crd[count - 1]) {
+            l->crd[count++] = c;
+            l->seg[pos[i] + 1]++;
+        }
+        prev_parent = pos[i];
+        pos[i] = (int64_t)count - 1;
+    }
+    for (size_t p = 1; p < l->nseg; p++)
+        l->seg[p] += l->seg[p - 1];
+    l->ncrd = count;
+    return 0;
+}
+
+static int build_levels(const tensor *t, fibertree *ft, const size_t *perm, int64_t *pos,
+                        sam_error *err)
+{
+    int64_t positions = 1;
+    for (int k = 0; k < ft->order; k++) {
+        fiber_level *l = &ft->lv[k];
+        const int64_t *crd = t->crd[l->mode];
+        if (l->kind == 's') {
+            if (build_compressed(l, crd, perm, t->nnz, positions, pos, err))
+                return -1;
+            positions = (int64_t)l->ncrd;
+            continue;
+        }
+        if (l->dim && positions > FIBERTREE_MAX_DENSE / l->dim)
+            return error_set(err, "dense level %d would hold more than %lld positions", k,
+                             (long long)FIBERTREE_MAX_DENSE);
+        for (size_t i = 0; i < t->nnz; i++)
+            pos[i] = pos[i] * l->dim + crd[perm[i]];
+        positions *= l->dim;
+    }
+    ft->nvals = (size_t)positions;
+    ft->vals = error_alloc(err, ft->nvals, sizeof *ft->vals);
+    if (!ft->vals)
+        return -1;
+    for (size_t i = 0; i < t->nnz; i++)
+        ft->vals[pos[i]] = t->vals[perm[i]];
+    return 0;
+}
+
+int fibertree_build(const tensor *t, const level_format *f, fibertree *out, sam_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (f->nlevels != t->order)
+        return error_set(err, "a format of %d levels for a tensor of order %d", f->nlevels,
+                         t->order);
+    out->order = t->order;
+    memcpy(out->dims, t->dims, sizeof out->dims);
+    for (int k = 0; k < t->order; k++) {
+        out->lv[k].kind = f->kind[k];
+        out->lv[k].mode = f->mode[k];
+        out->lv[k].dim = t->dims[f->mode[k]];
+    }
+    size_t *perm = error_alloc(err, t->nnz, sizeof *perm);
+    int64_t *pos = error_alloc(err, t->nnz, sizeof *pos);
+    int rc = -1;
+    if (perm && pos && tensor_sort_perm(t, f->mode, perm, err) == 0)
+        rc = build_levels(t, out, perm, pos, err);
+    free(perm);
+    free(pos);
+    if (rc)
+        fibertree_free(out);
+    return rc;
+}
+
+/* Walks the tree depth first, appending each leaf as an entry. */
+typedef struct walk {
+    const fibertree *ft;
+    tensor *out;
+    int padded;             /* zeros at leaves are padding, not entries */
+    int64_t coords[TENSOR_MAX_ORDER];
+    sam_error *err;
+} walk;
+
+static int walk_level(walk *w, int k, int64_t parent)
+{
+    const fibertree *ft = w->ft;
+    if (k == ft->order) {
+        double v = ft->vals[parent];
+        if (w->padded && v == 0.0)
+            return 0;
+        return tensor_append(w->out, w->coords, v, w->err);
+    }
+    const fiber_level *l = &ft->lv[k];
+    if (l->kind == 'd') {
+        for (int64_t c = 0; c < l->dim; c++) {
+            w->coords[l->mode] = c;
+            if (walk_level(w, k + 1, parent * l->dim + c))
+                return -1;
+        }
+        return 0;
+    }
+    for (int64_t p = l->seg[parent]; p < l->seg[parent + 1]; p++) {
+        w->coords[l->mode] = l->crd[p];
+        if (walk_level(w, k + 1, p))
+            return -1;
+    }
+    return 0;
+}
+
+int fibertree_to_tensor(const fibertree *ft, tensor *out, sam_error *err)
+{
+    if (tensor_init(out, ft->order, ft->dims, err))
+        return -1;
+    walk w = {.ft = ft, .out = out, .err = err};
+    w.padded = ft->order == 0 ? 0 : ft->lv[ft->order - 1].kind == 'd';
+    int rc = ft->nvals ? walk_level(&w, 0, 0) : 0;
+    if (rc == 0)
+        rc = tensor_canonicalize(out, NULL, err);
+    if (rc)
+        tensor_free(out);
+    return rc;
+}

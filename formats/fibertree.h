@@ -1,0 +1,63 @@
+/* A tensor in SAM level storage: one level per mode in storage order, dense
+ * levels keeping only their size, compressed levels a seg array (fiber
+ * boundaries, one more than the positions of the level above) and a crd
+ * array, and the values following the last level. This is exactly what the
+ * SAM tools keep in their level files (SAM-BLOCKS.md section 4). */
+#ifndef SAMSIM_FIBERTREE_H
+#define SAMSIM_FIBERTREE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../common/error.h"
+#include "level_format.h"
+#include "tensor.h"
+
+/* Dense storage beyond this many positions is refused rather than
+ * attempted. */
+#define FIBERTREE_MAX_DENSE ((int64_t)1 << 34)
+
+typedef struct fiber_level {
+    char kind;          /* 'd' or 's' */
+    int mode;           /* tensor mode stored here */
+    int64_t dim;
+    int64_t *seg;       /* compressed only: nseg = positions above + 1 */
+    size_t nseg;
+    int64_t *crd;       /* compressed only */
+    size_t ncrd;
+} fiber_level;
+
+typedef struct fibertree {
+    int order;
+    int64_t dims[TENSOR_MAX_ORDER];         /* by tensor mode */
+    fiber_level lv[TENSOR_MAX_ORDER];       /* by storage level */
+    double *vals;
+    size_t nvals;
+} fibertree;
+
+/* Stores t (any entry order, no duplicate coordinates) in format f, whose
+ * number of levels must equal t's order. */
+int fibertree_build(const tensor *t, const level_format *f, fibertree *out, sam_error *err);
+
+/* The entries back as a canonical tensor. Positions that only exist because
+ * a dense level lies below the last compressed one are padding, so those
+ * holding 0 are not entries; explicit zeros under compressed levels are. */
+int fibertree_to_tensor(const fibertree *ft, tensor *out, sam_error *err);
+
+/* Number of positions of level k (fibers' elements), which is the number
+ * of fibers of level k+1 and, for the last level, the number of values. */
+int64_t fibertree_positions(const fibertree *ft, int k);
+
+/* What a level holds: fibers (one per position above), how many are not
+ * empty, and the mean (over non-empty fibers) and largest fiber length. */
+typedef struct level_stats {
+    int64_t fibers, nonempty, max_len;
+    double mean_len;
+} level_stats;
+
+void fibertree_level_stats(const fibertree *ft, int k, level_stats *st);
+
+void fibertree_format(const fibertree *ft, level_format *f);
+void fibertree_free(fibertree *ft);
+
+#endif

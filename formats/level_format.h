@@ -1,0 +1,27 @@
+/* How a tensor is stored level by level: a letter per level, d (dense: only
+ * the size) or s (compressed: seg and crd arrays), and the tensor mode each
+ * level stores. Written as in SAM graph comments ("ss01", "ds10", "none") or
+ * as in Custard's -f option ("ss:1,0"). */
+#ifndef SAMSIM_LEVEL_FORMAT_H
+#define SAMSIM_LEVEL_FORMAT_H
+
+#include <stddef.h>
+
+#include "../common/error.h"
+#include "tensor.h"
+
+typedef struct level_format {
+    int nlevels;                    /* the tensor order; 0 for a scalar */
+    char kind[TENSOR_MAX_ORDER];    /* 'd' or 's' per storage level */
+    int mode[TENSOR_MAX_ORDER];     /* tensor mode stored at each level */
+} level_format;
+
+int level_format_parse(const char *s, level_format *f, sam_error *err);
+
+/* All levels compressed, natural mode order. */
+void level_format_default(int order, level_format *f);
+
+/* "ss01" style, or "none"; buf needs 2 * TENSOR_MAX_ORDER + 1 bytes. */
+void level_format_str(const level_format *f, char *buf, size_t n);
+
+#endif

@@ -1,0 +1,224 @@
+#include "text_scan.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+int scan_open(text_scan *s, const char *path, sam_error *err)
+{
+    memset(s, 0, sizeof *s);
+    s->path = path;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return error_at(err, path, 0, "cannot open: %s", strerror(errno));
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+        fclose(f);
+        return error_at(err, path, 0, "not a regular file");
+    }
+    s->buf = malloc((size_t)st.st_size + 1);
+    if (!s->buf) {
+        fclose(f);
+        return error_at(err, path, 0, "out of memory for %lld bytes", (long long)st.st_size);
+    }
+    s->len = fread(s->buf, 1, (size_t)st.st_size, f);
+    int failed = ferror(f);
+    fclose(f);
+    if (failed) {
+        scan_close(s);
+        return error_at(err, path, 0, "read error");
+    }
+    s->buf[s->len] = '\0';
+    s->p = s->buf;
+    s->line = 1;
+    return 0;
+}
+
+void scan_close(text_scan *s)
+{
+    free(s->buf);
+    s->buf = NULL;
+}
+
+void scan_blanks(text_scan *s)
+{
+    const char *p = s->p;
+    while (*p == ' ' || *p == '\t' || (*p == '\r' && p[1] == '\n'))
+        p++;
+    s->p = p;
+}
+
+int scan_at_eof(const text_scan *s)
+{
+    return s->p >= s->buf + s->len;
+}
+
+int scan_at_eol(text_scan *s)
+{
+    scan_blanks(s);
+    return *s->p == '\n' || scan_at_eof(s);
+}
+
+void scan_next_line(text_scan *s)
+{
+    const char *nl = memchr(s->p, '\n', (size_t)(s->buf + s->len - s->p));
+    if (nl) {
+        s->p = nl + 1;
+        s->line++;
+    } else {
+        s->p = s->buf + s->len;
+    }
+}
+
+int scan_line_blank(text_scan *s)
+{
+    const char *save = s->p;
+    int blank = scan_at_eol(s);
+    s->p = save;
+    return blank;
+}
+
+int scan_error(const text_scan *s, sam_error *err, const char *fmt, ...)
+{
+    char what[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    return error_at(err, s->path, s->line, "%s", what);
+}
+
+static int is_field_end(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\0';
+}
+
+/* Complains about the field at the cursor, quoting it. */
+static int field_error(const text_scan *s, const char *what, sam_error *err)
+{
+    if (*s->p == '\n' || *s->p == '\0')
+        return scan_error(s, err, "expected %s, found the end of the line", what);
+    int n = 0;
+    while (!is_field_end(s->p[n]) && n < 24)
+        n++;
+    return scan_error(s, err, "expected %s, found '%.*s'", what, n, s->p);
+}
+
+int scan_int64(text_scan *s, int64_t *v, const char *what, sam_error *err)
+{
+    scan_blanks(s);
+    const char *p = s->p;
+    int neg = *p == '-';
+    if (*p == '-' || *p == '+')
+        p++;
+    if (*p < '0' || *p > '9')
+        return field_error(s, what, err);
+    uint64_t x = 0;
+    for (; *p >= '0' && *p <= '9'; p++) {
+        unsigned d = (unsigned)(*p - '0');
+        if (x > (UINT64_C(9223372036854775807) - d) / 10)
+            return scan_error(s, err, "%s is too large", what);
+        x = x * 10 + d;
+    }
+    if (!is_field_end(*p))
+        return field_error(s, what, err);
+    *v = neg ? -(int64_t)x : (int64_t)x;
+    s->p = p;
+    return 0;
+}
+
+static const double exact_pow10[] = {
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+    1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+};
+
+/* Clinger's fast path: a decimal whose digits fit in 53 bits and whose
+ * exponent is at most 22 in size is one correctly rounded multiplication
+ * or division. Returns the end of the number, or NULL to defer to strtod. */
+static const char *parse_simple_decimal(const char *p, double *v)
+{
+    int neg = *p == '-';
+    if (*p == '-' || *p == '+')
+        p++;
+    uint64_t mant = 0;
+    int digits = 0, frac = 0, seen = 0;
+    for (; *p >= '0' && *p <= '9'; p++, seen++)
+        if (mant || *p != '0')
+            mant = mant * 10 + (uint64_t)(*p - '0'), digits++;
+    if (*p == '.')
+        for (p++; *p >= '0' && *p <= '9'; p++, seen++, frac++)
+            if (mant || *p != '0')
+                mant = mant * 10 + (uint64_t)(*p - '0'), digits++;
+    if (!seen || digits > 15)
+        return NULL;
+    int exp = 0;
+    if (*p == 'e' || *p == 'E') {
+        const char *q = p + 1;
+        int eneg = *q == '-';
+        if (*q == '-' || *q == '+')
+            q++;
+        if (*q < '0' || *q > '9')
+            return NULL;
+        for (; *q >= '0' && *q <= '9' && exp < 1000; q++)
+            exp = exp * 10 + (*q - '0');
+        exp = eneg ? -exp : exp;
+        p = q;
+    }
+    exp -= frac;
+    if (exp < -22 || exp > 22)
+        return NULL;
+    double x = (double)mant;
+    x = exp < 0 ? x / exact_pow10[-exp] : x * exact_pow10[exp];
+    *v = neg ? -x : x;
+    return p;
+}
+
+/* Parses one number at p; returns its end or NULL. */
+static const char *parse_number(const char *p, double *v)
+{
+    const char *end = parse_simple_decimal(p, v);
+    if (end)
+        return end;
+    char *e;
+    errno = 0;
+    double x = strtod(p, &e);
+    if (e == p || (errno == ERANGE && fabs(x) > 1.0))
+        return NULL;
+    *v = x;
+    return e;
+}
+
+int scan_double(text_scan *s, double *v, const char *what, sam_error *err)
+{
+    scan_blanks(s);
+    const char *end = parse_number(s->p, v);
+    if (!end || !is_field_end(*end))
+        return field_error(s, what, err);
+    if (!isfinite(*v))
+        return scan_error(s, err, "%s '%.*s' is not a finite number", what,
+                          (int)(end - s->p), s->p);
+    s->p = end;
+    return 0;
+}
+
+int scan_end_line(text_scan *s, sam_error *err)
+{
+    if (!scan_at_eol(s)) {
+        int n = 0;
+        while (!is_field_end(s->p[n]) && n < 24)
+            n++;
+        return scan_error(s, err, "unexpected '%.*s' at the end of the line", n, s->p);
+    }
+    scan_next_line(s);
+    return 0;
+}
+
+int text_parse_double(const char *str, double *v)
+{
+    const char *end = parse_number(str, v);
+    return end && *end == '\0' && isfinite(*v) ? 0 : -1;
+}

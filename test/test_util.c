@@ -1,0 +1,142 @@
+#include "test_util.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+const char *test_shared_dir(void)
+{
+    static char path[4096];
+    const char *env = getenv("SAMSIM_SHARED");
+    snprintf(path, sizeof path, "%s", env && *env ? env : "../shared");
+    char probe[4200];
+    snprintf(probe, sizeof probe, "%s/data/suitesparse", path);
+    struct stat st;
+    return stat(probe, &st) == 0 && S_ISDIR(st.st_mode) ? path : NULL;
+}
+
+char *test_tmpdir(void)
+{
+    const char *base = getenv("TMPDIR");
+    char tmpl[4096];
+    snprintf(tmpl, sizeof tmpl, "%s/samsim-test-XXXXXX", base && *base ? base : "/tmp");
+    char *dir = mkdtemp(tmpl);
+    assert_non_null(dir);
+    return strdup(dir);
+}
+
+static void remove_tree(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0)
+        return;
+    if (S_ISDIR(st.st_mode)) {
+        DIR *d = opendir(path);
+        struct dirent *e;
+        while (d && (e = readdir(d))) {
+            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+                continue;
+            char *child = test_path(path, e->d_name);
+            remove_tree(child);
+            free(child);
+        }
+        if (d)
+            closedir(d);
+        rmdir(path);
+    } else {
+        unlink(path);
+    }
+}
+
+void test_tmpdir_remove(char *dir)
+{
+    remove_tree(dir);
+    free(dir);
+}
+
+char *test_path(const char *dir, const char *name)
+{
+    size_t n = strlen(dir) + strlen(name) + 2;
+    char *p = malloc(n);
+    assert_non_null(p);
+    snprintf(p, n, "%s/%s", dir, name);
+    return p;
+}
+
+char *test_write_file(const char *dir, const char *name, const char *text)
+{
+    char *p = test_path(dir, name);
+    FILE *f = fopen(p, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    return p;
+}
+
+char *test_read_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = malloc((size_t)n + 1);
+    assert_non_null(s);
+    size_t got = fread(s, 1, (size_t)n, f);
+    s[got] = '\0';
+    fclose(f);
+    return s;
+}
+
+int test_exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+int test_run_samsim(char **out, char **errout, const char *arg, ...)
+{
+    const char *bin = getenv("SAMSIM_BIN");
+    assert_non_null(bin);
+    const char *argv[64];
+    int n = 0;
+    argv[n++] = bin;
+    va_list ap;
+    va_start(ap, arg);
+    for (const char *a = arg; a; a = va_arg(ap, const char *)) {
+        assert_true(n < 63);
+        argv[n++] = a;
+    }
+    va_end(ap);
+    argv[n] = NULL;
+
+    char *dir = test_tmpdir();
+    char *out_path = test_path(dir, "stdout");
+    char *err_path = test_path(dir, "stderr");
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&fa, 2, err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    pid_t pid;
+    assert_int_equal(posix_spawn(&pid, bin, &fa, NULL, (char **)argv, environ), 0);
+    posix_spawn_file_actions_destroy(&fa);
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    if (out)
+        *out = test_read_file(out_path);
+    if (errout)
+        *errout = test_read_file(err_path);
+    free(out_path);
+    free(err_path);
+    test_tmpdir_remove(dir);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}

@@ -1,0 +1,37 @@
+/* Helpers shared by the cmocka test programs. */
+#ifndef SAMSIM_TEST_UTIL_H
+#define SAMSIM_TEST_UTIL_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+/* The ../shared folder beside the checkout, or NULL (tests that need it
+ * call skip() with a message). */
+const char *test_shared_dir(void);
+
+/* A fresh empty temporary directory, removed with its files by
+ * test_tmpdir_remove. */
+char *test_tmpdir(void);
+void test_tmpdir_remove(char *dir);
+
+/* Writes text to dir/name and returns the malloc'd path. */
+char *test_write_file(const char *dir, const char *name, const char *text);
+
+/* Joins dir and name into a malloc'd path. */
+char *test_path(const char *dir, const char *name);
+
+/* Runs the samsim binary with args (NULL-terminated) and returns its exit
+ * status; what it printed on stdout and stderr is returned malloc'd. */
+int test_run_samsim(char **out, char **errout, const char *arg, ...);
+
+/* Reads a whole file into a malloc'd NUL-terminated string, NULL if absent. */
+char *test_read_file(const char *path);
+
+/* 1 when path exists. */
+int test_exists(const char *path);
+
+#endif
