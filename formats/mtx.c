@@ -137,7 +137,13 @@ static int read_entry(text_scan *s, const mtx_header *h, tensor *t, sam_error *e
         return -1;
     if (h->symmetry == SYM_SKEW && c[0] == c[1])
         return scan_error(s, err, "a skew-symmetric matrix has no diagonal entries");
-    if (scan_end_line(s, err) || tensor_append(t, c, v, err))
+    /* SuiteSparse's Pajek matrices are declared pattern yet carry weights;
+     * like scipy (and so the SAM tools) we read them as pattern. */
+    if (h->field == FIELD_PATTERN)
+        scan_next_line(s);
+    else if (scan_end_line(s, err))
+        return -1;
+    if (tensor_append(t, c, v, err))
         return -1;
     if (h->symmetry == SYM_GENERAL || c[0] == c[1])
         return 0;

@@ -23,6 +23,16 @@ const char *test_shared_dir(void)
     return stat(probe, &st) == 0 && S_ISDIR(st.st_mode) ? path : NULL;
 }
 
+char *test_require_shared(const char *rel)
+{
+    const char *shared = test_shared_dir();
+    if (!shared) {
+        printf("note: ../shared is absent (set SAMSIM_SHARED); skipping this test\n");
+        skip();
+    }
+    return test_path(shared, rel);
+}
+
 char *test_tmpdir(void)
 {
     const char *base = getenv("TMPDIR");

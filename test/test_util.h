@@ -13,6 +13,10 @@
  * call skip() with a message). */
 const char *test_shared_dir(void);
 
+/* A path under ../shared (malloc'd); when ../shared is absent, says so on
+ * standard output and skips the calling test. */
+char *test_require_shared(const char *rel);
+
 /* A fresh empty temporary directory, removed with its files by
  * test_tmpdir_remove. */
 char *test_tmpdir(void);
