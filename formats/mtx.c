@@ -196,7 +196,7 @@ int mtx_read(const char *path, tensor *out, sam_error *err)
 static void write_entries(text_out *o, const void *arg)
 {
     const tensor *t = arg;
-    out_str(o, "%%MatrixMarket matrix coordinate real general\n%% written by samsim\n");
+    out_str(o, "%%MatrixMarket matrix coordinate real general\n% written by samsim\n");
     out_int64(o, t->dims[0]);
     out_char(o, ' ');
     out_int64(o, t->dims[1]);
