@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int atomic_file_open(atomic_file *af, const char *path, sam_error *err)
@@ -25,6 +26,10 @@ int atomic_file_open(atomic_file *af, const char *path, sam_error *err)
         atomic_file_discard(af);
         return error_at(err, path, 0, "cannot create: %s", strerror(e));
     }
+    /* mkstemp creates 0600; give the file the mode a plain fopen would. */
+    mode_t mask = umask(0);
+    umask(mask);
+    fchmod(fd, 0666 & ~mask);
     af->f = fdopen(fd, "w");
     if (!af->f) {
         close(fd);
