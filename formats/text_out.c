@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../common/atomic_file.h"
+#include "text_scan.h"
 
 void out_init(text_out *o, FILE *f)
 {
@@ -82,7 +83,8 @@ int text_format_double(char *buf, double v)
     }
     for (int prec = 15; prec <= 17; prec++) {
         int n = snprintf(buf, 32, "%.*g", prec, v);
-        if (prec == 17 || strtod(buf, NULL) == v)
+        double back;
+        if (prec == 17 || (text_parse_double(buf, &back) == 0 && back == v))
             return n;
     }
     return 0;

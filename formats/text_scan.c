@@ -1,6 +1,7 @@
 #include "text_scan.h"
 
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -136,24 +137,36 @@ static const double exact_pow10[] = {
     1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
 };
 
-/* Clinger's fast path: a decimal whose digits fit in 53 bits and whose
- * exponent is at most 22 in size is one correctly rounded multiplication
- * or division. Returns the end of the number, or NULL to defer to strtod. */
-static const char *parse_simple_decimal(const char *p, double *v)
+/* A decimal number as sign, up to 19 significant digits and a power of
+ * ten. */
+typedef struct decimal {
+    uint64_t mant;
+    int digits, exp10, neg;
+} decimal;
+
+/* Returns the end of the number, or NULL when it is not a plain decimal
+ * that fits (then strtod decides). */
+static const char *scan_decimal(const char *p, decimal *d)
 {
-    int neg = *p == '-';
+    int frac = 0, seen = 0;
+    d->neg = *p == '-';
+    d->mant = 0;
+    d->digits = 0;
     if (*p == '-' || *p == '+')
         p++;
-    uint64_t mant = 0;
-    int digits = 0, frac = 0, seen = 0;
-    for (; *p >= '0' && *p <= '9'; p++, seen++)
-        if (mant || *p != '0')
-            mant = mant * 10 + (uint64_t)(*p - '0'), digits++;
-    if (*p == '.')
-        for (p++; *p >= '0' && *p <= '9'; p++, seen++, frac++)
-            if (mant || *p != '0')
-                mant = mant * 10 + (uint64_t)(*p - '0'), digits++;
-    if (!seen || digits > 15)
+    for (int in_frac = 0;; p++) {
+        if (*p == '.' && !in_frac) {
+            in_frac = 1;
+            continue;
+        }
+        if (*p < '0' || *p > '9')
+            break;
+        seen++;
+        frac += in_frac;
+        if (d->mant || *p != '0')
+            d->mant = d->mant * 10 + (uint64_t)(*p - '0'), d->digits++;
+    }
+    if (!seen || d->digits > 19)
         return NULL;
     int exp = 0;
     if (*p == 'e' || *p == 'E') {
@@ -163,18 +176,57 @@ static const char *parse_simple_decimal(const char *p, double *v)
             q++;
         if (*q < '0' || *q > '9')
             return NULL;
-        for (; *q >= '0' && *q <= '9' && exp < 1000; q++)
-            exp = exp * 10 + (*q - '0');
+        for (; *q >= '0' && *q <= '9'; q++)
+            if ((exp = exp * 10 + (*q - '0')) > 1000)
+                return NULL;
         exp = eneg ? -exp : exp;
         p = q;
     }
-    exp -= frac;
-    if (exp < -22 || exp > 22)
-        return NULL;
-    double x = (double)mant;
-    x = exp < 0 ? x / exact_pow10[-exp] : x * exact_pow10[exp];
-    *v = neg ? -x : x;
+    d->exp10 = exp - frac;
     return p;
+}
+
+/* The correctly rounded double of d, or -1 when no exact shortcut applies.
+ * Up to 15 digits and 10^22 both operands are exact doubles, so one
+ * division or multiplication rounds correctly (Clinger). Up to 19 digits,
+ * x87 extended precision holds them exactly too; rounding its correctly
+ * rounded result once more to double is exact unless it landed on a
+ * midpoint between two doubles, which is checked. */
+static int decimal_exact(const decimal *d, double *v)
+{
+    int e = d->exp10;
+    if (d->digits <= 15 && e >= -22 && e <= 22) {
+        double x = (double)d->mant;
+        *v = e < 0 ? x / exact_pow10[-e] : x * exact_pow10[e];
+        return 0;
+    }
+#if LDBL_MANT_DIG == 64
+    if (e >= -27 && e <= 27) {
+        long double p10 = 1.0L;
+        for (int k = e < 0 ? -e : e; k > 0; k--)
+            p10 *= 10.0L;
+        long double x = (long double)d->mant;
+        x = e < 0 ? x / p10 : x * p10;
+        uint64_t bits;
+        memcpy(&bits, &x, sizeof bits);
+        if ((bits & 0x7ff) == 0x400)
+            return -1;
+        *v = (double)x;
+        return 0;
+    }
+#endif
+    return -1;
+}
+
+static const char *parse_simple_decimal(const char *p, double *v)
+{
+    decimal d;
+    const char *end = scan_decimal(p, &d);
+    if (!end || decimal_exact(&d, v))
+        return NULL;
+    if (d.neg)
+        *v = -*v;
+    return end;
 }
 
 /* Parses one number at p; returns its end or NULL. */

@@ -25,7 +25,7 @@ static void test_parse_double_matches_strtod(void **state)
     char buf[64];
     for (int i = 0; i < 200000; i++) {
         uint64_t r = lcg(&seed);
-        int digits = 1 + (int)(r % 17), point = (int)((r >> 8) % 18), exp = (int)((r >> 16) % 50) - 25;
+        int digits = 1 + (int)(r % 20), point = (int)((r >> 8) % 18), exp = (int)((r >> 16) % 50) - 25;
         int n = 0;
         if (r & (1u << 30))
             buf[n++] = '-';
@@ -41,7 +41,14 @@ static void test_parse_double_matches_strtod(void **state)
         assert_int_equal(text_parse_double(buf, &v), 0);
         assert_true(v == strtod(buf, NULL));
     }
+    /* Exact midpoints between doubles, where double rounding would go wrong. */
+    static const char *ties[] = {"9007199254740993", "9007199254740995", "1.00000000000000011102230246251565404236316680908203125",
+                                 "0.50000000000000005551115123125782702118158340454101562", "18014398509481985e-1"};
     double v;
+    for (size_t i = 0; i < sizeof ties / sizeof ties[0]; i++) {
+        assert_int_equal(text_parse_double(ties[i], &v), 0);
+        assert_true(v == strtod(ties[i], NULL));
+    }
     assert_int_equal(text_parse_double("nan", &v), -1);
     assert_int_equal(text_parse_double("1e999", &v), -1);
     assert_int_equal(text_parse_double("1.5x", &v), -1);
