@@ -57,7 +57,7 @@ static void print_levels(const fibertree *ft)
     for (int k = 0; k < ft->order; k++) {
         level_stats st;
         fibertree_level_stats(ft, k, &st);
-        printf("level %d: mode %d, %s, fibers %lld, non-empty %lld, mean length %.4g, "
+        printf("level %d: mode %d, %s, fibers %lld, non-empty %lld, mean length %.6g, "
                "max length %lld\n", k, ft->lv[k].mode,
                ft->lv[k].kind == 'd' ? "dense" : "compressed", (long long)st.fibers,
                (long long)st.nonempty, st.mean_len, (long long)st.max_len);
