@@ -42,7 +42,7 @@ static int parse_args(int argc, char **argv, convert_opts *o, sam_error *err)
     memset(o, 0, sizeof *o);
     int files = 0;
     for (int i = 0; i < argc; i++) {
-        if (argv[i][0] == '-' && argv[i][1] == '-') {
+        if (argv[i][0] == '-' && argv[i][1]) {
             if (parse_option(argc, argv, &i, o, err))
                 return -1;
         } else if (files < 2) {
@@ -79,7 +79,7 @@ int cmd_convert(int argc, char **argv)
         return args_fail(&err);
     /* A SAM directory copied to another keeps its layout unless told. */
     char stored[2 * TENSOR_MAX_ORDER + 1];
-    if (!o.out.format && o.in.has_stored) {
+    if (!o.out.format && o.in.has_stored && tensor_file_kind_of(o.out.path) == TENSOR_FILE_SAMDIR) {
         level_format_str(&o.in.stored, stored, sizeof stored);
         o.out.format = stored;
     }

@@ -82,8 +82,8 @@ int cmd_info(int argc, char **argv)
         f = in.stored;
     else
         level_format_default(t.order, &f);
-    if (rc == 0)
-        rc = fibertree_build(&t, &f, &ft, &err);
+    if (rc == 0 && fibertree_build(&t, &f, &ft, &err))
+        rc = error_prefix(&err, in.path);
     if (rc == 0) {
         print_summary(in.path, &t);
         print_levels(&ft);

@@ -38,6 +38,9 @@ static int parse_banner(text_scan *s, mtx_header *h, sam_error *err)
         return scan_error(s, err, "not a Matrix Market file: the first line must start with "
                                   "%%%%MatrixMarket");
     s->p += 14;
+    if (*s->p != ' ' && *s->p != '\t')
+        return scan_error(s, err, "not a Matrix Market file: expected a space after "
+                                  "%%%%MatrixMarket");
     for (int i = 1; i < 5; i++)
         if (banner_word(s, w[i], sizeof w[i]))
             return scan_error(s, err, "incomplete header: expected "

@@ -143,6 +143,8 @@ static int lengths_fit(const samdir_files *fs, const level_format *f)
     for (int k = 0; k < f->nlevels; k++) {
         int m = f->mode[k];
         if (f->kind[k] == 'd') {
+            if (fs->shape[m] && positions > FIBERTREE_MAX_DENSE / fs->shape[m])
+                return 0;
             positions *= fs->shape[m];
             continue;
         }
@@ -253,9 +255,13 @@ static int choose_format(const char *dir, const char *name, const samdir_files *
     }
     memset(f, 0, sizeof *f);
     f->nlevels = fs->order;
-    if (!infer_order(fs, f, 0, 0))
-        return error_at(err, dir, 0, "the files of tensor %s fit no level order (their lengths "
-                        "disagree); give the format explicitly", name);
+    if (infer_order(fs, f, 0, 0))
+        return 0;
+    /* No order fits: checking the natural one names the file at fault. */
+    for (int k = 0; k < fs->order; k++) {
+        f->mode[k] = k;
+        f->kind[k] = fs->has_crd[k] ? 's' : 'd';
+    }
     return 0;
 }
 

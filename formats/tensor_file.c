@@ -44,9 +44,24 @@ static int samdir_read_tensor(tensor_file *f, tensor *out, sam_error *err)
     return rc;
 }
 
+/* Options that only make sense for one kind of file are refused for the
+ * others rather than silently ignored. */
+static int check_applicable(const tensor_file *f, sam_error *err)
+{
+    tensor_file_kind kind = tensor_file_kind_of(f->path);
+    if (f->format && kind != TENSOR_FILE_SAMDIR)
+        return error_at(err, f->path, 0, "a level format (%s) applies only to SAM directories",
+                        f->format);
+    if (f->order > 0 && kind != TENSOR_FILE_TNS)
+        return error_at(err, f->path, 0, "a shape can only be given for .tns files");
+    return 0;
+}
+
 int tensor_file_read(tensor_file *f, tensor *out, sam_error *err)
 {
     int rc;
+    if (check_applicable(f, err))
+        return -1;
     switch (tensor_file_kind_of(f->path)) {
     case TENSOR_FILE_MTX:
         rc = mtx_read(f->path, out, err);
@@ -81,6 +96,8 @@ static int samdir_write_tensor(const tensor_file *f, const tensor *t, sam_error 
 
 int tensor_file_write(const tensor_file *f, const tensor *t, sam_error *err)
 {
+    if (check_applicable(f, err))
+        return -1;
     switch (tensor_file_kind_of(f->path)) {
     case TENSOR_FILE_MTX:
         return mtx_write(f->path, t, err);

@@ -98,15 +98,30 @@ static int is_field_end(char c)
     return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\0';
 }
 
-/* Complains about the field at the cursor, quoting it. */
+/* Quotes the field at p for an error message; characters that would quote
+ * as nothing (a lone carriage return, a NUL byte) are named instead. */
+static void describe_field(const char *p, char *buf, size_t n)
+{
+    if (*p == '\r')
+        snprintf(buf, n, "a carriage return without a newline");
+    else if (*p == '\0')
+        snprintf(buf, n, "a NUL byte");
+    else {
+        int len = 0;
+        while (!is_field_end(p[len]) && len < 24)
+            len++;
+        snprintf(buf, n, "'%.*s'", len, p);
+    }
+}
+
+/* Complains about the field at the cursor. */
 static int field_error(const text_scan *s, const char *what, sam_error *err)
 {
-    if (*s->p == '\n' || *s->p == '\0')
+    if (*s->p == '\n' || scan_at_eof(s))
         return scan_error(s, err, "expected %s, found the end of the line", what);
-    int n = 0;
-    while (!is_field_end(s->p[n]) && n < 24)
-        n++;
-    return scan_error(s, err, "expected %s, found '%.*s'", what, n, s->p);
+    char found[64];
+    describe_field(s->p, found, sizeof found);
+    return scan_error(s, err, "expected %s, found %s", what, found);
 }
 
 int scan_int64(text_scan *s, int64_t *v, const char *what, sam_error *err)
@@ -260,10 +275,9 @@ int scan_double(text_scan *s, double *v, const char *what, sam_error *err)
 int scan_end_line(text_scan *s, sam_error *err)
 {
     if (!scan_at_eol(s)) {
-        int n = 0;
-        while (!is_field_end(s->p[n]) && n < 24)
-            n++;
-        return scan_error(s, err, "unexpected '%.*s' at the end of the line", n, s->p);
+        char found[64];
+        describe_field(s->p, found, sizeof found);
+        return scan_error(s, err, "unexpected %s at the end of the line", found);
     }
     scan_next_line(s);
     return 0;
