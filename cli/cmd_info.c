@@ -18,6 +18,8 @@ static int parse_args(int argc, char **argv, tensor_file *in, const char **forma
         int r = 0;
         if ((r = args_option(argc, argv, &i, "--format", &v, err)) > 0)
             *format = v;
+        else if (r == 0 && (r = args_option(argc, argv, &i, "--in-format", &v, err)) > 0)
+            in->format = v;
         else if (r == 0 && (r = args_option(argc, argv, &i, "--tensor", &v, err)) > 0)
             in->name = v;
         else if (r == 0 && (r = args_option(argc, argv, &i, "--shape", &v, err)) > 0)
@@ -31,9 +33,8 @@ static int parse_args(int argc, char **argv, tensor_file *in, const char **forma
         in->path = argv[i];
     }
     if (!in->path)
-        return error_set(err, "usage: samsim info FILE [--format LEVELS[:ORDER]] [--tensor NAME]");
-    if (tensor_file_kind_of(in->path) == TENSOR_FILE_SAMDIR)
-        in->format = *format;
+        return error_set(err, "usage: samsim info FILE [--format LEVELS[:ORDER]] [--tensor NAME] "
+                              "[--in-format LEVELS[:ORDER]] [--shape DIMS]");
     return 0;
 }
 

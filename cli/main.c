@@ -15,7 +15,9 @@ static const command commands[] = {
     {"convert", cmd_convert,
      "convert IN OUT [--format LEVELS[:ORDER]] [--tensor NAME] [--in-tensor NAME]\n"
      "          [--in-format LEVELS[:ORDER]] [--shape DIMS] [--shift]"},
-    {"info", cmd_info, "info FILE [--format LEVELS[:ORDER]] [--tensor NAME] [--shape DIMS]"},
+    {"info", cmd_info,
+     "info FILE [--format LEVELS[:ORDER]] [--tensor NAME] [--in-format LEVELS[:ORDER]]\n"
+     "          [--shape DIMS]"},
     {"gen", cmd_gen,
      "gen KIND [--shape DIMS] [--density D | --nnz N] [--seed N] -o FILE [--second FILE]\n"
      "          KIND: urandom runs blocks rmat banded identity dense"},
