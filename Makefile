@@ -63,3 +63,6 @@ clean:
 	rm -rf build samsim
 
 -include $(shell find build -name '*.d' 2>/dev/null)
+
+# keep the objects that test programs are linked from
+.SECONDARY:

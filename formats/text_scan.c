@@ -7,7 +7,38 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+/* Maps the file when the page beyond its end supplies the terminating NUL
+ * (the kernel zero-fills it): no copy, and pages are read as parsed. */
+static int map_file(text_scan *s, int fd, size_t size)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    if (size == 0 || page <= 0 || size % (size_t)page == 0)
+        return -1;
+    void *p = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (p == MAP_FAILED)
+        return -1;
+    s->buf = p;
+    s->len = s->mapped = size;
+    return 0;
+}
+
+static int read_file(text_scan *s, FILE *f, size_t size, sam_error *err)
+{
+    s->buf = malloc(size + 1);
+    if (!s->buf)
+        return error_at(err, s->path, 0, "out of memory for %zu bytes", size);
+    s->len = fread(s->buf, 1, size, f);
+    if (ferror(f)) {
+        scan_close(s);
+        return error_at(err, s->path, 0, "read error");
+    }
+    s->buf[s->len] = '\0';
+    return 0;
+}
 
 int scan_open(text_scan *s, const char *path, sam_error *err)
 {
@@ -17,23 +48,14 @@ int scan_open(text_scan *s, const char *path, sam_error *err)
     if (!f)
         return error_at(err, path, 0, "cannot open: %s", strerror(errno));
     struct stat st;
-    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-        fclose(f);
-        return error_at(err, path, 0, "not a regular file");
-    }
-    s->buf = malloc((size_t)st.st_size + 1);
-    if (!s->buf) {
-        fclose(f);
-        return error_at(err, path, 0, "out of memory for %lld bytes", (long long)st.st_size);
-    }
-    s->len = fread(s->buf, 1, (size_t)st.st_size, f);
-    int failed = ferror(f);
+    int rc = 0;
+    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode))
+        rc = error_at(err, path, 0, "not a regular file");
+    else if (map_file(s, fileno(f), (size_t)st.st_size) != 0)
+        rc = read_file(s, f, (size_t)st.st_size, err);
     fclose(f);
-    if (failed) {
-        scan_close(s);
-        return error_at(err, path, 0, "read error");
-    }
-    s->buf[s->len] = '\0';
+    if (rc)
+        return -1;
     s->p = s->buf;
     s->line = 1;
     return 0;
@@ -41,8 +63,12 @@ int scan_open(text_scan *s, const char *path, sam_error *err)
 
 void scan_close(text_scan *s)
 {
-    free(s->buf);
+    if (s->mapped)
+        munmap(s->buf, s->mapped);
+    else
+        free(s->buf);
     s->buf = NULL;
+    s->mapped = 0;
 }
 
 void scan_blanks(text_scan *s)

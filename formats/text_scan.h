@@ -13,6 +13,7 @@ typedef struct text_scan {
     const char *path;
     char *buf;          /* the file, NUL-terminated */
     size_t len;
+    size_t mapped;      /* bytes mapped when buf is a file mapping, else 0 */
     const char *p;      /* cursor */
     long line;          /* 1-based line of the cursor */
 } text_scan;
