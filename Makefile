@@ -8,13 +8,14 @@ OPT     ?= -O2
 CFLAGS  += -std=c11 $(OPT) -g -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L \
            -MMD -MP $(SANITIZE) $(shell pkg-config --cflags libcgraph 2>/dev/null)
 LDFLAGS += $(SANITIZE)
-LDLIBS  += -lm
-TESTLIBS = -lcmocka -lcsv -lgraphblas -lm
+LDLIBS  += -lm $(shell pkg-config --libs libcgraph)
+TESTLIBS = -lcmocka -lcsv -lgraphblas -lm $(shell pkg-config --libs libcgraph)
 
-LIB_DIRS = common formats
+LIB_DIRS = common formats graph sim blocks
 LIB_SRC  = $(wildcard $(addsuffix /*.c,$(LIB_DIRS)))
 CLI_SRC  = $(wildcard cli/*.c)
-TEST_SRC = $(filter-out test/test_util.c,$(wildcard test/test_*.c))
+TEST_SUPPORT = test/test_util.c test/test_harness.c
+TEST_SRC = $(filter-out $(TEST_SUPPORT),$(wildcard test/test_*.c))
 
 LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ  = $(CLI_SRC:%.c=$(BUILD)/%.o)
@@ -38,7 +39,7 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
-$(BUILD)/test/%: $(BUILD)/test/%.o $(BUILD)/test/test_util.o $(BUILD)/libsamsim.a
+$(BUILD)/test/%: $(BUILD)/test/%.o $(TEST_SUPPORT:%.c=$(BUILD)/%.o) $(BUILD)/libsamsim.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(TESTLIBS)
 
 deps:
