@@ -1,0 +1,70 @@
+/* arrayvals (SAM-BLOCKS.md 5.3): loads the value at each reference; stop
+ * and done tokens pass through and the empty reference N loads 0. */
+#include <stdlib.h>
+
+#include "blocks.h"
+
+typedef struct array {
+    const double *vals;
+    size_t n;
+} array;
+
+static int array_step(block *b, cycle_t now)
+{
+    array *a = b->state;
+    token r;
+    if (!in_peek(b, 0, now, &r))
+        return 0;
+    in_pop(b, 0, now);
+    if (r.kind == TOKEN_CRD) {
+        if (r.i < 0 || (size_t)r.i >= a->n) {
+            b->fault = "reference beyond the value array";
+            return 1;
+        }
+        r = token_val(a->vals[r.i]);
+    } else if (r.kind == TOKEN_EMPTY) {
+        r = token_val(0.0);
+    }
+    out_push(b, 0, now, r);
+    return 1;
+}
+
+static int array_create(block *b, const block_ctx *ctx, sam_error *err)
+{
+    const char *name = block_attr(ctx, "tensor", err);
+    if (!name)
+        return -1;
+    const fibertree *ft = ctx->tensor(ctx, name);
+    if (!ft)
+        return block_error(b, err, "tensor %s is not bound to data", name);
+    array *a = malloc(sizeof *a);
+    if (!a)
+        return error_set(err, "out of memory");
+    *a = (array){.vals = ft->vals, .n = ft->nvals};
+    b->state = a;
+    b->nin = b->nout = 1;
+    b->in_names[0] = "ref";
+    b->out_names[0] = "val";
+    return 0;
+}
+
+static int array_port(block *b, const graph_edge *e, int input, sam_error *err)
+{
+    static const char *const in_kinds[] = {"ref"}, *const out_kinds[] = {"val"};
+    return block_port_by_kind(b, e, input, input ? in_kinds : out_kinds, 1, err);
+}
+
+static void array_destroy(block *b)
+{
+    free(b->state);
+}
+
+const block_ops arrayvals_ops = {
+    .type = "arrayvals",
+    .impl = "ideal",
+    .about = "value loads from a memory that answers in the same cycle",
+    .create = array_create,
+    .port = array_port,
+    .step = array_step,
+    .destroy = array_destroy,
+};

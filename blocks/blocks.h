@@ -1,0 +1,13 @@
+/* Every block implementation, each defined in its own file of this
+ * folder and listed in sim/registry.c. */
+#ifndef SAMSIM_BLOCKS_H
+#define SAMSIM_BLOCKS_H
+
+#include "../sim/block.h"
+
+extern const block_ops fiberlookup_compressed_ops;
+extern const block_ops arrayvals_ops;
+extern const block_ops fiberwrite_compressed_ops;
+extern const block_ops fiberwrite_vals_ops;
+
+#endif

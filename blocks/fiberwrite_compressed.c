@@ -1,0 +1,129 @@
+/* fiberwrite, compressed level (SAM-BLOCKS.md 5.5): stores a coordinate
+ * stream as seg and crd arrays, one token per cycle. A stop token closes
+ * the current fiber only when it holds something, so seg gets one entry per
+ * non-empty fiber, as the reference writes it. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "blocks.h"
+
+typedef struct writer {
+    int64_t *seg, *crd;
+    size_t nseg, ncrd, cap_seg, cap_crd;
+    int end_fiber;
+    int mode;
+    const char *tensor;
+} writer;
+
+static int append(int64_t **arr, size_t *n, size_t *cap, int64_t v)
+{
+    if (*n == *cap) {
+        size_t c = *cap ? 2 * *cap : 64;
+        int64_t *a = realloc(*arr, c * sizeof *a);
+        if (!a)
+            return -1;
+        *arr = a;
+        *cap = c;
+    }
+    (*arr)[(*n)++] = v;
+    return 0;
+}
+
+static int writer_step(block *b, cycle_t now)
+{
+    writer *w = b->state;
+    token t;
+    if (!in_peek(b, 0, now, &t))
+        return 0;
+    in_pop(b, 0, now);
+    if (t.kind == TOKEN_DONE) {
+        b->done = 1;
+    } else if (token_is_stop(t)) {
+        if (!w->end_fiber && append(&w->seg, &w->nseg, &w->cap_seg, (int64_t)w->ncrd))
+            b->failed = 1;
+        w->end_fiber = 1;
+    } else {
+        if (append(&w->crd, &w->ncrd, &w->cap_crd, t.kind == TOKEN_CRD ? t.i : 0))
+            b->failed = 1;
+        w->end_fiber = 0;
+    }
+    return 1;
+}
+
+static int writer_serves(const graph_node *n)
+{
+    const char *f = graph_node_attr(n, "format");
+    return f && !strcmp(f, "compressed");
+}
+
+static int writer_create(block *b, const block_ctx *ctx, sam_error *err)
+{
+    int64_t mode;
+    const char *tensor = block_attr(ctx, "tensor", err);
+    if (!tensor || block_attr_int(ctx, "mode", &mode, err))
+        return -1;
+    writer *w = calloc(1, sizeof *w);
+    if (!w || append(&w->seg, &w->nseg, &w->cap_seg, 0)) {
+        free(w);
+        return error_set(err, "out of memory");
+    }
+    w->end_fiber = 1;
+    w->mode = (int)mode;
+    w->tensor = tensor;
+    b->state = w;
+    b->nin = 1;
+    b->in_names[0] = "crd";
+    return 0;
+}
+
+static int writer_port(block *b, const graph_edge *e, int input, sam_error *err)
+{
+    static const char *const kinds[] = {"crd"};
+    if (!input)
+        return block_error(b, err, "a writer has no outputs");
+    return block_port_by_kind(b, e, 1, kinds, 1, err);
+}
+
+/* Hands the arrays to the level of the result that stores this mode. */
+static int writer_collect(const block *b, fibertree *result, sam_error *err)
+{
+    const writer *w = b->state;
+    for (int k = 0; k < result->order; k++) {
+        fiber_level *l = &result->lv[k];
+        if (l->mode != w->mode)
+            continue;
+        l->seg = malloc((w->nseg + 1) * sizeof *l->seg);
+        l->crd = malloc((w->ncrd + 1) * sizeof *l->crd);
+        if (!l->seg || !l->crd)
+            return error_set(err, "out of memory");
+        memcpy(l->seg, w->seg, w->nseg * sizeof *l->seg);
+        if (w->ncrd)
+            memcpy(l->crd, w->crd, w->ncrd * sizeof *l->crd);
+        l->nseg = w->nseg;
+        l->ncrd = w->ncrd;
+        return 0;
+    }
+    return block_error((block *)b, err, "the result has no mode %d", w->mode);
+}
+
+static void writer_destroy(block *b)
+{
+    writer *w = b->state;
+    if (w) {
+        free(w->seg);
+        free(w->crd);
+    }
+    free(w);
+}
+
+const block_ops fiberwrite_compressed_ops = {
+    .type = "fiberwrite",
+    .impl = "compressed",
+    .about = "writes a compressed level's seg and crd arrays",
+    .serves = writer_serves,
+    .create = writer_create,
+    .port = writer_port,
+    .step = writer_step,
+    .destroy = writer_destroy,
+    .collect = writer_collect,
+};

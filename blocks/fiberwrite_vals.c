@@ -1,0 +1,95 @@
+/* fiberwrite of the values (SAM-BLOCKS.md 5.4): keeps every value token in
+ * order, one per cycle; stop tokens carry no value and N stores 0. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "blocks.h"
+
+typedef struct vals_writer {
+    double *vals;
+    size_t n, cap;
+} vals_writer;
+
+static int vals_step(block *b, cycle_t now)
+{
+    vals_writer *w = b->state;
+    token t;
+    if (!in_peek(b, 0, now, &t))
+        return 0;
+    in_pop(b, 0, now);
+    if (t.kind == TOKEN_DONE) {
+        b->done = 1;
+        return 1;
+    }
+    if (token_is_stop(t))
+        return 1;
+    if (w->n == w->cap) {
+        size_t c = w->cap ? 2 * w->cap : 64;
+        double *v = realloc(w->vals, c * sizeof *v);
+        if (!v) {
+            b->failed = 1;
+            return 1;
+        }
+        w->vals = v;
+        w->cap = c;
+    }
+    w->vals[w->n++] = t.kind == TOKEN_VAL ? t.v : t.kind == TOKEN_CRD ? (double)t.i : 0.0;
+    return 1;
+}
+
+static int vals_serves(const graph_node *n)
+{
+    const char *m = graph_node_attr(n, "mode");
+    return m && !strcmp(m, "vals");
+}
+
+static int vals_create(block *b, const block_ctx *ctx, sam_error *err)
+{
+    (void)ctx;
+    b->state = calloc(1, sizeof(vals_writer));
+    if (!b->state)
+        return error_set(err, "out of memory");
+    b->nin = 1;
+    b->in_names[0] = "val";
+    return 0;
+}
+
+static int vals_port(block *b, const graph_edge *e, int input, sam_error *err)
+{
+    static const char *const kinds[] = {"val"};
+    if (!input)
+        return block_error(b, err, "a writer has no outputs");
+    return block_port_by_kind(b, e, 1, kinds, 1, err);
+}
+
+static int vals_collect(const block *b, fibertree *result, sam_error *err)
+{
+    const vals_writer *w = b->state;
+    result->vals = malloc((w->n + 1) * sizeof *result->vals);
+    if (!result->vals)
+        return error_set(err, "out of memory");
+    if (w->n)
+        memcpy(result->vals, w->vals, w->n * sizeof *result->vals);
+    result->nvals = w->n;
+    return 0;
+}
+
+static void vals_destroy(block *b)
+{
+    vals_writer *w = b->state;
+    if (w)
+        free(w->vals);
+    free(w);
+}
+
+const block_ops fiberwrite_vals_ops = {
+    .type = "fiberwrite",
+    .impl = "vals",
+    .about = "writes the value array",
+    .serves = vals_serves,
+    .create = vals_create,
+    .port = vals_port,
+    .step = vals_step,
+    .destroy = vals_destroy,
+    .collect = vals_collect,
+};

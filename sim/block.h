@@ -1,0 +1,109 @@
+/* The one interface every SAM block implements. A block type is a
+ * block_ops table in one file of blocks/, registered in sim/registry.c;
+ * the engine only ever calls through the table. A step is one cycle of
+ * the block: it looks at the tokens visible on its inputs, pops and pushes
+ * at most what the SAM timing rules allow, and reports whether anything
+ * changed, so that a block with nothing new to see can sleep. */
+#ifndef SAMSIM_BLOCK_H
+#define SAMSIM_BLOCK_H
+
+#include "../common/error.h"
+#include "../formats/fibertree.h"
+#include "../graph/graph.h"
+#include "channel.h"
+
+#define BLOCK_MAX_PORTS 8
+
+typedef struct block block;
+
+/* What a constructor may look at: its node, the graph, the tensors. */
+typedef struct block_ctx {
+    const sam_graph *graph;
+    const graph_node *node;
+    /* The data bound to tensor name, or NULL. */
+    const fibertree *(*tensor)(const struct block_ctx *ctx, const char *name);
+    const void *data;
+} block_ctx;
+
+typedef struct block_ops {
+    const char *type;       /* the DOT type= it implements */
+    const char *impl;       /* implementation name; the first registered is the default */
+    const char *about;      /* one line for `samsim blocks` */
+    /* Optional: whether this implementation serves that node (e.g. a
+     * compressed vs a dense fiberlookup); NULL serves every node. */
+    int (*serves)(const graph_node *n);
+    /* Allocates b->state and sets b->nin and b->nout. */
+    int (*create)(block *b, const block_ctx *ctx, sam_error *err);
+    /* The port an edge attaches to (input: the edge ends here), or -1
+     * with err set when the edge does not fit the block. */
+    int (*port)(block *b, const graph_edge *e, int input, sam_error *err);
+    int (*step)(block *b, cycle_t now);
+    void (*destroy)(block *b);
+    /* Sinks only: the run ends when every sink is done; collect stores
+     * what the sink wrote into the result tree. */
+    int (*collect)(const block *b, fibertree *result, sam_error *err);
+} block_ops;
+
+typedef struct in_port {
+    channel *ch;            /* NULL while unconnected */
+    int reader;
+} in_port;
+
+typedef struct out_port {
+    channel *ch;            /* NULL: nobody listens, tokens are dropped */
+} out_port;
+
+struct block {
+    const block_ops *ops;
+    const graph_node *node;
+    int index;
+    in_port in[BLOCK_MAX_PORTS];
+    int nin;
+    out_port out[BLOCK_MAX_PORTS];
+    int nout;
+    const char *in_names[BLOCK_MAX_PORTS];     /* for messages */
+    const char *out_names[BLOCK_MAX_PORTS];
+    void *state;
+    int done;               /* a sink that has taken its done token */
+    int failed;             /* a push ran out of memory */
+    const char *fault;      /* input the block cannot process (a ref beyond
+                               its array...): the run stops with this */
+};
+
+static inline int in_peek(const block *b, int p, cycle_t now, token *t)
+{
+    return channel_peek(b->in[p].ch, b->in[p].reader, now, t);
+}
+
+static inline int in_has(const block *b, int p, cycle_t now)
+{
+    token t;
+    return in_peek(b, p, now, &t);
+}
+
+static inline void in_pop(block *b, int p, cycle_t now)
+{
+    channel_pop(b->in[p].ch, b->in[p].reader, now);
+}
+
+static inline void out_push(block *b, int p, cycle_t now, token t)
+{
+    if (b->out[p].ch && channel_push(b->out[p].ch, now, t))
+        b->failed = 1;
+}
+
+/* The port of an edge chosen by its stream kind alone, for blocks whose
+ * ports all differ in kind: kinds[p] is the kind of port p. */
+int block_port_by_kind(block *b, const graph_edge *e, int input, const char *const *kinds,
+                       int n, sam_error *err);
+
+/* Helpers for constructors. */
+int block_attr_int(const block_ctx *ctx, const char *key, int64_t *v, sam_error *err);
+const char *block_attr(const block_ctx *ctx, const char *key, sam_error *err);
+int block_error(const block *b, sam_error *err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* The level of tensor name that stores mode, or NULL with err set. */
+const fiber_level *block_level(const block_ctx *ctx, const char *name, int mode,
+                               const fibertree **tree, sam_error *err);
+
+#endif

@@ -1,0 +1,232 @@
+#include "build.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "registry.h"
+
+int sim_data_add(sim_data *d, const char *name, const tensor *t, const level_format *f,
+                 sam_error *err)
+{
+    sim_binding *items = realloc(d->items, ((size_t)d->n + 1) * sizeof *items);
+    if (!items)
+        return error_set(err, "out of memory");
+    d->items = items;
+    sim_binding *b = &items[d->n];
+    if (fibertree_build(t, f, &b->tree, err)) {
+        char what[160];
+        snprintf(what, sizeof what, "tensor %s", name);
+        return error_prefix(err, what);
+    }
+    b->name = strdup(name);
+    d->n++;
+    return 0;
+}
+
+const fibertree *sim_data_find(const sim_data *d, const char *name)
+{
+    for (int i = 0; i < d->n; i++)
+        if (!strcmp(d->items[i].name, name))
+            return &d->items[i].tree;
+    return NULL;
+}
+
+void sim_data_free(sim_data *d)
+{
+    for (int i = 0; i < d->n; i++) {
+        free(d->items[i].name);
+        fibertree_free(&d->items[i].tree);
+    }
+    free(d->items);
+    memset(d, 0, sizeof *d);
+}
+
+static const fibertree *lookup_tensor(const block_ctx *ctx, const char *name)
+{
+    return sim_data_find(ctx->data, name);
+}
+
+static int is_broadcast(const graph_node *n)
+{
+    return !strcmp(n->type, "broadcast");
+}
+
+typedef struct builder {
+    sim_engine *e;
+    const sam_graph *g;
+    const sim_options *o;
+    int *block_of;          /* node -> block, -1 for broadcast nodes */
+    int *channel_of;        /* block * BLOCK_MAX_PORTS + port -> channel, -1 */
+} builder;
+
+static int create_blocks(builder *bd, const sim_data *d, sam_error *err)
+{
+    const sam_graph *g = bd->g;
+    sim_engine *e = bd->e;
+    for (int i = 0; i < g->nnodes; i++) {
+        const graph_node *n = &g->nodes[i];
+        bd->block_of[i] = -1;
+        if (is_broadcast(n))
+            continue;
+        block *b = &e->blocks[e->nblocks];
+        b->ops = registry_find(n, graph_node_attr(n, "impl"), err);
+        if (!b->ops)
+            return -1;
+        b->node = n;
+        b->index = e->nblocks;
+        block_ctx ctx = {.graph = g, .node = n, .tensor = lookup_tensor, .data = d};
+        if (b->ops->create(b, &ctx, err)) {
+            b->ops = NULL;
+            return -1;
+        }
+        bd->block_of[i] = e->nblocks++;
+    }
+    return 0;
+}
+
+static int new_channel(builder *bd, int producer, sam_error *err)
+{
+    sim_engine *e = bd->e;
+    channel *c = &e->channels[e->nchannels];
+    if (channel_init(c, bd->o->depth, bd->o->latency))
+        return error_set(err, "out of memory");
+    c->producer = producer;
+    c->id = e->nchannels;
+    return e->nchannels++;
+}
+
+/* The edge that feeds broadcast node n. */
+static const graph_edge *broadcast_source(const sam_graph *g, int n, sam_error *err)
+{
+    const graph_edge *found = NULL;
+    for (int k = 0; k < g->nedges; k++)
+        if (g->edges[k].dst == n) {
+            if (found)
+                return error_set(err, "node %s (broadcast): more than one input", g->nodes[n].id),
+                       NULL;
+            found = &g->edges[k];
+        }
+    if (!found)
+        error_set(err, "node %s (broadcast): no input", g->nodes[n].id);
+    return found;
+}
+
+/* The channel of the output port that edge e (or the broadcast it leaves)
+ * starts from, created on first use. */
+static int source_channel(builder *bd, const graph_edge *e, sam_error *err)
+{
+    const graph_edge *src = e;
+    for (int hops = 0; is_broadcast(&bd->g->nodes[src->src]); hops++) {
+        if (hops > bd->g->nnodes || !(src = broadcast_source(bd->g, src->src, err)))
+            return hops > bd->g->nnodes ? error_set(err, "broadcast nodes form a cycle") : -1;
+    }
+    int bi = bd->block_of[src->src];
+    block *b = &bd->e->blocks[bi];
+    int port = b->ops->port(b, src, 0, err);
+    if (port < 0)
+        return -1;
+    int *slot = &bd->channel_of[bi * BLOCK_MAX_PORTS + port];
+    if (*slot < 0) {
+        if ((*slot = new_channel(bd, bi, err)) < 0)
+            return -1;
+        b->out[port].ch = &bd->e->channels[*slot];
+    }
+    return *slot;
+}
+
+static int attach_input(builder *bd, block *b, int port, channel *c, sam_error *err)
+{
+    if (b->in[port].ch)
+        return block_error(b, err, "input %s has more than one edge", b->in_names[port]);
+    int r = channel_add_reader(c, b->index);
+    if (r < 0)
+        return error_set(err, "out of memory");
+    b->in[port] = (in_port){.ch = c, .reader = r};
+    (void)bd;
+    return 0;
+}
+
+static int connect_edges(builder *bd, sam_error *err)
+{
+    for (int k = 0; k < bd->g->nedges; k++) {
+        const graph_edge *e = &bd->g->edges[k];
+        if (is_broadcast(&bd->g->nodes[e->dst]))
+            continue;
+        int c = source_channel(bd, e, err);
+        if (c < 0)
+            return -1;
+        block *dst = &bd->e->blocks[bd->block_of[e->dst]];
+        int port = dst->ops->port(dst, e, 1, err);
+        if (port < 0 || attach_input(bd, dst, port, &bd->e->channels[c], err))
+            return -1;
+    }
+    return 0;
+}
+
+/* Root blocks read the reference stream [0, D], one token a cycle from
+ * cycle 0, on their first input. */
+static int feed_roots(builder *bd, sam_error *err)
+{
+    sim_engine *e = bd->e;
+    for (int i = 0; i < e->nblocks; i++) {
+        block *b = &e->blocks[i];
+        const char *root = graph_node_attr(b->node, "root");
+        if (!root || strcmp(root, "true"))
+            continue;
+        if (b->nin == 0 || b->in[0].ch)
+            return block_error(b, err, "a root block needs its first input free");
+        int c = new_channel(bd, -1, err);
+        if (c < 0 || attach_input(bd, b, 0, &e->channels[c], err))
+            return -1;
+        channel *ch = &e->channels[c];
+        ch->latency = 0;
+        if (channel_push(ch, 0, token_crd(0)) || channel_push(ch, 1, token_done()))
+            return error_set(err, "out of memory");
+        ch->pushed = 0;
+    }
+    return 0;
+}
+
+static int check_inputs(const sim_engine *e, sam_error *err)
+{
+    for (int i = 0; i < e->nblocks; i++)
+        for (int p = 0; p < e->blocks[i].nin; p++)
+            if (!e->blocks[i].in[p].ch)
+                return block_error(&e->blocks[i], err, "input %s has no edge",
+                                   e->blocks[i].in_names[p]);
+    return 0;
+}
+
+static int build_all(builder *bd, const sim_data *d, sam_error *err)
+{
+    sim_engine *e = bd->e;
+    const sam_graph *g = bd->g;
+    e->blocks = calloc((size_t)g->nnodes + 1, sizeof *e->blocks);
+    e->channels = calloc((size_t)g->nedges + (size_t)g->nnodes + 1, sizeof *e->channels);
+    bd->block_of = malloc(((size_t)g->nnodes + 1) * sizeof *bd->block_of);
+    bd->channel_of = malloc(((size_t)g->nnodes + 1) * BLOCK_MAX_PORTS * sizeof *bd->channel_of);
+    if (!e->blocks || !e->channels || !bd->block_of || !bd->channel_of)
+        return error_set(err, "out of memory");
+    for (int i = 0; i < (g->nnodes + 1) * BLOCK_MAX_PORTS; i++)
+        bd->channel_of[i] = -1;
+    if (create_blocks(bd, d, err) || connect_edges(bd, err) || feed_roots(bd, err) ||
+        check_inputs(e, err))
+        return -1;
+    return sim_engine_start(e, err);
+}
+
+int sim_build(sim_engine *e, const sam_graph *g, const sim_data *d, const sim_options *o,
+              sam_error *err)
+{
+    memset(e, 0, sizeof *e);
+    builder bd = {.e = e, .g = g, .o = o};
+    int rc = build_all(&bd, d, err);
+    free(bd.block_of);
+    free(bd.channel_of);
+    if (rc) {
+        error_prefix(err, g->path);
+        sim_engine_free(e);
+    }
+    return rc;
+}

@@ -1,0 +1,118 @@
+#include "channel.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+
+#define CHANNEL_MIN_RING 16
+
+int channel_init(channel *c, uint64_t capacity, uint32_t latency)
+{
+    memset(c, 0, sizeof *c);
+    c->capacity = capacity;
+    c->latency = latency;
+    c->producer = -1;
+    c->buf = malloc(CHANNEL_MIN_RING * sizeof *c->buf);
+    c->mask = CHANNEL_MIN_RING - 1;
+    return c->buf ? 0 : -1;
+}
+
+void channel_free(channel *c)
+{
+    free(c->buf);
+    free(c->readers);
+    memset(c, 0, sizeof *c);
+}
+
+int channel_add_reader(channel *c, int block)
+{
+    channel_reader *r = realloc(c->readers, ((size_t)c->nreaders + 1) * sizeof *r);
+    if (!r)
+        return -1;
+    c->readers = r;
+    r[c->nreaders] = (channel_reader){.head = c->tail, .block = block, .pop_cycle = UINT64_MAX};
+    return c->nreaders++;
+}
+
+static uint64_t slowest_head(const channel *c)
+{
+    uint64_t h = c->tail;
+    for (int r = 0; r < c->nreaders; r++)
+        if (c->readers[r].head < h)
+            h = c->readers[r].head;
+    return h;
+}
+
+uint64_t channel_occupancy(const channel *c)
+{
+    return c->tail - slowest_head(c);
+}
+
+int channel_visible(const channel *c, int r, cycle_t now, int limit)
+{
+    const channel_reader *rd = &c->readers[r];
+    int n = 0;
+    for (uint64_t h = rd->head; h < c->tail && n < limit; h++, n++)
+        if (c->buf[h & c->mask].visible > now)
+            break;
+    return n;
+}
+
+void channel_pop(channel *c, int r, cycle_t now)
+{
+    channel_reader *rd = &c->readers[r];
+    if (rd->pop_cycle != now) {
+        rd->pop_cycle = now;
+        rd->pops_in_cycle = 0;
+    }
+    rd->pops_in_cycle++;
+    rd->head++;
+    if (c->waiting_producer && c->engine) {
+        c->waiting_producer = 0;
+        sim_engine_wake(c->engine, c->producer, now + 1);
+    }
+}
+
+int channel_has_room(channel *c, cycle_t now)
+{
+    if (c->capacity == 0)
+        return 1;
+    for (int r = 0; r < c->nreaders; r++) {
+        const channel_reader *rd = &c->readers[r];
+        uint64_t held = c->tail - rd->head + (rd->pop_cycle == now ? rd->pops_in_cycle : 0);
+        if (held >= c->capacity) {
+            c->waiting_producer = 1;
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Doubles the ring, keeping the entries not yet taken by every reader. */
+static int grow(channel *c)
+{
+    uint64_t size = c->mask + 1, base = slowest_head(c);
+    channel_entry *nb = malloc(2 * size * sizeof *nb);
+    if (!nb)
+        return -1;
+    for (uint64_t h = base; h < c->tail; h++)
+        nb[h & (2 * size - 1)] = c->buf[h & c->mask];
+    free(c->buf);
+    c->buf = nb;
+    c->mask = 2 * size - 1;
+    return 0;
+}
+
+int channel_push(channel *c, cycle_t now, token t)
+{
+    if (c->tail - slowest_head(c) > c->mask && grow(c))
+        return -1;
+    c->buf[c->tail & c->mask] = (channel_entry){.tok = t, .visible = now + c->latency};
+    c->tail++;
+    c->pushed++;
+    if (c->engine)
+        for (int r = 0; r < c->nreaders; r++)
+            sim_engine_wake(c->engine, c->readers[r].block, now + c->latency);
+    return 0;
+}

@@ -1,0 +1,85 @@
+/* A stream between one producer port and one or more consumer ports (a
+ * DOT broadcast is several readers of one channel, never a copy). Each
+ * entry carries the cycle in which it becomes visible, so latency is a
+ * property of the channel, and a bounded channel refuses pushes when the
+ * slowest reader is `capacity` entries behind. Room freed by a pop counts
+ * from the next cycle, so the order in which blocks are stepped within a
+ * cycle never matters. */
+#ifndef SAMSIM_CHANNEL_H
+#define SAMSIM_CHANNEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "token.h"
+
+typedef uint64_t cycle_t;
+
+struct sim_engine;
+
+typedef struct channel_entry {
+    token tok;
+    cycle_t visible;
+} channel_entry;
+
+typedef struct channel_reader {
+    uint64_t head;          /* entries taken so far */
+    int block;              /* consumer block, woken by pushes */
+    cycle_t pop_cycle;      /* the cycle of the last pop, and how many */
+    uint32_t pops_in_cycle;
+} channel_reader;
+
+typedef struct channel {
+    channel_entry *buf;     /* ring of cap_pow2 entries */
+    uint64_t mask;
+    uint64_t tail;          /* entries pushed so far */
+    uint64_t capacity;      /* 0: unbounded */
+    uint32_t latency;
+    int producer;           /* woken when a full channel drains */
+    int waiting_producer;   /* the producer found it full */
+    channel_reader *readers;
+    int nreaders;
+    struct sim_engine *engine;
+    uint64_t pushed;        /* token moves, for statistics */
+    int id;                 /* index in the engine, for messages */
+} channel;
+
+int channel_init(channel *c, uint64_t capacity, uint32_t latency);
+void channel_free(channel *c);
+int channel_add_reader(channel *c, int block);
+
+/* Whether reader r has a token visible at cycle now, and which. */
+static inline int channel_peek(const channel *c, int r, cycle_t now, token *t)
+{
+    const channel_reader *rd = &c->readers[r];
+    if (rd->head == c->tail)
+        return 0;
+    const channel_entry *e = &c->buf[rd->head & c->mask];
+    if (e->visible > now)
+        return 0;
+    *t = e->tok;
+    return 1;
+}
+
+/* Number of tokens visible to reader r at cycle now (at most limit). */
+int channel_visible(const channel *c, int r, cycle_t now, int limit);
+
+/* The k-th visible token after the head (0 = head); k < channel_visible. */
+static inline token channel_at(const channel *c, int r, int k)
+{
+    return c->buf[(c->readers[r].head + (uint64_t)k) & c->mask].tok;
+}
+
+void channel_pop(channel *c, int r, cycle_t now);
+
+/* Room for one more token at cycle now. */
+int channel_has_room(channel *c, cycle_t now);
+
+/* Appends a token visible at now + latency and wakes the readers. Returns
+ * -1 when memory runs out. */
+int channel_push(channel *c, cycle_t now, token t);
+
+/* Tokens pushed but not yet taken by the slowest reader. */
+uint64_t channel_occupancy(const channel *c);
+
+#endif

@@ -1,0 +1,51 @@
+/* The tokens that flow on SAM streams (SAM-BLOCKS.md section 1): data
+ * (a coordinate or reference, or a value), the stop token Sk, the empty
+ * token N, the done token D, and the repeat signals R and S. A token is
+ * a small value, copied, never allocated. */
+#ifndef SAMSIM_TOKEN_H
+#define SAMSIM_TOKEN_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+typedef enum token_kind {
+    TOKEN_CRD,      /* coordinate or reference: i */
+    TOKEN_VAL,      /* value: v */
+    TOKEN_STOP,     /* Sk: level */
+    TOKEN_EMPTY,    /* N */
+    TOKEN_DONE,     /* D */
+    TOKEN_REPEAT,   /* R (repsig streams) */
+    TOKEN_REPSTOP,  /* S (repsig streams) */
+} token_kind;
+
+typedef struct token {
+    uint8_t kind;
+    uint8_t level;  /* of a stop token */
+    union {
+        int64_t i;
+        double v;
+    };
+} token;
+
+static inline token token_crd(int64_t i) { return (token){.kind = TOKEN_CRD, .i = i}; }
+static inline token token_val(double v) { return (token){.kind = TOKEN_VAL, .v = v}; }
+static inline token token_stop(int level) { return (token){.kind = TOKEN_STOP, .level = (uint8_t)level}; }
+static inline token token_empty(void) { return (token){.kind = TOKEN_EMPTY}; }
+static inline token token_done(void) { return (token){.kind = TOKEN_DONE}; }
+static inline token token_repeat(void) { return (token){.kind = TOKEN_REPEAT}; }
+static inline token token_repstop(void) { return (token){.kind = TOKEN_REPSTOP}; }
+
+static inline int token_is_stop(token t) { return t.kind == TOKEN_STOP; }
+static inline int token_is_done(token t) { return t.kind == TOKEN_DONE; }
+static inline int token_is_data(token t) { return t.kind == TOKEN_CRD || t.kind == TOKEN_VAL; }
+
+/* Equal kinds and payloads (values compared exactly). */
+int token_equal(token a, token b);
+
+/* "3", "2.5", "S0", "N", "D", "R", "S"; buf needs 32 bytes. */
+const char *token_str(token t, char *buf);
+
+/* Parses the same notation ("2.5" is a value, "3" a coordinate). */
+int token_parse(const char *s, token *t);
+
+#endif
