@@ -6,5 +6,6 @@
 int cmd_convert(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
+int cmd_run(int argc, char **argv);
 
 #endif

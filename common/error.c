@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static void error_format(sam_error *err, const char *prefix, const char *fmt, va_list ap)
 {
@@ -35,11 +36,26 @@ int error_set(sam_error *err, const char *fmt, ...)
     return -1;
 }
 
+int error_wrap(sam_error *err, const char *fmt, ...)
+{
+    char context[300], msg[sizeof err->msg];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(context, sizeof context, fmt, ap);
+    va_end(ap);
+    snprintf(msg, sizeof msg, "%s", err->msg);
+    size_t n = strlen(context);
+    if (n + 2 >= sizeof err->msg)
+        n = sizeof err->msg - 3;
+    memcpy(err->msg, context, n);
+    memcpy(err->msg + n, ": ", 2);
+    snprintf(err->msg + n + 2, sizeof err->msg - n - 2, "%.*s", (int)(sizeof err->msg - n - 3), msg);
+    return -1;
+}
+
 int error_prefix(sam_error *err, const char *path)
 {
-    char msg[sizeof err->msg];
-    snprintf(msg, sizeof msg, "%s", err->msg);
-    return error_at(err, path, 0, "%s", msg);
+    return error_wrap(err, "%s", path);
 }
 
 void *error_alloc(sam_error *err, size_t count, size_t size)

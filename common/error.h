@@ -22,6 +22,9 @@ int error_set(sam_error *err, const char *fmt, ...)
 /* Puts "path: " in front of a message set without a file; returns -1. */
 int error_prefix(sam_error *err, const char *path);
 
+/* Puts a formatted context and ": " in front of the message; returns -1. */
+int error_wrap(sam_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* Allocation that reports failure through err instead of crashing. */
 void *error_alloc(sam_error *err, size_t count, size_t size);
 

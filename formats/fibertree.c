@@ -179,3 +179,35 @@ int fibertree_to_tensor(const fibertree *ft, tensor *out, sam_error *err)
         tensor_free(out);
     return rc;
 }
+
+static int validate_compressed(const fiber_level *l, int k, int64_t parents, sam_error *err)
+{
+    if (l->nseg != (size_t)parents + 1)
+        return error_set(err, "level %d has %zu seg entries for %lld fibers", k, l->nseg,
+                         (long long)parents);
+    if (l->seg[0] != 0 || l->seg[l->nseg - 1] != (int64_t)l->ncrd)
+        return error_set(err, "level %d: seg runs from %lld to %lld over %zu coordinates", k,
+                         (long long)l->seg[0], (long long)l->seg[l->nseg - 1], l->ncrd);
+    for (size_t p = 1; p < l->nseg; p++)
+        if (l->seg[p] < l->seg[p - 1])
+            return error_set(err, "level %d: seg decreases at entry %zu", k, p);
+    for (size_t c = 0; c < l->ncrd; c++)
+        if (l->crd[c] < 0 || l->crd[c] >= l->dim)
+            return error_set(err, "level %d: coordinate %lld outside 0..%lld", k,
+                             (long long)l->crd[c], (long long)l->dim - 1);
+    return 0;
+}
+
+int fibertree_validate(const fibertree *ft, sam_error *err)
+{
+    int64_t positions = 1;
+    for (int k = 0; k < ft->order; k++) {
+        const fiber_level *l = &ft->lv[k];
+        if (l->kind == 's' && validate_compressed(l, k, positions, err))
+            return -1;
+        positions = fibertree_positions(ft, k);
+    }
+    if (ft->nvals != (size_t)positions)
+        return error_set(err, "%zu values for %lld positions", ft->nvals, (long long)positions);
+    return 0;
+}

@@ -57,6 +57,11 @@ typedef struct level_stats {
 
 void fibertree_level_stats(const fibertree *ft, int k, level_stats *st);
 
+/* Checks that the arrays fit together (seg lengths follow the level above,
+ * seg is non-decreasing and ends at the crd count, coordinates lie within
+ * their dimension, values match the last level's positions). */
+int fibertree_validate(const fibertree *ft, sam_error *err);
+
 void fibertree_format(const fibertree *ft, level_format *f);
 void fibertree_free(fibertree *ft);
 

@@ -1,6 +1,7 @@
 /* The sam_graph accessors and its release; reading is in dot_read.c. */
 #include "graph.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -80,4 +81,18 @@ void graph_free(sam_graph *g)
     attrs_free(g->attrs, g->nattrs);
     free(g->path);
     memset(g, 0, sizeof *g);
+}
+
+const char *graph_tensor_index(const sam_graph *g, const char *tensor, int mode)
+{
+    char want[16];
+    snprintf(want, sizeof want, "%d", mode);
+    for (int i = 0; i < g->nnodes; i++) {
+        const graph_node *n = &g->nodes[i];
+        const char *t = graph_node_attr(n, "tensor"), *m = graph_node_attr(n, "mode");
+        const char *idx = graph_node_attr(n, "index");
+        if (t && m && idx && !strcmp(t, tensor) && !strcmp(m, want))
+            return idx;
+    }
+    return NULL;
 }

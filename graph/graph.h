@@ -63,6 +63,10 @@ const char *graph_attr_get(const sam_graph *g, const char *key);
 /* The tensor named name in the graph comment, or NULL. */
 const graph_tensor *graph_tensor_find(const sam_graph *g, const char *name);
 
+/* The index variable under which some node handles mode `mode` of tensor
+ * `tensor` (a node with attributes tensor, mode and index), or NULL. */
+const char *graph_tensor_index(const sam_graph *g, const char *tensor, int mode);
+
 /* Index of the node with DOT name id, or -1. */
 int graph_node_index(const sam_graph *g, const char *id);
 

@@ -14,11 +14,8 @@ int sim_data_add(sim_data *d, const char *name, const tensor *t, const level_for
         return error_set(err, "out of memory");
     d->items = items;
     sim_binding *b = &items[d->n];
-    if (fibertree_build(t, f, &b->tree, err)) {
-        char what[160];
-        snprintf(what, sizeof what, "tensor %s", name);
-        return error_prefix(err, what);
-    }
+    if (fibertree_build(t, f, &b->tree, err))
+        return error_wrap(err, "tensor %s", name);
     b->name = strdup(name);
     d->n++;
     return 0;

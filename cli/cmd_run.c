@@ -1,0 +1,269 @@
+/* samsim run GRAPH: simulate a SAM graph on tensors bound to its names. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../formats/shift.h"
+#include "../formats/tensor_file.h"
+#include "../graph/graph.h"
+#include "../sim/build.h"
+#include "../sim/engine.h"
+#include "../sim/result.h"
+#include "args.h"
+#include "commands.h"
+
+#define RUN_MAX_BINDINGS 16
+
+typedef struct run_opts {
+    const char *graph, *data, *out;
+    const char *bind_name[RUN_MAX_BINDINGS], *bind_value[RUN_MAX_BINDINGS];
+    int nbind, shift;
+    engine_mode engine;
+    sim_options sim;
+    uint64_t max_cycles;
+} run_opts;
+
+static int parse_binding(run_opts *o, const char *v, sam_error *err)
+{
+    const char *eq = strchr(v, '=');
+    if (!eq || eq == v || !eq[1])
+        return error_set(err, "run: -t takes NAME=FILE or NAME=NUMBER, not '%s'", v);
+    if (o->nbind == RUN_MAX_BINDINGS)
+        return error_set(err, "run: more than %d -t bindings", RUN_MAX_BINDINGS);
+    o->bind_name[o->nbind] = strndup(v, (size_t)(eq - v));
+    o->bind_value[o->nbind++] = eq + 1;
+    return 0;
+}
+
+static int parse_option(int argc, char **argv, int *i, run_opts *o, sam_error *err)
+{
+    const char *v;
+    int r;
+    uint64_t n;
+    if ((r = args_option(argc, argv, i, "-t", &v, err)))
+        return r < 0 ? -1 : parse_binding(o, v, err);
+    if ((r = args_option(argc, argv, i, "--data", &v, err)))
+        return r < 0 ? -1 : (o->data = v, 0);
+    if ((r = args_option(argc, argv, i, "-o", &v, err)))
+        return r < 0 ? -1 : (o->out = v, 0);
+    if ((r = args_option(argc, argv, i, "--engine", &v, err))) {
+        if (r > 0 && strcmp(v, "event") && strcmp(v, "cycle"))
+            return error_set(err, "run: --engine is event or cycle, not '%s'", v);
+        return r < 0 ? -1 : (o->engine = strcmp(v, "cycle") ? ENGINE_EVENT : ENGINE_CYCLE, 0);
+    }
+    if ((r = args_option(argc, argv, i, "--depth", &v, err)))
+        return r < 0 || args_uint64("--depth", v, &o->sim.depth, err) ? -1 : 0;
+    if ((r = args_option(argc, argv, i, "--latency", &v, err))) {
+        if (r < 0 || args_uint64("--latency", v, &n, err))
+            return -1;
+        if (n < 1 || n > 1000)
+            return error_set(err, "run: --latency must be 1..1000");
+        return o->sim.latency = (uint32_t)n, 0;
+    }
+    if ((r = args_option(argc, argv, i, "--max-cycles", &v, err)))
+        return r < 0 || args_uint64("--max-cycles", v, &o->max_cycles, err) ? -1 : 0;
+    if (!strcmp(argv[*i], "--shift"))
+        return o->shift = 1, 0;
+    return error_set(err, "run: unknown option '%s'", argv[*i]);
+}
+
+static int parse_args(int argc, char **argv, run_opts *o, sam_error *err)
+{
+    memset(o, 0, sizeof *o);
+    o->sim.latency = 1;
+    o->max_cycles = UINT64_MAX;
+    for (int i = 0; i < argc; i++) {
+        if (argv[i][0] == '-' && argv[i][1]) {
+            if (parse_option(argc, argv, &i, o, err))
+                return -1;
+        } else if (!o->graph) {
+            o->graph = argv[i];
+        } else {
+            return error_set(err, "run: unexpected argument '%s'", argv[i]);
+        }
+    }
+    if (!o->graph)
+        return error_set(err, "usage: samsim run GRAPH.dot [-t NAME=FILE]... [--data DIR] "
+                              "[--shift] [-o OUT] [--engine event|cycle] [--depth N]");
+    return 0;
+}
+
+static void free_opts(run_opts *o)
+{
+    for (int i = 0; i < o->nbind; i++)
+        free((char *)o->bind_name[i]);
+}
+
+/* A -t value that is a number binds a scalar. */
+static int read_scalar(const char *v, tensor *t, sam_error *err)
+{
+    char *end;
+    double x = strtod(v, &end);
+    if (*end || end == v || !isfinite(x))
+        return 1;
+    if (tensor_init(t, 0, NULL, err) || tensor_append(t, NULL, x, err))
+        return -1;
+    return 0;
+}
+
+static int read_operand(const run_opts *o, const graph_tensor *gt, tensor *t, int *found,
+                        sam_error *err)
+{
+    *found = 1;
+    for (int i = 0; i < o->nbind; i++) {
+        if (strcmp(o->bind_name[i], gt->name))
+            continue;
+        int rc = gt->format.nlevels == 0 ? read_scalar(o->bind_value[i], t, err) : 1;
+        if (rc <= 0)
+            return rc;
+        tensor_file f = {.path = o->bind_value[i], .name = gt->name};
+        return tensor_file_read(&f, t, err);
+    }
+    if (o->data) {
+        tensor_file f = {.path = o->data, .name = gt->name};
+        return tensor_file_read(&f, t, err);
+    }
+    *found = 0;
+    return 0;
+}
+
+/* The SAM convention's operand: shift(prev), transposed when the operand's
+ * first mode is scanned under the previous operand's last index, as the
+ * second factor of a matrix product is. */
+static int derive_shifted(const sam_graph *g, const graph_tensor *gt, const graph_tensor *prev,
+                          const tensor *src, tensor *t, sam_error *err)
+{
+    if (tensor_shift(src, t, err))
+        return -1;
+    const char *first = graph_tensor_index(g, gt->name, 0);
+    const char *last = graph_tensor_index(g, prev->name, src->order - 1);
+    if (t->order != 2 || !first || !last || strcmp(first, last))
+        return 0;
+    int64_t *swap = t->crd[0];
+    t->crd[0] = t->crd[1];
+    t->crd[1] = swap;
+    int64_t d = t->dims[0];
+    t->dims[0] = t->dims[1];
+    t->dims[1] = d;
+    return tensor_canonicalize(t, NULL, err);
+}
+
+static int bind_one(const run_opts *o, const sam_graph *g, int k, tensor *operands,
+                    sim_data *d, sam_error *err)
+{
+    const graph_tensor *gt = &g->tensors[k];
+    int found;
+    if (read_operand(o, gt, &operands[k], &found, err))
+        return -1;
+    if (!found) {
+        if (!o->shift || k < 2 || g->tensors[k - 1].format.nlevels == 0)
+            return error_set(err, "tensor %s is not bound to data (give -t %s=FILE, --data DIR "
+                                  "or --shift)", gt->name, gt->name);
+        if (derive_shifted(g, gt, &g->tensors[k - 1], &operands[k - 1], &operands[k], err))
+            return -1;
+    }
+    if (operands[k].order != gt->format.nlevels)
+        return error_set(err, "tensor %s has order %d, but the graph stores it in %d levels",
+                         gt->name, operands[k].order, gt->format.nlevels);
+    return sim_data_add(d, gt->name, &operands[k], &gt->format, err);
+}
+
+static int bind_operands(const run_opts *o, const sam_graph *g, sim_data *d, sam_error *err)
+{
+    tensor *operands = calloc((size_t)g->ntensors + 1, sizeof *operands);
+    if (!operands)
+        return error_set(err, "out of memory");
+    int rc = 0;
+    for (int k = 1; k < g->ntensors && rc == 0; k++)
+        rc = bind_one(o, g, k, operands, d, err);
+    for (int k = 0; k < g->ntensors; k++)
+        tensor_free(&operands[k]);
+    free(operands);
+    return rc;
+}
+
+static int write_result(const run_opts *o, const sam_graph *g, const fibertree *ft,
+                        sam_error *err)
+{
+    tensor t;
+    char format[2 * TENSOR_MAX_ORDER + 1];
+    level_format_str(&g->tensors[0].format, format, sizeof format);
+    if (fibertree_to_tensor(ft, &t, err))
+        return -1;
+    int sam = tensor_file_kind_of(o->out) == TENSOR_FILE_SAMDIR;
+    tensor_file f = {.path = o->out, .name = g->tensors[0].name, .format = sam ? format : NULL};
+    int rc = tensor_file_write(&f, &t, err);
+    tensor_free(&t);
+    return rc;
+}
+
+static double seconds_since(const struct timespec *t0)
+{
+    struct timespec t1;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    return (double)(t1.tv_sec - t0->tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0->tv_nsec);
+}
+
+static void print_summary(const run_opts *o, const sim_outcome *out, double wall)
+{
+    printf("engine: %s\ncycles: %llu\ntokens: %llu\ncheck: skipped\nwall_seconds: %.6f\n",
+           o->engine == ENGINE_CYCLE ? "cycle" : "event", (unsigned long long)out->cycles,
+           (unsigned long long)out->tokens, wall);
+    if (wall > 0)
+        printf("tokens_per_second: %.0f\n", (double)out->tokens / wall);
+}
+
+/* Runs the engine, then writes the result; 2 on a deadlock. */
+static int simulate(const run_opts *o, const sam_graph *g, const sim_data *d, sam_error *err)
+{
+    sim_engine e;
+    if (sim_build(&e, g, d, &o->sim, err))
+        return 1;
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    sim_outcome out;
+    char report[2048];
+    int rc = sim_engine_run(&e, o->engine, o->max_cycles, &out, report, sizeof report, err);
+    double wall = seconds_since(&t0);
+    if (rc > 0) {
+        fprintf(stderr, "samsim: %s: %s\n", g->path, report);
+        sim_engine_free(&e);
+        return 2;
+    }
+    fibertree result;
+    if (rc == 0 && sim_result(&e, g, d, &result, err) == 0) {
+        if (o->out)
+            rc = write_result(o, g, &result, err);
+        fibertree_free(&result);
+    } else {
+        rc = -1;
+    }
+    sim_engine_free(&e);
+    if (rc)
+        return 1;
+    print_summary(o, &out, wall);
+    return 0;
+}
+
+int cmd_run(int argc, char **argv)
+{
+    run_opts o;
+    sam_error err;
+    sam_graph g;
+    sim_data d = {0};
+    int rc = 1;
+    if (parse_args(argc, argv, &o, &err) || graph_read_dot(o.graph, &g, &err)) {
+        free_opts(&o);
+        return args_fail(&err);
+    }
+    if (bind_operands(&o, &g, &d, &err) == 0)
+        rc = simulate(&o, &g, &d, &err);
+    if (rc == 1)
+        args_fail(&err);
+    sim_data_free(&d);
+    graph_free(&g);
+    free_opts(&o);
+    return rc;
+}
