@@ -159,14 +159,14 @@ static int bind_one(const run_opts *o, const sam_graph *g, int k, tensor *operan
         return -1;
     if (!found) {
         if (!o->shift || k < 2 || g->tensors[k - 1].format.nlevels == 0)
-            return error_set(err, "tensor %s is not bound to data (give -t %s=FILE, --data DIR "
-                                  "or --shift)", gt->name, gt->name);
+            return error_at(err, g->path, 0, "tensor %s is not bound to data (give -t %s=FILE, "
+                            "--data DIR or --shift)", gt->name, gt->name);
         if (derive_shifted(g, gt, &g->tensors[k - 1], &operands[k - 1], &operands[k], err))
             return -1;
     }
     if (operands[k].order != gt->format.nlevels)
-        return error_set(err, "tensor %s has order %d, but the graph stores it in %d levels",
-                         gt->name, operands[k].order, gt->format.nlevels);
+        return error_at(err, g->path, 0, "tensor %s has order %d, but the graph stores it in %d "
+                        "levels", gt->name, operands[k].order, gt->format.nlevels);
     return sim_data_add(d, gt->name, &operands[k], &gt->format, err);
 }
 

@@ -1,0 +1,209 @@
+/* samsim run end to end: cycle counts the reference simulator reports,
+ * results equal to their inputs, both engines identical, and runs that
+ * cannot finish reported instead of hanging. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../formats/tensor_file.h"
+#include "test_util.h"
+
+/* The value after "key: " in a run summary. */
+static long long summary(const char *out, const char *key)
+{
+    char k[64];
+    snprintf(k, sizeof k, "%s: ", key);
+    const char *p = strstr(out, k);
+    if (!p)
+        fail_msg("no '%s' in:\n%s", key, out);
+    return atoll(p + strlen(k));
+}
+
+/* Runs graph on operand -t B=input with the given engine, writing the
+ * result to out; returns the cycle count. */
+static long long run_identity(const char *graph, const char *input, const char *engine,
+                              const char *out, long long *tokens)
+{
+    char bind[4200];
+    snprintf(bind, sizeof bind, "B=%s", input);
+    char *so = NULL, *se = NULL;
+    int rc = test_run_samsim(&so, &se, "run", graph, "-t", bind, "--engine", engine, "-o", out,
+                             NULL);
+    if (rc != 0)
+        fail_msg("run exited %d: %s", rc, se);
+    long long cycles = summary(so, "cycles");
+    *tokens = summary(so, "tokens");
+    free(so);
+    free(se);
+    return cycles;
+}
+
+static void expect_same_tensor(const char *a, const char *b)
+{
+    tensor ta, tb;
+    sam_error err;
+    tensor_file fa = {.path = a}, fb = {.path = b};
+    if (tensor_file_read(&fa, &ta, &err) || tensor_file_read(&fb, &tb, &err))
+        fail_msg("%s", err.msg);
+    assert_true(tensor_equal(&ta, &tb));
+    tensor_free(&ta);
+    tensor_free(&tb);
+}
+
+/* The DOT graph of mat_identity as Custard emits it (shared/sam-graphs),
+ * repeated here so that the test runs without ../shared. */
+static const char identity_gv[] =
+    "digraph SAM {\n comment=\"X=ss01,B=ss01\"\n"
+    " 5 [type=fiberlookup index=i tensor=B mode=0 format=compressed src=true root=true]\n"
+    " 2 [type=fiberwrite index=i tensor=X mode=0 format=compressed sink=true]\n"
+    " 4 [type=fiberlookup index=j tensor=B mode=1 format=compressed src=true root=false]\n"
+    " 1 [type=fiberwrite index=j tensor=X mode=1 format=compressed sink=true]\n"
+    " 3 [type=arrayvals tensor=B]\n"
+    " 0 [type=fiberwrite mode=vals tensor=X sink=true]\n"
+    " 5 -> 2 [label=crd type=crd]\n 5 -> 4 [label=ref type=ref]\n"
+    " 4 -> 1 [label=crd type=crd]\n 4 -> 3 [label=ref type=ref]\n"
+    " 3 -> 0 [label=val type=val]\n}\n";
+
+/* SAM-BLOCKS.md 7.1: the 4 x 4 example matrix takes 12 cycles. */
+static void test_identity_example_12_cycles(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir();
+    char *graph = test_write_file(dir, "identity.gv", identity_gv);
+    char *b = test_write_file(dir, "B.mtx", "%%MatrixMarket matrix coordinate real general\n"
+                                            "4 4 5\n1 1 1\n1 3 2\n2 2 3\n4 1 4\n4 4 5\n");
+    char *x = test_path(dir, "X.mtx");
+    long long tokens_event, tokens_cycle;
+    assert_int_equal(run_identity(graph, b, "event", x, &tokens_event), 12);
+    expect_same_tensor(b, x);
+    assert_int_equal(run_identity(graph, b, "cycle", x, &tokens_cycle), 12);
+    assert_int_equal(tokens_event, tokens_cycle);
+    expect_same_tensor(b, x);
+    free(graph), free(b), free(x);
+    test_tmpdir_remove(dir);
+}
+
+/* REFERENCE-CYCLES.md: mat_identity takes stored entries + non-empty rows
+ * + 4 cycles on a DCSR input; 136 on bcsstm02. */
+static void test_identity_on_suitesparse(void **state)
+{
+    (void)state;
+    char *graph = test_require_shared("sam-graphs/mat_identity.gv");
+    char *data = test_require_shared("data/suitesparse");
+    static const char *names[] = {"bcsstm02", "bcsstk01", "west0479", "lp_scsd1", "ash219",
+                                  "Ragusa16", "add32"};
+    char *dir = test_tmpdir();
+    char *x = test_path(dir, "X.mtx");
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char file[256];
+        snprintf(file, sizeof file, "%s.mtx", names[i]);
+        char *in = test_path(data, file);
+        tensor t;
+        sam_error err;
+        tensor_file f = {.path = in};
+        assert_int_equal(tensor_file_read(&f, &t, &err), 0);
+        long long rows = 0;
+        for (size_t e = 0; e < t.nnz; e++)
+            rows += e == 0 || t.crd[0][e] != t.crd[0][e - 1];
+        long long te, tc;
+        long long cycles = run_identity(graph, in, "event", x, &te);
+        assert_int_equal(cycles, (long long)t.nnz + rows + 4);
+        if (!strcmp(names[i], "bcsstm02"))
+            assert_int_equal(cycles, 136);
+        expect_same_tensor(in, x);
+        assert_int_equal(run_identity(graph, in, "cycle", x, &tc), cycles);
+        assert_int_equal(te, tc);
+        tensor_free(&t);
+        free(in);
+    }
+    free(x);
+    test_tmpdir_remove(dir);
+    free(graph);
+    free(data);
+}
+
+/* The reference-formatted bcsstm02 folder binds through --data. */
+static void test_identity_from_sam_directory(void **state)
+{
+    (void)state;
+    char *graph = test_require_shared("sam-graphs/mat_identity.gv");
+    char *data = test_require_shared("data/sam-formatted/bcsstm02/mat_elemmul");
+    char *so = NULL;
+    assert_int_equal(test_run_samsim(&so, NULL, "run", graph, "--data", data, NULL), 0);
+    assert_int_equal(summary(so, "cycles"), 136);
+    free(so);
+    free(graph);
+    free(data);
+}
+
+/* A scanner whose references come from its own output can never start:
+ * the run stops, names the waiting block and exits 2. */
+static void test_run_that_cannot_finish(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir();
+    char *graph = test_write_file(dir, "stuck.gv",
+        "digraph SAM {\n comment=\"X=s0,B=s0\"\n"
+        " 1 [type=fiberlookup index=i tensor=B mode=0 format=compressed root=false]\n"
+        " 2 [type=fiberwrite index=i tensor=X mode=0 format=compressed]\n"
+        " 1 -> 2 [label=crd type=crd]\n 1 -> 1 [label=ref type=ref]\n}\n");
+    char *b = test_write_file(dir, "b.tns", "1 1.0\n3 2.0\n");
+    char *se = NULL;
+    char bind[4200];
+    snprintf(bind, sizeof bind, "B=%s", b);
+    assert_int_equal(test_run_samsim(NULL, &se, "run", graph, "-t", bind, NULL), 2);
+    assert_non_null(strstr(se, "deadlock at cycle"));
+    assert_non_null(strstr(se, "node 2 (fiberwrite) waits on empty input crd"));
+    free(se);
+    assert_int_equal(test_run_samsim(NULL, &se, "run", graph, "-t", bind, "--engine", "cycle",
+                                     NULL), 2);
+    assert_non_null(strstr(se, "deadlock at cycle"));
+    free(se);
+    free(graph), free(b);
+    test_tmpdir_remove(dir);
+}
+
+static void test_graph_errors(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir();
+    char *b = test_write_file(dir, "B.mtx", "%%MatrixMarket matrix coordinate real general\n"
+                                            "2 2 1\n1 1 1\n");
+    char bind[4200];
+    snprintf(bind, sizeof bind, "B=%s", b);
+    static const struct {
+        const char *graph, *message;
+    } cases[] = {
+        {"digraph SAM { comment=\"X=ss01,B=ss01\"\n 1 [type=warpdrive]\n}", "unknown block type 'warpdrive'"},
+        {"digraph SAM { comment=\"X=ss01,B=ss01\"\n 1 [type=arrayvals tensor=B]\n"
+         " 2 [type=fiberwrite tensor=X mode=vals]\n 1 -> 2 [type=val]\n}", "input ref has no edge"},
+        {"digraph SAM { comment=\"X=ss01,Q=ss01\"\n 1 [type=arrayvals tensor=Q]\n}", "tensor Q is not bound"},
+        {"digraph SAM { comment=\"X=ss01,B=ss01\"\n 1 [type=arrayvals tensor=B]\n"
+         " 2 [type=fiberwrite tensor=X mode=vals]\n 1 -> 2 [type=crd]\n}", "no output port for a crd stream"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *graph = test_write_file(dir, "bad.gv", cases[i].graph);
+        char *se = NULL;
+        assert_int_equal(test_run_samsim(NULL, &se, "run", graph, "-t", bind, NULL), 1);
+        if (!strstr(se, cases[i].message) || !strstr(se, "bad.gv"))
+            fail_msg("case %zu: %s", i, se);
+        assert_non_null(strchr(se, '\n'));
+        assert_string_equal(strchr(se, '\n'), "\n");
+        free(se);
+        free(graph);
+    }
+    free(b);
+    test_tmpdir_remove(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_identity_example_12_cycles),
+        cmocka_unit_test(test_identity_on_suitesparse),
+        cmocka_unit_test(test_identity_from_sam_directory),
+        cmocka_unit_test(test_run_that_cannot_finish),
+        cmocka_unit_test(test_graph_errors),
+    };
+    return cmocka_run_group_tests_name("run", tests, NULL, NULL);
+}
