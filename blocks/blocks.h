@@ -9,5 +9,9 @@ extern const block_ops fiberlookup_compressed_ops;
 extern const block_ops arrayvals_ops;
 extern const block_ops fiberwrite_compressed_ops;
 extern const block_ops fiberwrite_vals_ops;
+extern const block_ops fiberlookup_dense_ops;
+extern const block_ops repsiggen_ops;
+extern const block_ops repeat_ops;
+extern const block_ops fiberwrite_dense_ops;
 
 #endif

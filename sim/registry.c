@@ -9,6 +9,10 @@ static const block_ops *const registry[] = {
     &arrayvals_ops,
     &fiberwrite_compressed_ops,
     &fiberwrite_vals_ops,
+    &fiberlookup_dense_ops,
+    &repsiggen_ops,
+    &repeat_ops,
+    &fiberwrite_dense_ops,
 };
 
 int registry_count(void)
