@@ -101,6 +101,11 @@ static int writer_collect(const block *b, fibertree *result, sam_error *err)
             memcpy(l->crd, w->crd, w->ncrd * sizeof *l->crd);
         l->nseg = w->nseg;
         l->ncrd = w->ncrd;
+        /* The top level is one fiber even when it stays empty; the
+         * reference writes seg [0] for it (SAM-BLOCKS.md 8.7), which
+         * describes no fiber at all. */
+        if (k == 0 && l->nseg == 1)
+            l->seg[l->nseg++] = 0;
         return 0;
     }
     return block_error((block *)b, err, "the result has no mode %d", w->mode);

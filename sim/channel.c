@@ -78,15 +78,24 @@ int channel_has_room(channel *c, cycle_t now)
 {
     if (c->capacity == 0)
         return 1;
+    int full = 0, freed_now = 0;
     for (int r = 0; r < c->nreaders; r++) {
         const channel_reader *rd = &c->readers[r];
-        uint64_t held = c->tail - rd->head + (rd->pop_cycle == now ? rd->pops_in_cycle : 0);
-        if (held >= c->capacity) {
-            c->waiting_producer = 1;
-            return 0;
+        uint64_t popped = rd->pop_cycle == now ? rd->pops_in_cycle : 0;
+        if (c->tail - rd->head + popped >= c->capacity) {
+            full = 1;
+            freed_now |= c->tail - rd->head < c->capacity;
         }
     }
-    return 1;
+    if (!full)
+        return 1;
+    /* Room freed by a pop in this very cycle is there next cycle: no later
+     * pop may come to wake the producer, so wake it now for then. */
+    if (freed_now && c->engine)
+        sim_engine_wake(c->engine, c->producer, now + 1);
+    else
+        c->waiting_producer = 1;
+    return 0;
 }
 
 /* Doubles the ring, keeping the entries not yet taken by every reader. */
