@@ -11,7 +11,7 @@ LDFLAGS += $(SANITIZE)
 LDLIBS  += -lm $(shell pkg-config --libs libcgraph)
 TESTLIBS = -lcmocka -lcsv -lgraphblas -lm $(shell pkg-config --libs libcgraph)
 
-LIB_DIRS = common formats graph sim blocks
+LIB_DIRS = common formats graph sim blocks custard
 LIB_SRC  = $(wildcard $(addsuffix /*.c,$(LIB_DIRS)))
 CLI_SRC  = $(wildcard cli/*.c)
 TEST_SUPPORT = test/test_util.c test/test_harness.c

@@ -5,7 +5,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "../custard/evaluate.h"
+#include "../custard/expr.h"
 #include "../formats/shift.h"
+#include "../formats/tensor_compare.h"
 #include "../formats/tensor_file.h"
 #include "../graph/graph.h"
 #include "../sim/build.h"
@@ -16,8 +19,12 @@
 
 #define RUN_MAX_BINDINGS 16
 
+#define CHECK_RTOL 1e-9
+#define CHECK_SHOW 10
+
 typedef struct run_opts {
-    const char *graph, *data, *out;
+    const char *graph, *data, *out, *expr;
+    int check;
     const char *bind_name[RUN_MAX_BINDINGS], *bind_value[RUN_MAX_BINDINGS];
     int nbind, shift;
     engine_mode engine;
@@ -64,8 +71,12 @@ static int parse_option(int argc, char **argv, int *i, run_opts *o, sam_error *e
     }
     if ((r = args_option(argc, argv, i, "--max-cycles", &v, err)))
         return r < 0 || args_uint64("--max-cycles", v, &o->max_cycles, err) ? -1 : 0;
+    if ((r = args_option(argc, argv, i, "--expr", &v, err)))
+        return r < 0 ? -1 : (o->expr = v, 0);
     if (!strcmp(argv[*i], "--shift"))
         return o->shift = 1, 0;
+    if (!strcmp(argv[*i], "--check"))
+        return o->check = 1, 0;
     return error_set(err, "run: unknown option '%s'", argv[*i]);
 }
 
@@ -86,7 +97,8 @@ static int parse_args(int argc, char **argv, run_opts *o, sam_error *err)
     }
     if (!o->graph)
         return error_set(err, "usage: samsim run GRAPH.dot [-t NAME=FILE]... [--data DIR] "
-                              "[--shift] [-o OUT] [--engine event|cycle] [--depth N]");
+                              "[--shift] [-o OUT] [--check [--expr EXPR]] [--engine event|cycle] "
+                              "[--depth N]");
     return 0;
 }
 
@@ -170,33 +182,54 @@ static int bind_one(const run_opts *o, const sam_graph *g, int k, tensor *operan
     return sim_data_add(d, gt->name, &operands[k], &gt->format, err);
 }
 
-static int bind_operands(const run_opts *o, const sam_graph *g, sim_data *d, sam_error *err)
+/* Binds every operand; operands[k] keeps tensor k for the check. */
+static int bind_operands(const run_opts *o, const sam_graph *g, sim_data *d, tensor *operands,
+                         sam_error *err)
 {
-    tensor *operands = calloc((size_t)g->ntensors + 1, sizeof *operands);
-    if (!operands)
-        return error_set(err, "out of memory");
-    int rc = 0;
-    for (int k = 1; k < g->ntensors && rc == 0; k++)
-        rc = bind_one(o, g, k, operands, d, err);
-    for (int k = 0; k < g->ntensors; k++)
-        tensor_free(&operands[k]);
-    free(operands);
-    return rc;
+    for (int k = 1; k < g->ntensors; k++)
+        if (bind_one(o, g, k, operands, d, err))
+            return -1;
+    return 0;
 }
 
-static int write_result(const run_opts *o, const sam_graph *g, const fibertree *ft,
-                        sam_error *err)
+static int write_result(const run_opts *o, const sam_graph *g, const tensor *t, sam_error *err)
 {
-    tensor t;
     char format[2 * TENSOR_MAX_ORDER + 1];
     level_format_str(&g->tensors[0].format, format, sizeof format);
-    if (fibertree_to_tensor(ft, &t, err))
-        return -1;
     int sam = tensor_file_kind_of(o->out) == TENSOR_FILE_SAMDIR;
     tensor_file f = {.path = o->out, .name = g->tensors[0].name, .format = sam ? format : NULL};
-    int rc = tensor_file_write(&f, &t, err);
-    tensor_free(&t);
-    return rc;
+    return tensor_file_write(&f, t, err);
+}
+
+/* Evaluates the expression independently of the simulator and compares;
+ * 1 on a mismatch (the differences are printed), -1 on an error. */
+static int check_result(const run_opts *o, const sam_graph *g, const tensor *operands,
+                        const tensor *result, sam_error *err)
+{
+    const char *text = o->expr ? o->expr : graph_attr_get(g, "expr");
+    if (!text)
+        return error_at(err, g->path, 0, "--check needs --expr: the graph records no expression");
+    expr e;
+    if (expr_parse(text, &e, err))
+        return -1;
+    const char *names[64];
+    const tensor *ops[64];
+    int n = 0;
+    for (int k = 1; k < g->ntensors && n < 64; k++, n++) {
+        names[n] = g->tensors[k].name;
+        ops[n] = &operands[k];
+    }
+    tensor gold;
+    int rc = expr_evaluate(&e, names, ops, n, &gold, err);
+    expr_free(&e);
+    if (rc)
+        return -1;
+    size_t diffs = tensor_compare(result, &gold, CHECK_RTOL, stderr, CHECK_SHOW);
+    if (diffs)
+        fprintf(stderr, "samsim: %s: check failed: %zu coordinates differ from the reference "
+                "evaluation of %s\n", g->path, diffs, text);
+    tensor_free(&gold);
+    return diffs ? 1 : 0;
 }
 
 static double seconds_since(const struct timespec *t0)
@@ -206,17 +239,43 @@ static double seconds_since(const struct timespec *t0)
     return (double)(t1.tv_sec - t0->tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0->tv_nsec);
 }
 
-static void print_summary(const run_opts *o, const sim_outcome *out, double wall)
+static void print_summary(const run_opts *o, const sim_outcome *out, const char *check,
+                          double wall)
 {
-    printf("engine: %s\ncycles: %llu\ntokens: %llu\ncheck: skipped\nwall_seconds: %.6f\n",
+    printf("engine: %s\ncycles: %llu\ntokens: %llu\ncheck: %s\nwall_seconds: %.6f\n",
            o->engine == ENGINE_CYCLE ? "cycle" : "event", (unsigned long long)out->cycles,
-           (unsigned long long)out->tokens, wall);
+           (unsigned long long)out->tokens, check, wall);
     if (wall > 0)
         printf("tokens_per_second: %.0f\n", (double)out->tokens / wall);
 }
 
-/* Runs the engine, then writes the result; 2 on a deadlock. */
-static int simulate(const run_opts *o, const sam_graph *g, const sim_data *d, sam_error *err)
+/* What a finished run produced: written, checked, summarised. Returns the
+ * exit status. */
+static int finish(const run_opts *o, const sam_graph *g, const tensor *operands,
+                  const sim_engine *e, const sim_data *d, const sim_outcome *out, double wall,
+                  sam_error *err)
+{
+    fibertree ft;
+    tensor result;
+    if (sim_result(e, g, d, &ft, err))
+        return 1;
+    int rc = fibertree_to_tensor(&ft, &result, err);
+    fibertree_free(&ft);
+    if (rc)
+        return 1;
+    int mismatch = o->check ? check_result(o, g, operands, &result, err) : 0;
+    if (mismatch >= 0 && o->out && write_result(o, g, &result, err))
+        mismatch = -1;
+    tensor_free(&result);
+    if (mismatch < 0)
+        return 1;
+    print_summary(o, out, !o->check ? "skipped" : mismatch ? "fail" : "pass", wall);
+    return mismatch ? 3 : 0;
+}
+
+/* Runs the engine and finishes; 2 when the run cannot complete. */
+static int simulate(const run_opts *o, const sam_graph *g, const tensor *operands,
+                    const sim_data *d, sam_error *err)
 {
     sim_engine e;
     if (sim_build(&e, g, d, &o->sim, err))
@@ -227,24 +286,11 @@ static int simulate(const run_opts *o, const sam_graph *g, const sim_data *d, sa
     char report[2048];
     int rc = sim_engine_run(&e, o->engine, o->max_cycles, &out, report, sizeof report, err);
     double wall = seconds_since(&t0);
-    if (rc > 0) {
+    if (rc > 0)
         fprintf(stderr, "samsim: %s: %s\n", g->path, report);
-        sim_engine_free(&e);
-        return 2;
-    }
-    fibertree result;
-    if (rc == 0 && sim_result(&e, g, d, &result, err) == 0) {
-        if (o->out)
-            rc = write_result(o, g, &result, err);
-        fibertree_free(&result);
-    } else {
-        rc = -1;
-    }
+    rc = rc > 0 ? 2 : rc < 0 ? 1 : finish(o, g, operands, &e, d, &out, wall, err);
     sim_engine_free(&e);
-    if (rc)
-        return 1;
-    print_summary(o, &out, wall);
-    return 0;
+    return rc;
 }
 
 int cmd_run(int argc, char **argv)
@@ -253,15 +299,21 @@ int cmd_run(int argc, char **argv)
     sam_error err;
     sam_graph g;
     sim_data d = {0};
-    int rc = 1;
     if (parse_args(argc, argv, &o, &err) || graph_read_dot(o.graph, &g, &err)) {
         free_opts(&o);
         return args_fail(&err);
     }
-    if (bind_operands(&o, &g, &d, &err) == 0)
-        rc = simulate(&o, &g, &d, &err);
+    tensor *operands = calloc((size_t)g.ntensors + 1, sizeof *operands);
+    int rc = 1;
+    if (!operands)
+        error_set(&err, "out of memory");
+    else if (bind_operands(&o, &g, &d, operands, &err) == 0)
+        rc = simulate(&o, &g, operands, &d, &err);
     if (rc == 1)
         args_fail(&err);
+    for (int k = 0; operands && k < g.ntensors; k++)
+        tensor_free(&operands[k]);
+    free(operands);
     sim_data_free(&d);
     graph_free(&g);
     free_opts(&o);

@@ -14,6 +14,7 @@ typedef struct command {
 static const command commands[] = {
     {"run", cmd_run,
      "run GRAPH.dot [-t NAME=FILE|NUMBER]... [--data DIR] [--shift] [-o OUT]\n"
+     "          [--check [--expr EXPR]]\n"
      "          [--engine event|cycle] [--depth N] [--latency N] [--max-cycles N]"},
     {"convert", cmd_convert,
      "convert IN OUT [--format LEVELS[:ORDER]] [--tensor NAME] [--in-tensor NAME]\n"
