@@ -9,9 +9,17 @@ extern const block_ops fiberlookup_compressed_ops;
 extern const block_ops arrayvals_ops;
 extern const block_ops fiberwrite_compressed_ops;
 extern const block_ops fiberwrite_vals_ops;
+extern const block_ops mul_ops;
+extern const block_ops add_ops;
+extern const block_ops reduce_ops;
+extern const block_ops spaccumulator_ops;
 extern const block_ops fiberlookup_dense_ops;
 extern const block_ops repsiggen_ops;
 extern const block_ops repeat_ops;
 extern const block_ops fiberwrite_dense_ops;
+extern const block_ops intersect_ops;
+extern const block_ops union_ops;
+extern const block_ops crddrop_ops;
+extern const block_ops crdhold_ops;
 
 #endif

@@ -9,10 +9,18 @@ static const block_ops *const registry[] = {
     &arrayvals_ops,
     &fiberwrite_compressed_ops,
     &fiberwrite_vals_ops,
+    &mul_ops,
+    &add_ops,
+    &reduce_ops,
+    &spaccumulator_ops,
     &fiberlookup_dense_ops,
     &repsiggen_ops,
     &repeat_ops,
     &fiberwrite_dense_ops,
+    &intersect_ops,
+    &union_ops,
+    &crddrop_ops,
+    &crdhold_ops,
 };
 
 int registry_count(void)

@@ -1,7 +1,13 @@
-/* fiberwrite, compressed level (SAM-BLOCKS.md 5.5): stores a coordinate
+/* fiberwrite of a level (SAM-BLOCKS.md 5.5, 5.6): stores a coordinate
  * stream as seg and crd arrays, one token per cycle. A stop token closes
  * the current fiber only when it holds something, so seg gets one entry per
- * non-empty fiber, as the reference writes it. */
+ * non-empty fiber, as the reference writes it.
+ *
+ * A dense level is written the same way. The reference's dense writer
+ * crashes (8.3), and the stream it would get need not cover every position
+ * (vec_sub.gv writes a union of sparse vectors into a dense x), so the
+ * level is handed over as the coordinates it received, marked compressed;
+ * the result tensor is the same, and is stored densely when written out. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,10 +56,20 @@ static int writer_step(block *b, cycle_t now)
     return 1;
 }
 
-static int writer_serves(const graph_node *n)
+static int writer_serves(const graph_node *n, const char *format)
 {
     const char *f = graph_node_attr(n, "format");
-    return f && !strcmp(f, "compressed");
+    return f && !strcmp(f, format);
+}
+
+static int compressed_serves(const graph_node *n)
+{
+    return writer_serves(n, "compressed");
+}
+
+static int dense_serves(const graph_node *n)
+{
+    return writer_serves(n, "dense");
 }
 
 static int writer_create(block *b, const block_ctx *ctx, sam_error *err)
@@ -106,6 +122,7 @@ static int writer_collect(const block *b, fibertree *result, sam_error *err)
          * describes no fiber at all. */
         if (k == 0 && l->nseg == 1)
             l->seg[l->nseg++] = 0;
+        l->kind = 's';
         return 0;
     }
     return block_error((block *)b, err, "the result has no mode %d", w->mode);
@@ -125,7 +142,19 @@ const block_ops fiberwrite_compressed_ops = {
     .type = "fiberwrite",
     .impl = "compressed",
     .about = "writes a compressed level's seg and crd arrays",
-    .serves = writer_serves,
+    .serves = compressed_serves,
+    .create = writer_create,
+    .port = writer_port,
+    .step = writer_step,
+    .destroy = writer_destroy,
+    .collect = writer_collect,
+};
+
+const block_ops fiberwrite_dense_ops = {
+    .type = "fiberwrite",
+    .impl = "dense",
+    .about = "writes a dense level from the coordinates it receives",
+    .serves = dense_serves,
     .create = writer_create,
     .port = writer_port,
     .step = writer_step,

@@ -1,0 +1,170 @@
+/* crddrop (SAM-BLOCKS.md 5.14): drops every outer coordinate whose inner
+ * fiber is empty; the inner stream passes through unchanged, in the cycle
+ * it is read. A surviving outer coordinate comes out in the cycle its inner
+ * fiber's stop token is read, an outer stop token that closes coordinates
+ * at once, and an outer stop token of an empty outer fiber together with
+ * the inner stop token that matches it.
+ *
+ * An N (a fiber element whose coordinate a union could not name) counts as
+ * a coordinate on either stream. The reference takes an inner N for the end
+ * of the inner fiber and from there on reads the inner stream one fiber out
+ * of step with the outer one; an outer N it passes on like a stop token.
+ *
+ * A crddrop whose inner output goes nowhere keeps every outer coordinate:
+ * dropping exists to keep an outer level aligned with the inner level
+ * written below it, and without one the drop could only misalign the
+ * outer coordinates from the values computed for them. mat_residual.gv
+ * (x(i) = b(i) - C(i,j)*d(j)) has such a crddrop, which would drop rows
+ * where b(i) holds a value but C(i,:) meets d nowhere; the reference's own
+ * test of that kernel leaves the crddrop out (SAM-BLOCKS.md 3.3).
+ *
+ * Ports: input and output 0 carry the outer index, 1 the inner one, told
+ * apart by the index names (attributes outer and inner) in the edges'
+ * comments or labels: "in-i", "i", "outer-j", "inner-k", ... */
+#include <stdlib.h>
+#include <string.h>
+
+#include "blocks.h"
+
+enum { OUTER, INNER };
+
+typedef struct dropper {
+    const char *outer, *inner;      /* index names */
+    token ocur;                     /* the outer token last read */
+    int has_crd;                    /* ocur's inner fiber holds something */
+    int prev_stop;                  /* the outer token before ocur was a stop */
+    int need_stop;                  /* read the inner stop of an empty outer fiber */
+    int get_o, get_i, done;
+} dropper;
+
+static int is_element(token t)
+{
+    return token_is_data(t) || t.kind == TOKEN_EMPTY;
+}
+
+static void take_outer(dropper *d, token o, token *out, int *emit)
+{
+    d->ocur = o;
+    d->has_crd = 0;
+    if (is_element(o)) {
+        d->get_i = 1;
+        d->get_o = d->prev_stop = d->need_stop = 0;
+        return;
+    }
+    *out = o;
+    *emit = 1;
+    d->get_i = d->need_stop = d->prev_stop;
+    d->get_o = !d->prev_stop;
+    d->done |= o.kind == TOKEN_DONE;
+    d->prev_stop = 1;
+}
+
+static void take_inner(block *b, dropper *d, token i, token *out, int *emit)
+{
+    if (d->need_stop) {
+        d->get_o = 1;
+        d->get_i = d->need_stop = 0;
+    }
+    *emit = 0;
+    if (is_element(i)) {
+        d->has_crd = d->get_i = 1;
+        d->get_o = 0;
+    } else if (token_is_stop(i)) {
+        *out = d->ocur;
+        *emit = token_is_stop(d->ocur) || d->has_crd || !b->out[INNER].ch;
+        d->get_o = 1;
+        d->get_i = 0;
+    } else if (i.kind == TOKEN_DONE && d->done) {
+        *out = i;
+        *emit = 1;
+        d->get_o = d->get_i = 0;
+    } else {
+        b->fault = "the inner stream ends before the outer stream";
+    }
+}
+
+static int drop_step(block *b, cycle_t now)
+{
+    dropper *d = b->state;
+    token t, out;
+    int emit = 0, changed = 0;
+    if (d->get_o && in_peek(b, OUTER, now, &t)) {
+        in_pop(b, OUTER, now);
+        take_outer(d, t, &out, &emit);
+        changed = 1;
+    }
+    if (d->get_i) {
+        emit = 0;
+        if (in_peek(b, INNER, now, &t)) {
+            in_pop(b, INNER, now);
+            out_push(b, INNER, now, t);
+            take_inner(b, d, t, &out, &emit);
+            changed = 1;
+        }
+    }
+    if (emit)
+        out_push(b, OUTER, now, out);
+    return changed;
+}
+
+static int drop_create(block *b, const block_ctx *ctx, sam_error *err)
+{
+    const char *outer = block_attr(ctx, "outer", err), *inner = block_attr(ctx, "inner", err);
+    if (!outer || !inner)
+        return -1;
+    const char *vals = graph_node_attr(ctx->node, "vals");
+    if (vals && !strcmp(vals, "true"))
+        return block_error(b, err, "vals=true (dropping zero values) is not implemented");
+    dropper *d = calloc(1, sizeof *d);
+    if (!d)
+        return error_set(err, "out of memory");
+    *d = (dropper){.outer = outer, .inner = inner, .prev_stop = 1, .get_o = 1};
+    b->state = d;
+    b->nin = b->nout = 2;
+    b->in_names[OUTER] = b->out_names[OUTER] = "outer";
+    b->in_names[INNER] = b->out_names[INNER] = "inner";
+    return 0;
+}
+
+/* The last word of s, split at '-' and '_', that is one of the index
+ * names: OUTER, INNER, or -1. */
+static int named_index(const char *s, const char *outer, const char *inner)
+{
+    int found = -1;
+    while (*s) {
+        size_t n = strcspn(s, "-_");
+        if (n == strlen(outer) && !strncmp(s, outer, n))
+            found = OUTER;
+        else if (n == strlen(inner) && !strncmp(s, inner, n))
+            found = INNER;
+        s += n + (s[n] != '\0');
+    }
+    return found;
+}
+
+static int drop_port(block *b, const graph_edge *e, int input, sam_error *err)
+{
+    const dropper *d = b->state;
+    int p = named_index(e->comment, d->outer, d->inner);
+    if (p < 0)
+        p = named_index(e->label, d->outer, d->inner);
+    if (p < 0)
+        return block_error(b, err, "%s edge '%s' names neither index %s nor %s",
+                           input ? "input" : "output", e->label, d->outer, d->inner);
+    return p;
+}
+
+static void drop_destroy(block *b)
+{
+    free(b->state);
+}
+
+const block_ops crddrop_ops = {
+    .type = "crddrop",
+    .impl = "default",
+    .about = "drops the outer coordinates whose inner fiber is empty",
+    .create = drop_create,
+    .port = drop_port,
+    .step = drop_step,
+    .destroy = drop_destroy,
+};

@@ -1,0 +1,81 @@
+/* reduce (SAM-BLOCKS.md 5.12): sums each innermost fiber of a value
+ * stream into one value, removing a level of nesting: S0 emits the sum
+ * (0 for an empty fiber), a higher Sk emits the sum and S(k-1) in the next
+ * cycle, without taking input in that cycle.
+ *
+ * The reference's `done` flag is true only in the cycle after 'D' (section
+ * 8, item 5): that cycle emits nothing, takes no input and clears the
+ * block for another stream. The flag has no effect on the run, which ends
+ * with the writers; samsim keeps the idle cycle so that a stream following
+ * a 'D' is timed as in the reference. */
+#include <stdlib.h>
+
+#include "blocks.h"
+
+typedef struct reducer {
+    double sum;
+    int pend_level;         /* a stop token Sk (k >= 1) owes S(k-1); 0: none */
+    int after_done;
+} reducer;
+
+static int reduce_step(block *b, cycle_t now)
+{
+    reducer *r = b->state;
+    token t;
+    if (r->after_done) {
+        *r = (reducer){0};
+        return 1;
+    }
+    if (r->pend_level) {
+        out_push(b, 0, now, token_stop(r->pend_level - 1));
+        r->pend_level = 0;
+        return 1;
+    }
+    if (!in_peek(b, 0, now, &t))
+        return 0;
+    in_pop(b, 0, now);
+    if (token_is_done(t)) {
+        out_push(b, 0, now, t);
+        r->after_done = 1;
+    } else if (token_is_stop(t)) {
+        out_push(b, 0, now, token_val(r->sum));
+        r->sum = 0.0;
+        r->pend_level = t.level;
+    } else {
+        r->sum += t.kind == TOKEN_VAL ? t.v : t.kind == TOKEN_CRD ? (double)t.i : 0.0;
+    }
+    return 1;
+}
+
+static int reduce_create(block *b, const block_ctx *ctx, sam_error *err)
+{
+    (void)ctx;
+    b->state = calloc(1, sizeof(reducer));
+    if (!b->state)
+        return error_set(err, "out of memory");
+    b->nin = b->nout = 1;
+    b->in_names[0] = "val";
+    b->out_names[0] = "val";
+    return 0;
+}
+
+static int reduce_port(block *b, const graph_edge *e, int input, sam_error *err)
+{
+    static const char *const kinds[] = {"val"};
+    return block_port_by_kind(b, e, input, kinds, 1, err);
+}
+
+static void reduce_destroy(block *b)
+{
+    free(b->state);
+}
+
+const block_ops reduce_ops = {
+    .type = "reduce",
+    .impl = "ideal",
+    .about = "sum of each innermost fiber, one token per cycle",
+    .create = reduce_create,
+    .port = reduce_port,
+    .step = reduce_step,
+    .destroy = reduce_destroy,
+};
