@@ -2,9 +2,10 @@
  * token, latency 0. add with sub=1 computes in1 - in2. Neither input edge
  * carries a port name (the reference's tests choose in1 by hand), and edge
  * order does not tell either: mat_residual.gv lists b - C*d's reduce edge
- * first, vec_sub.gv lists b - c's b edge first. What both graphs agree on
- * is that Custard numbers the left operand's node lower, so in1 is the
- * input whose source node has the smaller number.
+ * first, vec_sub.gv and mat_residual_HAND.gv the left operand's. What
+ * holds in all of them is that the graph comment lists tensors in the
+ * order of the expression, so in1 is the input whose values come from the
+ * tensor listed first (following val edges upstream to the arrays).
  *
  * A stop token meeting a value is the reference's "union patch" for
  * b(i) + C(i,j)*d(j): the value passes (0 for mul), the stop is kept for
@@ -90,7 +91,30 @@ static int alu_step(block *b, cycle_t now)
     return 1;
 }
 
-/* The first two edges into the node, in the graph's order. */
+/* The position in the graph comment of the earliest tensor whose values
+ * reach node n along val edges; the number of tensors when none does. */
+static int first_tensor(const sam_graph *g, int n)
+{
+    int best = g->ntensors, depth = 0;
+    int *stack = malloc(((size_t)g->nedges + 1) * sizeof *stack);
+    if (!stack)
+        return best;
+    stack[depth++] = n;
+    for (int visited = 0; depth > 0 && visited <= g->nedges; visited++) {
+        int v = stack[--depth];
+        const char *t = graph_node_attr(&g->nodes[v], "tensor");
+        for (int k = 0; t && k < g->ntensors; k++)
+            if (!strcmp(g->tensors[k].name, t) && k < best)
+                best = k;
+        for (int e = 0; e < g->nedges && depth <= g->nedges; e++)
+            if (g->edges[e].dst == v && !strcmp(g->edges[e].kind, "val"))
+                stack[depth++] = g->edges[e].src;
+    }
+    free(stack);
+    return best;
+}
+
+/* The two edges into the node, left operand first. */
 static int find_inputs(block *b, alu *s, const block_ctx *ctx, sam_error *err)
 {
     const sam_graph *g = ctx->graph;
@@ -103,7 +127,7 @@ static int find_inputs(block *b, alu *s, const block_ctx *ctx, sam_error *err)
                                g->edges[k].label);
         *(s->in1 ? &s->in2 : &s->in1) = &g->edges[k];
     }
-    if (s->in2 && atoll(g->nodes[s->in2->src].id) < atoll(g->nodes[s->in1->src].id)) {
+    if (s->in2 && first_tensor(g, s->in2->src) < first_tensor(g, s->in1->src)) {
         const graph_edge *first = s->in1;
         s->in1 = s->in2;
         s->in2 = first;
@@ -124,7 +148,7 @@ static int alu_create(block *b, const block_ctx *ctx, int op, sam_error *err)
     b->state = s;
     b->nin = 2;
     b->nout = 1;
-    b->in_names[IN1] = "in1 (the lower-numbered source)";
+    b->in_names[IN1] = "in1 (the left operand)";
     b->in_names[IN2] = "in2";
     b->out_names[0] = "val";
     return 0;
