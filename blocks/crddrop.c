@@ -112,9 +112,6 @@ static int drop_create(block *b, const block_ctx *ctx, sam_error *err)
     const char *outer = block_attr(ctx, "outer", err), *inner = block_attr(ctx, "inner", err);
     if (!outer || !inner)
         return -1;
-    const char *vals = graph_node_attr(ctx->node, "vals");
-    if (vals && !strcmp(vals, "true"))
-        return block_error(b, err, "vals=true (dropping zero values) is not implemented");
     dropper *d = calloc(1, sizeof *d);
     if (!d)
         return error_set(err, "out of memory");

@@ -1,0 +1,83 @@
+/* crddrop and crdhold between a level and its values (vals=true; the
+ * vec_ds_compression and vec_sd_compression graphs): the two streams are
+ * one level, a value for each coordinate, so they are read together, one
+ * pair a cycle. crddrop keeps the pairs whose value is not 0, turning a
+ * dense level into a compressed one; crdhold keeps them all, its writer
+ * storing a sparse level densely. SAM-BLOCKS.md does not describe these
+ * forms (the reference never runs them). Ports: input and output 0 the
+ * coordinates, 1 the values. */
+#include <string.h>
+
+#include "blocks.h"
+
+enum { CRD, VAL };
+
+static int pair_step(block *b, cycle_t now, int drop_zeros)
+{
+    token c, v;
+    if (!in_peek(b, CRD, now, &c) || !in_peek(b, VAL, now, &v))
+        return 0;
+    in_pop(b, CRD, now);
+    in_pop(b, VAL, now);
+    if ((c.kind == TOKEN_DONE) != (v.kind == TOKEN_DONE) || token_is_stop(c) != token_is_stop(v)) {
+        b->fault = "the coordinate and value streams do not match";
+        return 1;
+    }
+    if (drop_zeros && v.kind == TOKEN_VAL && v.v == 0.0)
+        return 1;
+    out_push(b, CRD, now, c);
+    out_push(b, VAL, now, v);
+    return 1;
+}
+
+static int drop_step(block *b, cycle_t now)
+{
+    return pair_step(b, now, 1);
+}
+
+static int hold_step(block *b, cycle_t now)
+{
+    return pair_step(b, now, 0);
+}
+
+static int serves_values(const graph_node *n)
+{
+    const char *v = graph_node_attr(n, "vals");
+    return v && !strcmp(v, "true");
+}
+
+static int pair_create(block *b, const block_ctx *ctx, sam_error *err)
+{
+    (void)ctx;
+    (void)err;
+    b->nin = b->nout = 2;
+    b->in_names[CRD] = b->out_names[CRD] = "crd";
+    b->in_names[VAL] = b->out_names[VAL] = "val";
+    return 0;
+}
+
+static int pair_port(block *b, const graph_edge *e, int input, sam_error *err)
+{
+    static const char *const kinds[] = {"crd", "val"};
+    return block_port_by_kind(b, e, input, kinds, 2, err);
+}
+
+const block_ops crddrop_values_ops = {
+    .type = "crddrop",
+    .impl = "values",
+    .about = "drops the coordinates whose value is 0 (vals=true)",
+    .serves = serves_values,
+    .create = pair_create,
+    .port = pair_port,
+    .step = drop_step,
+};
+
+const block_ops crdhold_values_ops = {
+    .type = "crdhold",
+    .impl = "values",
+    .about = "pairs each coordinate with its value (vals=true)",
+    .serves = serves_values,
+    .create = pair_create,
+    .port = pair_port,
+    .step = hold_step,
+};
