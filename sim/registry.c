@@ -19,6 +19,7 @@ static const block_ops *const registry[] = {
     &fiberwrite_dense_ops,
     &intersect_ops,
     &union_ops,
+    &vectorreducer_ops,
     &crddrop_values_ops,
     &crdhold_values_ops,
     &crddrop_ops,
