@@ -474,18 +474,17 @@ static void test_ports_every_shared_graph(void **state)
     assert_true(checked >= 60);
 }
 
-static void test_crddrop_vals_refused(void **state)
+/* vals=true: a level and its values read as pairs, one a cycle; crddrop
+ * keeps those whose value is not 0, crdhold keeps them all. */
+static void test_value_pairs(void **state)
 {
     (void)state;
-    graph_node n = {.id = "4", .type = "crddrop"};
-    graph_attr attrs[] = {{"outer", "i"}, {"inner", "vals"}, {"vals", "true"}};
-    n.attrs = attrs;
-    n.nattrs = 3;
-    block_ctx ctx = {.node = &n, .tensor = no_tensor};
-    block b = {.ops = &crddrop_ops, .node = &n};
-    sam_error err;
-    assert_int_equal(crddrop_ops.create(&b, &ctx, &err), -1);
-    assert_non_null(strstr(err.msg, "vals=true"));
+    check(&crddrop_values_ops, "outer=i,inner=vals,vals=true",
+          IN("0 1 2 3 S0 D", "1.5 0.0 2.5 0.0 S0 D"), OUT("0 _ 2 _ S0 D", "1.5 _ 2.5 _ S0 D"), 1);
+    check(&crdhold_values_ops, "outer=i,inner=vals,vals=true", IN("1 4 S0 D", "1.5 2.5 S0 D"),
+          OUT("1 4 S0 D", "1.5 2.5 S0 D"), 1);
+    assert_true(crddrop_values_ops.serves(&(graph_node){
+        .attrs = (graph_attr[]){{"vals", "true"}}, .nattrs = 1}));
 }
 
 int main(void)
@@ -511,7 +510,7 @@ int main(void)
         cmocka_unit_test(test_crdhold_inner_before_outer),
         cmocka_unit_test(test_ports_from_edge_names),
         cmocka_unit_test(test_ports_every_shared_graph),
-        cmocka_unit_test(test_crddrop_vals_refused),
+        cmocka_unit_test(test_value_pairs),
     };
     return cmocka_run_group_tests_name("blocks: intersect, union, crddrop, crdhold", tests, NULL,
                                        NULL);
