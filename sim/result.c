@@ -10,10 +10,13 @@ static int attr_is(const graph_node *n, const char *key, const char *value)
     return v && !strcmp(v, value);
 }
 
-/* The size of index variable idx: the dimension of a bound operand mode
- * that some node scans under idx. -1 when no node tells. */
+/* The size of index variable idx: the largest dimension of a bound
+ * operand mode that some node scans under idx (operands need not agree:
+ * the SAM scripts write vectors from empty files with length 1). -1 when
+ * no node tells. */
 static int64_t index_dim(const sam_graph *g, const sim_data *d, const char *idx)
 {
+    int64_t dim = -1;
     for (int i = 0; i < g->nnodes; i++) {
         const graph_node *n = &g->nodes[i];
         const char *t = graph_node_attr(n, "tensor"), *m = graph_node_attr(n, "mode");
@@ -21,10 +24,10 @@ static int64_t index_dim(const sam_graph *g, const sim_data *d, const char *idx)
             continue;
         const fibertree *ft = sim_data_find(d, t);
         int mode = atoi(m);
-        if (ft && mode >= 0 && mode < ft->order)
-            return ft->dims[mode];
+        if (ft && mode >= 0 && mode < ft->order && ft->dims[mode] > dim)
+            dim = ft->dims[mode];
     }
-    return -1;
+    return dim;
 }
 
 static int shape_result(const sam_graph *g, const sim_data *d, fibertree *out, sam_error *err)

@@ -113,20 +113,17 @@ int test_exists(const char *path)
     return stat(path, &st) == 0;
 }
 
-int test_run_samsim(char **out, char **errout, const char *arg, ...)
+int test_run_samsim_argv(char **out, char **errout, const char *const *args)
 {
     const char *bin = getenv("SAMSIM_BIN");
     assert_non_null(bin);
     const char *argv[64];
     int n = 0;
     argv[n++] = bin;
-    va_list ap;
-    va_start(ap, arg);
-    for (const char *a = arg; a; a = va_arg(ap, const char *)) {
+    for (; args[n - 1]; n++) {
         assert_true(n < 63);
-        argv[n++] = a;
+        argv[n] = args[n - 1];
     }
-    va_end(ap);
     argv[n] = NULL;
 
     char *dir = test_tmpdir();
@@ -149,4 +146,19 @@ int test_run_samsim(char **out, char **errout, const char *arg, ...)
     free(err_path);
     test_tmpdir_remove(dir);
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+int test_run_samsim(char **out, char **errout, const char *arg, ...)
+{
+    const char *args[64];
+    int n = 0;
+    va_list ap;
+    va_start(ap, arg);
+    for (const char *a = arg; a; a = va_arg(ap, const char *)) {
+        assert_true(n < 63);
+        args[n++] = a;
+    }
+    va_end(ap);
+    args[n] = NULL;
+    return test_run_samsim_argv(out, errout, args);
 }

@@ -32,6 +32,9 @@ char *test_path(const char *dir, const char *name);
  * status; what it printed on stdout and stderr is returned malloc'd. */
 int test_run_samsim(char **out, char **errout, const char *arg, ...);
 
+/* The same with a NULL-terminated argument vector (without the program). */
+int test_run_samsim_argv(char **out, char **errout, const char *const *argv);
+
 /* Reads a whole file into a malloc'd NUL-terminated string, NULL if absent. */
 char *test_read_file(const char *path);
 
