@@ -23,10 +23,9 @@ int sim_engine_start(sim_engine *e, sam_error *err)
     return 0;
 }
 
-void sim_engine_wake(sim_engine *e, int b, cycle_t at)
+/* Lists block b for cycle at (event engine only). */
+static void schedule(sim_engine *e, int b, cycle_t at)
 {
-    if (at > e->max_visible)
-        e->max_visible = at;
     if (b < 0 || !e->woken_for)
         return;
     int slot = (int)(at % (cycle_t)e->nslots);
@@ -45,6 +44,13 @@ void sim_engine_wake(sim_engine *e, int b, cycle_t at)
         e->slot_cap[slot] = cap;
     }
     e->slot_blocks[slot][e->slot_count[slot]++] = b;
+}
+
+void sim_engine_wake(sim_engine *e, int b, cycle_t at)
+{
+    if (at > e->max_visible)
+        e->max_visible = at;
+    schedule(e, b, at);
 }
 
 /* Steps block i at cycle t unless it is a finished sink or an output is
@@ -77,10 +83,18 @@ static int next_busy_slot(const sim_engine *e, cycle_t t, cycle_t *next)
     return 0;
 }
 
+/* The cycle in which a stuck run is reported: the first from which
+ * nothing can change, as the cycle engine finds it. */
+static cycle_t stuck_cycle(const sim_engine *e, cycle_t last_changed)
+{
+    return last_changed + 1 > e->max_visible ? last_changed + 1 : e->max_visible;
+}
+
 static int run_events(sim_engine *e, cycle_t max, int *remaining, cycle_t *t, cycle_t *last)
 {
+    cycle_t last_changed = 0;
     for (int i = 0; i < e->nblocks; i++)
-        sim_engine_wake(e, i, 0);
+        schedule(e, i, 0);
     /* Tokens placed before the run (the root streams) wake their readers. */
     for (int c = 0; c < e->nchannels; c++)
         for (uint64_t h = 0; h < e->channels[c].tail; h++)
@@ -90,15 +104,19 @@ static int run_events(sim_engine *e, cycle_t max, int *remaining, cycle_t *t, cy
     while (*remaining > 0 && *t < max && !e->failed) {
         int slot = (int)(*t % (cycle_t)e->nslots);
         if (e->slot_count[slot] == 0) {
-            if (!next_busy_slot(e, *t, t))
+            if (!next_busy_slot(e, *t, t)) {
+                *t = stuck_cycle(e, last_changed);
                 return 1;
+            }
             continue;
         }
         /* Wakes made now are for later cycles, so this list is stable. */
         for (int k = 0; k < e->slot_count[slot]; k++) {
             int i = e->slot_blocks[slot][k];
-            if (step_block(e, i, *t, remaining, last))
-                sim_engine_wake(e, i, *t + 1);
+            if (step_block(e, i, *t, remaining, last)) {
+                schedule(e, i, *t + 1);
+                last_changed = *t;
+            }
         }
         e->slot_count[slot] = 0;
         (*t)++;

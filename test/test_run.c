@@ -163,6 +163,31 @@ static void test_run_that_cannot_finish(void **state)
     test_tmpdir_remove(dir);
 }
 
+/* Bounded channels can deadlock a SAM graph: mat_elemmul with one-token
+ * channels stalls where the intersect's output fills; both engines stop
+ * in the same cycle with the same report. Two tokens suffice. */
+static void test_bounded_channels(void **state)
+{
+    (void)state;
+    char *graph = test_require_shared("sam-graphs/mat_elemmul.gv");
+    char *m = test_require_shared("data/suitesparse/west0479.mtx");
+    char bind[4200];
+    snprintf(bind, sizeof bind, "B=%s", m);
+    char *event = NULL, *cycle = NULL, *out = NULL;
+    assert_int_equal(test_run_samsim(NULL, &event, "run", graph, "-t", bind, "--shift", "--depth",
+                                     "1", NULL), 2);
+    assert_int_equal(test_run_samsim(NULL, &cycle, "run", graph, "-t", bind, "--shift", "--depth",
+                                     "1", "--engine", "cycle", NULL), 2);
+    assert_non_null(strstr(event, "deadlock at cycle"));
+    assert_non_null(strstr(event, "waits on full output"));
+    assert_string_equal(event, cycle);
+    assert_int_equal(test_run_samsim(&out, NULL, "run", graph, "-t", bind, "--shift", "--depth",
+                                     "2", "--check", "--expr", "X(i,j)=B(i,j)*C(i,j)", NULL), 0);
+    assert_non_null(strstr(out, "check: pass"));
+    free(event), free(cycle), free(out);
+    free(graph), free(m);
+}
+
 static void test_graph_errors(void **state)
 {
     (void)state;
@@ -203,6 +228,7 @@ int main(void)
         cmocka_unit_test(test_identity_on_suitesparse),
         cmocka_unit_test(test_identity_from_sam_directory),
         cmocka_unit_test(test_run_that_cannot_finish),
+        cmocka_unit_test(test_bounded_channels),
         cmocka_unit_test(test_graph_errors),
     };
     return cmocka_run_group_tests_name("run", tests, NULL, NULL);
