@@ -162,7 +162,7 @@ static int hold_step(block *b, cycle_t now)
         h->signal = signal_of(t);
         changed = 1;
     }
-    if (channel_visible(b->in[OUTER].ch, b->in[OUTER].reader, now, h->moved + 1) > h->moved) {
+    if (channel_sees(b->in[OUTER].ch, b->in[OUTER].reader, now, (uint64_t)h->moved)) {
         h->moved++;
         changed = 1;
     }

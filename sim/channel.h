@@ -61,6 +61,14 @@ static inline int channel_peek(const channel *c, int r, cycle_t now, token *t)
     return 1;
 }
 
+/* Whether reader r sees at least k + 1 tokens at cycle now; O(1), since a
+ * channel's tokens become visible in the order they were pushed. */
+static inline int channel_sees(const channel *c, int r, cycle_t now, uint64_t k)
+{
+    uint64_t h = c->readers[r].head + k;
+    return h < c->tail && c->buf[h & c->mask].visible <= now;
+}
+
 /* Number of tokens visible to reader r at cycle now (at most limit). */
 int channel_visible(const channel *c, int r, cycle_t now, int limit);
 
