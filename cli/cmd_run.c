@@ -182,13 +182,16 @@ static int bind_one(const run_opts *o, const sam_graph *g, int k, tensor *operan
     return sim_data_add(d, gt->name, &operands[k], &gt->format, err);
 }
 
-/* Binds every operand; operands[k] keeps tensor k for the check. */
+/* Binds every operand; operands[k] keeps tensor k when it is checked. */
 static int bind_operands(const run_opts *o, const sam_graph *g, sim_data *d, tensor *operands,
                          sam_error *err)
 {
     for (int k = 1; k < g->ntensors; k++)
         if (bind_one(o, g, k, operands, d, err))
             return -1;
+    /* The simulation reads the level storage; the lists stay for --check. */
+    for (int k = 0; k < g->ntensors && !o->check; k++)
+        tensor_free(&operands[k]);
     return 0;
 }
 
