@@ -9,7 +9,10 @@ int sim_engine_start(sim_engine *e, sam_error *err)
     for (int c = 0; c < e->nchannels; c++)
         if (e->channels[c].latency > latency)
             latency = e->channels[c].latency;
-    e->nslots = (int)latency + 1;
+    /* A power of two, so that a cycle's slot is a mask, not a division. */
+    e->nslots = 2;
+    while ((uint32_t)e->nslots <= latency)
+        e->nslots *= 2;
     e->slot_blocks = calloc((size_t)e->nslots, sizeof *e->slot_blocks);
     e->slot_count = calloc((size_t)e->nslots, sizeof *e->slot_count);
     e->slot_cap = calloc((size_t)e->nslots, sizeof *e->slot_cap);
@@ -28,7 +31,7 @@ static void schedule(sim_engine *e, int b, cycle_t at)
 {
     if (b < 0 || !e->woken_for)
         return;
-    int slot = (int)(at % (cycle_t)e->nslots);
+    int slot = (int)(at & (cycle_t)(e->nslots - 1));
     cycle_t *stamp = &e->woken_for[(size_t)b * (size_t)e->nslots + (size_t)slot];
     if (*stamp == at)
         return;
@@ -76,7 +79,7 @@ static int step_block(sim_engine *e, int i, cycle_t t, int *remaining, cycle_t *
 static int next_busy_slot(const sim_engine *e, cycle_t t, cycle_t *next)
 {
     for (int d = 1; d < e->nslots; d++)
-        if (e->slot_count[(t + (cycle_t)d) % (cycle_t)e->nslots]) {
+        if (e->slot_count[(t + (cycle_t)d) & (cycle_t)(e->nslots - 1)]) {
             *next = t + (cycle_t)d;
             return 1;
         }
@@ -102,7 +105,7 @@ static int run_events(sim_engine *e, cycle_t max, int *remaining, cycle_t *t, cy
                 sim_engine_wake(e, e->channels[c].readers[r].block,
                                 e->channels[c].buf[h & e->channels[c].mask].visible);
     while (*remaining > 0 && *t < max && !e->failed) {
-        int slot = (int)(*t % (cycle_t)e->nslots);
+        int slot = (int)(*t & (cycle_t)(e->nslots - 1));
         if (e->slot_count[slot] == 0) {
             if (!next_busy_slot(e, *t, t)) {
                 *t = stuck_cycle(e, last_changed);
