@@ -115,13 +115,14 @@ static int grow(channel *c)
 
 int channel_push(channel *c, cycle_t now, token t)
 {
-    if (c->tail - slowest_head(c) > c->mask && grow(c))
+    /* The ring is full only when even the slowest reader is a ring behind. */
+    if (c->tail - c->readers[0].head > c->mask && c->tail - slowest_head(c) > c->mask &&
+        grow(c))
         return -1;
     c->buf[c->tail & c->mask] = (channel_entry){.tok = t, .visible = now + c->latency};
     c->tail++;
     c->pushed++;
     if (c->engine)
-        for (int r = 0; r < c->nreaders; r++)
-            sim_engine_wake(c->engine, c->readers[r].block, now + c->latency);
+        sim_engine_pushed(c->engine, c, now + c->latency);
     return 0;
 }

@@ -21,8 +21,10 @@ int sim_engine_start(sim_engine *e, sam_error *err)
         return error_set(err, "out of memory for the scheduler");
     for (size_t i = 0; i < (size_t)e->nblocks * (size_t)e->nslots; i++)
         e->woken_for[i] = UINT64_MAX;
-    for (int c = 0; c < e->nchannels; c++)
+    for (int c = 0; c < e->nchannels; c++) {
         e->channels[c].engine = e;
+        e->bounded |= e->channels[c].capacity != 0;
+    }
     return 0;
 }
 
@@ -56,6 +58,14 @@ void sim_engine_wake(sim_engine *e, int b, cycle_t at)
     schedule(e, b, at);
 }
 
+void sim_engine_pushed(sim_engine *e, const channel *c, cycle_t at)
+{
+    if (at > e->max_visible)
+        e->max_visible = at;
+    for (int r = 0; e->woken_for && r < c->nreaders; r++)
+        schedule(e, c->readers[r].block, at);
+}
+
 /* Steps block i at cycle t unless it is a finished sink or an output is
  * full; counts sinks finishing. Returns whether the block changed. */
 static int step_block(sim_engine *e, int i, cycle_t t, int *remaining, cycle_t *last_done)
@@ -63,7 +73,7 @@ static int step_block(sim_engine *e, int i, cycle_t t, int *remaining, cycle_t *
     block *b = &e->blocks[i];
     if (b->done)
         return 0;
-    for (int p = 0; p < b->nout; p++)
+    for (int p = 0; e->bounded && p < b->nout; p++)
         if (b->out[p].ch && !channel_has_room(b->out[p].ch, t))
             return 0;
     int changed = b->ops->step(b, t);
@@ -71,7 +81,8 @@ static int step_block(sim_engine *e, int i, cycle_t t, int *remaining, cycle_t *
         e->failed = 1;
     if (b->done) {
         (*remaining)--;
-        *last_done = t;
+        if (t > *last_done)
+            *last_done = t;
     }
     return changed;
 }
@@ -127,6 +138,127 @@ static int run_events(sim_engine *e, cycle_t max, int *remaining, cycle_t *t, cy
     return *remaining > 0;
 }
 
+/* Run-ahead (unbounded channels, acyclic graphs): blocks in topological
+ * order, each stepped on its own clock as far as its inputs are final, that
+ * is up to its producers' clocks plus the channel latency, and skipping
+ * straight to the next token arrival whenever a step changes nothing. Each
+ * block sees exactly what it would see cycle by cycle, without a global
+ * event queue. A window bounds how far ahead of the slowest block anything
+ * runs, and so how many tokens wait in channels. */
+#define RUN_AHEAD_WINDOW 4096
+
+static int topological_order(const sim_engine *e, int *order)
+{
+    int *pending = calloc((size_t)e->nblocks + 1, sizeof *pending), n = 0;
+    if (!pending)
+        return -1;
+    for (int c = 0; c < e->nchannels; c++)
+        for (int r = 0; r < e->channels[c].nreaders && e->channels[c].producer >= 0; r++)
+            pending[e->channels[c].readers[r].block]++;
+    for (int i = 0; i < e->nblocks; i++)
+        if (!pending[i])
+            order[n++] = i;
+    for (int k = 0; k < n; k++) {
+        const block *b = &e->blocks[order[k]];
+        for (int p = 0; p < b->nout; p++)
+            for (int r = 0; b->out[p].ch && r < b->out[p].ch->nreaders; r++)
+                if (--pending[b->out[p].ch->readers[r].block] == 0)
+                    order[n++] = b->out[p].ch->readers[r].block;
+    }
+    free(pending);
+    return n == e->nblocks ? 0 : -1;
+}
+
+/* The first cycle after t at which a token not visible at t appears on an
+ * input of b (entries appear in push order), or UINT64_MAX. */
+static cycle_t next_arrival(const block *b, cycle_t t)
+{
+    cycle_t next = UINT64_MAX;
+    for (int p = 0; p < b->nin; p++) {
+        const channel *c = b->in[p].ch;
+        uint64_t lo = c->readers[b->in[p].reader].head, hi = c->tail;
+        while (lo < hi) {
+            uint64_t mid = lo + (hi - lo) / 2;
+            if (c->buf[mid & c->mask].visible > t)
+                hi = mid;
+            else
+                lo = mid + 1;
+        }
+        if (lo < c->tail && c->buf[lo & c->mask].visible < next)
+            next = c->buf[lo & c->mask].visible;
+    }
+    return next;
+}
+
+static cycle_t input_horizon(const cycle_t *clock, const block *b)
+{
+    cycle_t h = UINT64_MAX;
+    for (int p = 0; p < b->nin; p++) {
+        const channel *c = b->in[p].ch;
+        if (c->producer >= 0 && clock[c->producer] + c->latency < h)
+            h = clock[c->producer] + c->latency;
+    }
+    return h;
+}
+
+typedef struct run_state {
+    cycle_t *clock;
+    int remaining;
+    cycle_t last_done, last_changed;
+} run_state;
+
+/* Advances block i up to limit; whether any step changed it. */
+static int run_block(sim_engine *e, int i, cycle_t limit, run_state *rs)
+{
+    block *b = &e->blocks[i];
+    cycle_t t = rs->clock[i], h = input_horizon(rs->clock, b);
+    int any = 0;
+    if (h > limit)
+        h = limit;
+    while (t < h && !b->done && !e->failed) {
+        if (step_block(e, i, t, &rs->remaining, &rs->last_done)) {
+            any = 1;
+            if (t > rs->last_changed)
+                rs->last_changed = t;
+            t++;
+        } else {
+            cycle_t next = next_arrival(b, t);
+            t = next < h ? next : h;
+        }
+    }
+    rs->clock[i] = t > h ? t : h;
+    return any;
+}
+
+static int run_ahead(sim_engine *e, const int *order, cycle_t max, int *remaining, cycle_t *t,
+                     cycle_t *last)
+{
+    run_state rs = {.clock = calloc((size_t)e->nblocks + 1, sizeof *rs.clock),
+                    .remaining = *remaining};
+    if (!rs.clock) {
+        e->failed = 1;
+        return 0;
+    }
+    int stuck = 0;
+    for (cycle_t limit = RUN_AHEAD_WINDOW; rs.remaining > 0 && !e->failed;
+         limit += RUN_AHEAD_WINDOW) {
+        if (limit > max)
+            limit = max;
+        int any = 0;
+        for (int k = 0; k < e->nblocks; k++)
+            any |= run_block(e, order[k], limit, &rs);
+        if (rs.remaining > 0 && (!any || limit == max)) {
+            stuck = 1;
+            *t = !any ? stuck_cycle(e, rs.last_changed) : max;
+            break;
+        }
+    }
+    *remaining = rs.remaining;
+    *last = rs.last_done;
+    free(rs.clock);
+    return stuck;
+}
+
 static int run_cycles(sim_engine *e, cycle_t max, int *remaining, cycle_t *t, cycle_t *last)
 {
     for (; *remaining > 0 && *t < max && !e->failed; (*t)++) {
@@ -179,10 +311,16 @@ int sim_engine_run(sim_engine *e, engine_mode mode, cycle_t max_cycles, sim_outc
     for (int i = 0; i < e->nblocks; i++)
         remaining += e->blocks[i].ops->collect != NULL;
     cycle_t t = 0, last = 0;
-    if (mode == ENGINE_CYCLE)
+    int *order = malloc(((size_t)e->nblocks + 1) * sizeof *order);
+    if (!order)
+        return error_set(err, "out of memory for the scheduler");
+    int ahead = mode == ENGINE_EVENT && !e->bounded && topological_order(e, order) == 0;
+    if (mode == ENGINE_CYCLE || ahead)
         free(e->woken_for), e->woken_for = NULL;
-    int stuck = mode == ENGINE_EVENT ? run_events(e, max_cycles, &remaining, &t, &last)
-                                     : run_cycles(e, max_cycles, &remaining, &t, &last);
+    int stuck = ahead ? run_ahead(e, order, max_cycles, &remaining, &t, &last)
+                : mode == ENGINE_EVENT ? run_events(e, max_cycles, &remaining, &t, &last)
+                                       : run_cycles(e, max_cycles, &remaining, &t, &last);
+    free(order);
     for (int i = 0; i < e->nblocks && e->failed; i++)
         if (e->blocks[i].fault)
             return block_error(&e->blocks[i], err, "at cycle %llu: %s", (unsigned long long)t,

@@ -27,6 +27,7 @@ typedef struct sim_engine {
     int *slot_count, *slot_cap;
     cycle_t *woken_for;      /* per block and slot: the cycle it is listed for */
     cycle_t max_visible;     /* latest cycle at which a pushed token appears */
+    int bounded;             /* some channel has a capacity */
     int failed;
 } sim_engine;
 
@@ -41,6 +42,9 @@ int sim_engine_start(sim_engine *e, sam_error *err);
 
 /* Lists block b to be stepped at cycle at. */
 void sim_engine_wake(sim_engine *e, int b, cycle_t at);
+
+/* A token pushed on c becomes visible at cycle at: its readers wake then. */
+void sim_engine_pushed(sim_engine *e, const channel *c, cycle_t at);
 
 /* Runs until every sink is done (0), or until nothing can happen any more
  * (1, deadlock: out has the cycle; report describes who waits on what), or
