@@ -1,5 +1,6 @@
 /* Every block implementation, each defined in its own file of this
- * folder and listed in sim/registry.c. */
+ * folder and listed in sim/registry.c. What several of them share has a
+ * header of its own: joiner.h, scanner.h, index_ports.h. */
 #ifndef SAMSIM_BLOCKS_H
 #define SAMSIM_BLOCKS_H
 

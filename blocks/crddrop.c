@@ -18,18 +18,14 @@
  * where b(i) holds a value but C(i,:) meets d nowhere; the reference's own
  * test of that kernel leaves the crddrop out (SAM-BLOCKS.md 3.3).
  *
- * Ports: input and output 0 carry the outer index, 1 the inner one, told
- * apart by the index names (attributes outer and inner) in the edges'
- * comments or labels: "in-i", "i", "outer-j", "inner-k", ... */
+ * Ports: index_ports.h. */
 #include <stdlib.h>
-#include <string.h>
 
 #include "blocks.h"
-
-enum { OUTER, INNER };
+#include "index_ports.h"
 
 typedef struct dropper {
-    const char *outer, *inner;      /* index names */
+    index_names names;
     token ocur;                     /* the outer token last read */
     int has_crd;                    /* ocur's inner fiber holds something */
     int prev_stop;                  /* the outer token before ocur was a stop */
@@ -71,7 +67,7 @@ static void take_inner(block *b, dropper *d, token i, token *out, int *emit)
         d->get_o = 0;
     } else if (token_is_stop(i)) {
         *out = d->ocur;
-        *emit = token_is_stop(d->ocur) || d->has_crd || !b->out[INNER].ch;
+        *emit = token_is_stop(d->ocur) || d->has_crd || !b->out[INDEX_INNER].ch;
         d->get_o = 1;
         d->get_i = 0;
     } else if (i.kind == TOKEN_DONE && d->done) {
@@ -88,67 +84,42 @@ static int drop_step(block *b, cycle_t now)
     dropper *d = b->state;
     token t, out;
     int emit = 0, changed = 0;
-    if (d->get_o && in_peek(b, OUTER, now, &t)) {
-        in_pop(b, OUTER, now);
+    if (d->get_o && in_peek(b, INDEX_OUTER, now, &t)) {
+        in_pop(b, INDEX_OUTER, now);
         take_outer(d, t, &out, &emit);
         changed = 1;
     }
     if (d->get_i) {
         emit = 0;
-        if (in_peek(b, INNER, now, &t)) {
-            in_pop(b, INNER, now);
-            out_push(b, INNER, now, t);
+        if (in_peek(b, INDEX_INNER, now, &t)) {
+            in_pop(b, INDEX_INNER, now);
+            out_push(b, INDEX_INNER, now, t);
             take_inner(b, d, t, &out, &emit);
             changed = 1;
         }
     }
     if (emit)
-        out_push(b, OUTER, now, out);
+        out_push(b, INDEX_OUTER, now, out);
     return changed;
 }
 
 static int drop_create(block *b, const block_ctx *ctx, sam_error *err)
 {
-    const char *outer = block_attr(ctx, "outer", err), *inner = block_attr(ctx, "inner", err);
-    if (!outer || !inner)
+    index_names names;
+    if (index_ports_create(b, ctx, &names, err))
         return -1;
     dropper *d = calloc(1, sizeof *d);
     if (!d)
         return error_set(err, "out of memory");
-    *d = (dropper){.outer = outer, .inner = inner, .prev_stop = 1, .get_o = 1};
+    *d = (dropper){.names = names, .prev_stop = 1, .get_o = 1};
     b->state = d;
-    b->nin = b->nout = 2;
-    b->in_names[OUTER] = b->out_names[OUTER] = "outer";
-    b->in_names[INNER] = b->out_names[INNER] = "inner";
     return 0;
-}
-
-/* The last word of s, split at '-' and '_', that is one of the index
- * names: OUTER, INNER, or -1. */
-static int named_index(const char *s, const char *outer, const char *inner)
-{
-    int found = -1;
-    while (*s) {
-        size_t n = strcspn(s, "-_");
-        if (n == strlen(outer) && !strncmp(s, outer, n))
-            found = OUTER;
-        else if (n == strlen(inner) && !strncmp(s, inner, n))
-            found = INNER;
-        s += n + (s[n] != '\0');
-    }
-    return found;
 }
 
 static int drop_port(block *b, const graph_edge *e, int input, sam_error *err)
 {
     const dropper *d = b->state;
-    int p = named_index(e->comment, d->outer, d->inner);
-    if (p < 0)
-        p = named_index(e->label, d->outer, d->inner);
-    if (p < 0)
-        return block_error(b, err, "%s edge '%s' names neither index %s nor %s",
-                           input ? "input" : "output", e->label, d->outer, d->inner);
-    return p;
+    return index_ports_port(b, &d->names, e, input, err);
 }
 
 static void drop_destroy(block *b)

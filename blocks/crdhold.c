@@ -14,18 +14,14 @@
  * ref and lost (SAM-BLOCKS.md 8.8); samsim reads a signal only while it
  * holds a ref.
  *
- * Ports: input and output 0 carry the outer index, 1 the inner one, told
- * apart by the index names (attributes outer and inner) in the edges'
- * comments or labels: "i", "outer-i", "inner-k", ... */
+ * Ports: index_ports.h. */
 #include <stdlib.h>
-#include <string.h>
 
 #include "blocks.h"
-
-enum { OUTER, INNER };
+#include "index_ports.h"
 
 typedef struct holder {
-    const char *outer, *inner;      /* index names */
+    index_names names;
     uint8_t signal;                 /* token kind read from the inner stream this
                                        cycle as R, S or D for the repeat; 0: none */
     uint8_t *sig;                   /* the repeat's signal FIFO, a ring */
@@ -68,12 +64,12 @@ static uint8_t sig_pop(holder *h)
 
 static int ref_peek(const block *b, const holder *h, cycle_t now, token *t)
 {
-    return h->moved > 0 && in_peek(b, OUTER, now, t);
+    return h->moved > 0 && in_peek(b, INDEX_OUTER, now, t);
 }
 
 static void ref_pop(block *b, holder *h, cycle_t now)
 {
-    in_pop(b, OUTER, now);
+    in_pop(b, INDEX_OUTER, now);
     h->moved--;
 }
 
@@ -156,65 +152,39 @@ static int hold_step(block *b, cycle_t now)
         h->signal = 0;
         changed = 1;
     }
-    if (in_peek(b, INNER, now, &t)) {
-        in_pop(b, INNER, now);
-        out_push(b, INNER, now, t);
+    if (in_peek(b, INDEX_INNER, now, &t)) {
+        in_pop(b, INDEX_INNER, now);
+        out_push(b, INDEX_INNER, now, t);
         h->signal = signal_of(t);
         changed = 1;
     }
-    if (channel_sees(b->in[OUTER].ch, b->in[OUTER].reader, now, (uint64_t)h->moved)) {
+    if (channel_sees(b->in[INDEX_OUTER].ch, b->in[INDEX_OUTER].reader, now, (uint64_t)h->moved)) {
         h->moved++;
         changed = 1;
     }
     changed |= repeat(b, h, now, &t, &emit);
     if (emit)
-        out_push(b, OUTER, now, t);
+        out_push(b, INDEX_OUTER, now, t);
     return changed;
 }
 
 static int hold_create(block *b, const block_ctx *ctx, sam_error *err)
 {
-    const char *outer = block_attr(ctx, "outer", err), *inner = block_attr(ctx, "inner", err);
-    if (!outer || !inner)
+    index_names names;
+    if (index_ports_create(b, ctx, &names, err))
         return -1;
     holder *h = calloc(1, sizeof *h);
     if (!h)
         return error_set(err, "out of memory");
-    h->outer = outer;
-    h->inner = inner;
+    h->names = names;
     b->state = h;
-    b->nin = b->nout = 2;
-    b->in_names[OUTER] = b->out_names[OUTER] = "outer";
-    b->in_names[INNER] = b->out_names[INNER] = "inner";
     return 0;
-}
-
-/* The last word of s, split at '-' and '_', that is one of the index
- * names: OUTER, INNER, or -1. */
-static int named_index(const char *s, const char *outer, const char *inner)
-{
-    int found = -1;
-    while (*s) {
-        size_t n = strcspn(s, "-_");
-        if (n == strlen(outer) && !strncmp(s, outer, n))
-            found = OUTER;
-        else if (n == strlen(inner) && !strncmp(s, inner, n))
-            found = INNER;
-        s += n + (s[n] != '\0');
-    }
-    return found;
 }
 
 static int hold_port(block *b, const graph_edge *e, int input, sam_error *err)
 {
     const holder *h = b->state;
-    int p = named_index(e->comment, h->outer, h->inner);
-    if (p < 0)
-        p = named_index(e->label, h->outer, h->inner);
-    if (p < 0)
-        return block_error(b, err, "%s edge '%s' names neither index %s nor %s",
-                           input ? "input" : "output", e->label, h->outer, h->inner);
-    return p;
+    return index_ports_port(b, &h->names, e, input, err);
 }
 
 static void hold_destroy(block *b)

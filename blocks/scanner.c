@@ -1,0 +1,90 @@
+#include "scanner.h"
+
+enum { OUT_CRD, OUT_REF };
+
+const fiber_level *scanner_create(block *b, const block_ctx *ctx, char kind,
+                                  const fibertree **tree, sam_error *err)
+{
+    int64_t mode;
+    const char *tensor = block_attr(ctx, "tensor", err);
+    if (!tensor || block_attr_int(ctx, "mode", &mode, err))
+        return NULL;
+    const fiber_level *l = block_level(ctx, tensor, (int)mode, tree, err);
+    if (l && l->kind != kind) {
+        block_error(b, err, "tensor %s stores mode %lld %s, not %s", tensor, (long long)mode,
+                    l->kind == 'd' ? "densely" : "compressed",
+                    kind == 'd' ? "dense" : "compressed");
+        return NULL;
+    }
+    b->nin = 1;
+    b->nout = 2;
+    b->in_names[SCANNER_IN_REF] = "ref";
+    b->out_names[OUT_CRD] = "crd";
+    b->out_names[OUT_REF] = "ref";
+    return l;
+}
+
+int scanner_port(block *b, const graph_edge *e, int input, sam_error *err)
+{
+    static const char *const in_kinds[] = {"ref"}, *const out_kinds[] = {"crd", "ref"};
+    return input ? block_port_by_kind(b, e, 1, in_kinds, 1, err)
+                 : block_port_by_kind(b, e, 0, out_kinds, 2, err);
+}
+
+void scanner_emit(block *b, cycle_t now, token crd, token ref)
+{
+    out_push(b, OUT_CRD, now, crd);
+    out_push(b, OUT_REF, now, ref);
+}
+
+/* The fiber's stop token, merged with a stop-token reference at the head
+ * of the input, or deferred until a reference is visible. */
+static void emit_stop(block *b, scanner *s, cycle_t now)
+{
+    token head;
+    if (!in_peek(b, SCANNER_IN_REF, now, &head)) {
+        s->pend_stop = 1;
+        return;
+    }
+    token stop = token_stop(0);
+    if (token_is_stop(head)) {
+        in_pop(b, SCANNER_IN_REF, now);
+        stop = token_stop(head.level + 1);
+    }
+    scanner_emit(b, now, stop, stop);
+}
+
+void scanner_close(block *b, scanner *s, cycle_t now)
+{
+    s->end_fiber = 1;
+    s->cur = -1;
+    emit_stop(b, s, now);
+}
+
+int scanner_pending(block *b, scanner *s, int have, cycle_t now)
+{
+    if (s->done || !have)
+        return 0;
+    s->pend_stop = 0;
+    emit_stop(b, s, now);
+    return 1;
+}
+
+int scanner_start(block *b, scanner *s, cycle_t now, token r)
+{
+    in_pop(b, SCANNER_IN_REF, now);
+    s->begin = s->end_fiber = 0;
+    if (r.kind == TOKEN_DONE) {
+        scanner_emit(b, now, r, r);
+        s->done = 1;
+    } else if (token_is_stop(r)) {
+        scanner_emit(b, now, token_stop(r.level + 1), token_stop(r.level + 1));
+        s->end_fiber = 1;
+    } else if (r.kind == TOKEN_EMPTY) {
+        scanner_emit(b, now, r, r);
+        s->end_fiber = s->pend_stop = 1;
+    } else {
+        return 1;
+    }
+    return 0;
+}
