@@ -115,9 +115,8 @@ static int grow(channel *c)
 
 int channel_push(channel *c, cycle_t now, token t)
 {
-    /* The ring is full only when even the slowest reader is a ring behind. */
-    if (c->tail - c->readers[0].head > c->mask && c->tail - slowest_head(c) > c->mask &&
-        grow(c))
+    uint64_t held = c->nreaders == 1 ? c->tail - c->readers[0].head : channel_occupancy(c);
+    if (held > c->mask && grow(c))
         return -1;
     c->buf[c->tail & c->mask] = (channel_entry){.tok = t, .visible = now + c->latency};
     c->tail++;
