@@ -18,6 +18,11 @@
  * where b(i) holds a value but C(i,:) meets d nowhere; the reference's own
  * test of that kernel leaves the crddrop out (SAM-BLOCKS.md 3.3).
  *
+ * The inner stream may lie more than one level below the outer one (the
+ * hand-written matmul_ikj BLACKBOX graph drops i over a j stream nested in
+ * k); the graph tells how many, and the inner stop tokens of the levels in
+ * between only separate parts of one outer element's fiber.
+ *
  * Ports: index_ports.h. */
 #include <stdlib.h>
 
@@ -31,6 +36,7 @@ typedef struct dropper {
     int prev_stop;                  /* the outer token before ocur was a stop */
     int need_stop;                  /* read the inner stop of an empty outer fiber */
     int get_o, get_i, done;
+    int inner_levels;               /* inner stops below this level are inside an element */
 } dropper;
 
 static int is_element(token t)
@@ -57,11 +63,15 @@ static void take_outer(dropper *d, token o, token *out, int *emit)
 
 static void take_inner(block *b, dropper *d, token i, token *out, int *emit)
 {
+    *emit = 0;
+    if (token_is_stop(i) && i.level < d->inner_levels)
+        return;
+    if (token_is_stop(i))
+        i.level = (uint8_t)(i.level - d->inner_levels);
     if (d->need_stop) {
         d->get_o = 1;
         d->get_i = d->need_stop = 0;
     }
-    *emit = 0;
     if (is_element(i)) {
         d->has_crd = d->get_i = 1;
         d->get_o = 0;
@@ -103,6 +113,24 @@ static int drop_step(block *b, cycle_t now)
     return changed;
 }
 
+/* How many levels the inner stream lies below the outer one, less one. */
+static int levels_between(block *b, const block_ctx *ctx, const index_names *names)
+{
+    if (!ctx->graph)
+        return 0;
+    int me = graph_node_index(ctx->graph, ctx->node->id), depth[2] = {-1, -1};
+    for (int k = 0; k < ctx->graph->nedges; k++) {
+        const graph_edge *e = &ctx->graph->edges[k];
+        sam_error ignored;
+        int p = e->dst == me ? index_ports_port(b, names, e, 1, &ignored) : -1;
+        if (p == INDEX_OUTER || p == INDEX_INNER)
+            depth[p] = graph_stream_depth(ctx->graph, e);
+    }
+    return depth[INDEX_OUTER] > 0 && depth[INDEX_INNER] > depth[INDEX_OUTER] + 1
+               ? depth[INDEX_INNER] - depth[INDEX_OUTER] - 1
+               : 0;
+}
+
 static int drop_create(block *b, const block_ctx *ctx, sam_error *err)
 {
     index_names names;
@@ -111,7 +139,8 @@ static int drop_create(block *b, const block_ctx *ctx, sam_error *err)
     dropper *d = calloc(1, sizeof *d);
     if (!d)
         return error_set(err, "out of memory");
-    *d = (dropper){.names = names, .prev_stop = 1, .get_o = 1};
+    *d = (dropper){.names = names, .prev_stop = 1, .get_o = 1,
+                   .inner_levels = levels_between(b, ctx, &names)};
     b->state = d;
     return 0;
 }

@@ -67,6 +67,10 @@ const graph_tensor *graph_tensor_find(const sam_graph *g, const char *name);
  * `tensor` (a node with attributes tensor, mode and index), or NULL. */
 const char *graph_tensor_index(const sam_graph *g, const char *tensor, int mode);
 
+/* The number of fiber levels of the stream on edge e (1 for the top level
+ * of a tensor), worked out from the graph; -1 when it cannot tell. */
+int graph_stream_depth(const sam_graph *g, const graph_edge *e);
+
 /* Index of the node with DOT name id, or -1. */
 int graph_node_index(const sam_graph *g, const char *id);
 

@@ -43,6 +43,7 @@ static const kernel matrix_kernels[] = {
     {"mat_vecmul_iter_short", "x(i)=B(i,j)*C(j,k)*d(k)", "B=M C=S d=v1", 1},
     {"mat_vecmul_iter", "x(i)=B(i,j)*C(j,k)*D(k,l)*E(l,m)*f(m)", "B=M C=S D=S E=S f=v1", 1},
     {"vec_spacc_simple", "x(j)=B(i,j)", "B=M", 0},
+    {"matmul_ikj_hand_BLACKBOX_with_crddrop", "X(i,j)=B(i,k)*C(k,j)", "B=M C=S", 0},
 };
 
 static const char *const matrices[] = {"bcsstm02", "bcsstk01", "west0479", "Tina_AskCal",
