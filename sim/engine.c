@@ -58,11 +58,9 @@ void sim_engine_wake(sim_engine *e, int b, cycle_t at)
     schedule(e, b, at);
 }
 
-void sim_engine_pushed(sim_engine *e, const channel *c, cycle_t at)
+void sim_engine_wake_readers(sim_engine *e, const channel *c, cycle_t at)
 {
-    if (at > e->max_visible)
-        e->max_visible = at;
-    for (int r = 0; e->woken_for && r < c->nreaders; r++)
+    for (int r = 0; r < c->nreaders; r++)
         schedule(e, c->readers[r].block, at);
 }
 
@@ -207,25 +205,37 @@ typedef struct run_state {
     cycle_t last_done, last_changed;
 } run_state;
 
-/* Advances block i up to limit; whether any step changed it. */
+/* Advances block i up to limit; whether any step changed it. This loop
+ * runs once per block and cycle, so it calls the step directly: channels
+ * are unbounded here and need no room check. */
 static int run_block(sim_engine *e, int i, cycle_t limit, run_state *rs)
 {
     block *b = &e->blocks[i];
-    cycle_t t = rs->clock[i], h = input_horizon(rs->clock, b);
-    int any = 0;
+    int (*step)(block *, cycle_t) = b->ops->step;
+    cycle_t t = rs->clock[i], h = input_horizon(rs->clock, b), changed_at = 0;
+    int any = 0, was_done = b->done;
     if (h > limit)
         h = limit;
-    while (t < h && !b->done && !e->failed) {
-        if (step_block(e, i, t, &rs->remaining, &rs->last_done)) {
+    while (t < h && !b->done) {
+        if (step(b, t)) {
             any = 1;
-            if (t > rs->last_changed)
-                rs->last_changed = t;
-            t++;
+            changed_at = t++;
         } else {
             cycle_t next = next_arrival(b, t);
             t = next < h ? next : h;
         }
+        if (b->failed || b->fault) {
+            e->failed = 1;
+            break;
+        }
     }
+    if (b->done && !was_done) {
+        rs->remaining--;
+        if (changed_at > rs->last_done)
+            rs->last_done = changed_at;
+    }
+    if (any && changed_at > rs->last_changed)
+        rs->last_changed = changed_at;
     rs->clock[i] = t > h ? t : h;
     return any;
 }
