@@ -59,15 +59,13 @@ int channel_visible(const channel *c, int r, cycle_t now, int limit)
     return n;
 }
 
-void channel_pop(channel *c, int r, cycle_t now)
+void channel_note_pop(channel *c, channel_reader *rd, cycle_t now)
 {
-    channel_reader *rd = &c->readers[r];
     if (rd->pop_cycle != now) {
         rd->pop_cycle = now;
         rd->pops_in_cycle = 0;
     }
     rd->pops_in_cycle++;
-    rd->head++;
     if (c->waiting_producer && c->engine) {
         c->waiting_producer = 0;
         sim_engine_wake(c->engine, c->producer, now + 1);
@@ -113,15 +111,13 @@ static int grow(channel *c)
     return 0;
 }
 
-int channel_push(channel *c, cycle_t now, token t)
+int channel_make_room(channel *c)
 {
-    uint64_t held = c->nreaders == 1 ? c->tail - c->readers[0].head : channel_occupancy(c);
-    if (held > c->mask && grow(c))
-        return -1;
-    c->buf[c->tail & c->mask] = (channel_entry){.tok = t, .visible = now + c->latency};
-    c->tail++;
-    c->pushed++;
-    if (c->engine)
-        sim_engine_pushed(c->engine, c, now + c->latency);
-    return 0;
+    c->floor = slowest_head(c);
+    return c->tail - c->floor > c->mask ? grow(c) : 0;
+}
+
+void channel_wake_readers(channel *c, cycle_t at)
+{
+    sim_engine_wake_readers(c->engine, c, at);
 }

@@ -33,6 +33,8 @@ typedef struct channel {
     channel_entry *buf;     /* ring of cap_pow2 entries */
     uint64_t mask;
     uint64_t tail;          /* entries pushed so far */
+    uint64_t floor;         /* no reader's head is below this (refreshed when
+                               the ring looks full) */
     uint64_t capacity;      /* 0: unbounded */
     uint32_t latency;
     int producer;           /* woken when a full channel drains */
@@ -40,6 +42,8 @@ typedef struct channel {
     channel_reader *readers;
     int nreaders;
     struct sim_engine *engine;
+    cycle_t *latest;        /* the engine's latest visible cycle, or NULL */
+    int wakes;              /* the engine schedules readers on pushes */
     uint64_t pushed;        /* token moves, for statistics */
     int id;                 /* index in the engine, for messages */
 } channel;
@@ -78,14 +82,41 @@ static inline token channel_at(const channel *c, int r, int k)
     return c->buf[(c->readers[r].head + (uint64_t)k) & c->mask].tok;
 }
 
-void channel_pop(channel *c, int r, cycle_t now);
+void channel_note_pop(channel *c, channel_reader *rd, cycle_t now);
+
+/* Inline, with the bookkeeping for bounded channels out of line, since
+ * every token passes here. */
+static inline void channel_pop(channel *c, int r, cycle_t now)
+{
+    channel_reader *rd = &c->readers[r];
+    rd->head++;
+    if (c->capacity)
+        channel_note_pop(c, rd, now);
+}
 
 /* Room for one more token at cycle now. */
 int channel_has_room(channel *c, cycle_t now);
 
+int channel_make_room(channel *c);
+void channel_wake_readers(channel *c, cycle_t at);
+
 /* Appends a token visible at now + latency and wakes the readers. Returns
- * -1 when memory runs out. */
-int channel_push(channel *c, cycle_t now, token t);
+ * -1 when memory runs out. Heads only move forward, so the floor, however
+ * stale, never lets the ring overwrite what a reader still needs. */
+static inline int channel_push(channel *c, cycle_t now, token t)
+{
+    if (c->tail - c->floor > c->mask && channel_make_room(c))
+        return -1;
+    cycle_t at = now + c->latency;
+    c->buf[c->tail & c->mask] = (channel_entry){.tok = t, .visible = at};
+    c->tail++;
+    c->pushed++;
+    if (c->latest && at > *c->latest)
+        *c->latest = at;
+    if (c->wakes)
+        channel_wake_readers(c, at);
+    return 0;
+}
 
 /* Tokens pushed but not yet taken by the slowest reader. */
 uint64_t channel_occupancy(const channel *c);

@@ -23,6 +23,7 @@ int sim_engine_start(sim_engine *e, sam_error *err)
         e->woken_for[i] = UINT64_MAX;
     for (int c = 0; c < e->nchannels; c++) {
         e->channels[c].engine = e;
+        e->channels[c].latest = &e->max_visible;
         e->bounded |= e->channels[c].capacity != 0;
     }
     return 0;
@@ -143,7 +144,7 @@ static int run_events(sim_engine *e, cycle_t max, int *remaining, cycle_t *t, cy
  * block sees exactly what it would see cycle by cycle, without a global
  * event queue. A window bounds how far ahead of the slowest block anything
  * runs, and so how many tokens wait in channels. */
-#define RUN_AHEAD_WINDOW 4096
+#define RUN_AHEAD_WINDOW 512
 
 static int topological_order(const sim_engine *e, int *order)
 {
@@ -327,6 +328,8 @@ int sim_engine_run(sim_engine *e, engine_mode mode, cycle_t max_cycles, sim_outc
     int ahead = mode == ENGINE_EVENT && !e->bounded && topological_order(e, order) == 0;
     if (mode == ENGINE_CYCLE || ahead)
         free(e->woken_for), e->woken_for = NULL;
+    for (int c = 0; c < e->nchannels; c++)
+        e->channels[c].wakes = e->woken_for != NULL;
     int stuck = ahead ? run_ahead(e, order, max_cycles, &remaining, &t, &last)
                 : mode == ENGINE_EVENT ? run_events(e, max_cycles, &remaining, &t, &last)
                                        : run_cycles(e, max_cycles, &remaining, &t, &last);

@@ -43,17 +43,8 @@ int sim_engine_start(sim_engine *e, sam_error *err);
 /* Lists block b to be stepped at cycle at. */
 void sim_engine_wake(sim_engine *e, int b, cycle_t at);
 
+/* Lists every reader of c to be stepped at cycle at. */
 void sim_engine_wake_readers(sim_engine *e, const channel *c, cycle_t at);
-
-/* A token pushed on c becomes visible at cycle at: its readers wake then.
- * Inline, since it runs for every token. */
-static inline void sim_engine_pushed(sim_engine *e, const channel *c, cycle_t at)
-{
-    if (at > e->max_visible)
-        e->max_visible = at;
-    if (e->woken_for)
-        sim_engine_wake_readers(e, c, at);
-}
 
 /* Runs until every sink is done (0), or until nothing can happen any more
  * (1, deadlock: out has the cycle; report describes who waits on what), or

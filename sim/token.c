@@ -5,22 +5,6 @@
 
 #include "../formats/text_out.h"
 
-int token_equal(token a, token b)
-{
-    if (a.kind != b.kind)
-        return 0;
-    switch (a.kind) {
-    case TOKEN_CRD:
-        return a.i == b.i;
-    case TOKEN_VAL:
-        return a.v == b.v;
-    case TOKEN_STOP:
-        return a.level == b.level;
-    default:
-        return 1;
-    }
-}
-
 const char *token_str(token t, char *buf)
 {
     switch (t.kind) {

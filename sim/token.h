@@ -39,8 +39,18 @@ static inline int token_is_stop(token t) { return t.kind == TOKEN_STOP; }
 static inline int token_is_done(token t) { return t.kind == TOKEN_DONE; }
 static inline int token_is_data(token t) { return t.kind == TOKEN_CRD || t.kind == TOKEN_VAL; }
 
-/* Equal kinds and payloads (values compared exactly). */
-int token_equal(token a, token b);
+/* Equal kinds and payloads (values compared exactly). Inline: joiners
+ * compare tokens every cycle. */
+static inline int token_equal(token a, token b)
+{
+    if (a.kind != b.kind)
+        return 0;
+    if (a.kind == TOKEN_CRD)
+        return a.i == b.i;
+    if (a.kind == TOKEN_VAL)
+        return a.v == b.v;
+    return a.kind != TOKEN_STOP || a.level == b.level;
+}
 
 /* "3", "2.5", "S0", "N", "D", "R", "S"; buf needs 32 bytes. */
 const char *token_str(token t, char *buf);
