@@ -557,6 +557,23 @@ static void test_alu_ports(void **state)
     free(path);
 }
 
+/* vectorreducer has no reference: within each outer fiber (closed by S1
+ * here) it takes a pair a cycle, and when the fiber closes emits the
+ * distinct coordinates in order with their sums, then the stop one level
+ * lower. */
+static void test_vectorreducer(void **state)
+{
+    (void)state;
+    harness_spec s = {.ops = &vectorreducer_ops,
+                      .inputs = {"2 0 S0 0 S1 5 S1 D", "1.0 2.0 S0 3.0 S1 4.0 S1 D"},
+                      .queued = 1};
+    harness_out out;
+    harness_run(&s, &out);
+    harness_expect(&out, 0, "_ _ _ _ _ 0 2 S0 _ _ 5 S0 D", 1);
+    harness_expect(&out, 1, "_ _ _ _ _ 5.0 1.0 S0 _ _ 4.0 S0 D", 1);
+    harness_free(&out);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -589,6 +606,7 @@ int main(void)
         cmocka_unit_test(test_spacc_bad_attributes),
         cmocka_unit_test(test_crdpt_converter),
         cmocka_unit_test(test_spacc_ports),
+        cmocka_unit_test(test_vectorreducer),
     };
     return cmocka_run_group_tests_name("blocks: mul, add, reduce, spaccumulator", tests, NULL, NULL);
 }
