@@ -94,10 +94,7 @@ static int writer_create(block *b, const block_ctx *ctx, sam_error *err)
 
 static int writer_port(block *b, const graph_edge *e, int input, sam_error *err)
 {
-    static const char *const kinds[] = {"crd"};
-    if (!input)
-        return block_error(b, err, "a writer has no outputs");
-    return block_port_by_kind(b, e, 1, kinds, 1, err);
+    return block_sink_port(b, e, input, "crd", err);
 }
 
 /* Hands the arrays to the level of the result that stores this mode. */

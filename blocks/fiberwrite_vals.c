@@ -56,10 +56,7 @@ static int vals_create(block *b, const block_ctx *ctx, sam_error *err)
 
 static int vals_port(block *b, const graph_edge *e, int input, sam_error *err)
 {
-    static const char *const kinds[] = {"val"};
-    if (!input)
-        return block_error(b, err, "a writer has no outputs");
-    return block_port_by_kind(b, e, 1, kinds, 1, err);
+    return block_sink_port(b, e, input, "val", err);
 }
 
 static int vals_collect(const block *b, fibertree *result, sam_error *err)

@@ -67,3 +67,10 @@ int block_port_by_kind(block *b, const graph_edge *e, int input, const char *con
     return block_error(b, err, "no %s port for a %s stream (edge label '%s')",
                        input ? "input" : "output", e->kind, e->label);
 }
+
+int block_sink_port(block *b, const graph_edge *e, int input, const char *kind, sam_error *err)
+{
+    if (!input)
+        return block_error(b, err, "a writer has no outputs");
+    return block_port_by_kind(b, e, 1, &kind, 1, err);
+}

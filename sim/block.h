@@ -97,6 +97,10 @@ static inline void out_push(block *b, int p, cycle_t now, token t)
 int block_port_by_kind(block *b, const graph_edge *e, int input, const char *const *kinds,
                        int n, sam_error *err);
 
+/* The port of an edge into a sink whose one input carries streams of
+ * kind; sinks have no outputs. */
+int block_sink_port(block *b, const graph_edge *e, int input, const char *kind, sam_error *err);
+
 /* Helpers for constructors. */
 int block_attr_int(const block_ctx *ctx, const char *key, int64_t *v, sam_error *err);
 const char *block_attr(const block_ctx *ctx, const char *key, sam_error *err);
