@@ -131,10 +131,10 @@ void joiner_emit(block *b, const joiner *j, cycle_t now, token crd, const token 
         out_push(b, 1 + k, now, refs[k]);
 }
 
-static int all_visible(const block *b, const joiner *j, cycle_t now)
+int joiner_ready(const block *b, const joiner *j, cycle_t now)
 {
-    for (int k = 0; k < j->n; k++)
-        if (!in_has(b, 2 * k, now) || !in_has(b, 2 * k + 1, now))
+    for (int p = 0; p < 2 * j->n; p++)
+        if (!channel_sees(b->in[p].ch, b->in[p].reader, now, 0))
             return 0;
     return 1;
 }
@@ -166,7 +166,7 @@ int joiner_step(block *b, cycle_t now, joiner_rule *rule)
             return 1;
         }
     }
-    if (!all_visible(b, j, now))
+    if (!joiner_ready(b, j, now))
         return 0;
     if (j->primed) {
         rule(b, j, now);

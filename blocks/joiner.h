@@ -37,6 +37,9 @@ void joiner_destroy(block *b);
  * with a pair visible on every side, the first fill or the rule. */
 int joiner_step(block *b, cycle_t now, joiner_rule *rule);
 
+/* Whether every side's (crd, ref) pair is visible: a step needs them all. */
+int joiner_ready(const block *b, const joiner *j, cycle_t now);
+
 /* Refills the registers of side k from its inputs. */
 void joiner_advance(block *b, joiner *j, int k, cycle_t now);
 
