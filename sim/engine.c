@@ -176,6 +176,9 @@ static cycle_t next_arrival(const block *b, cycle_t t)
     for (int p = 0; p < b->nin; p++) {
         const channel *c = b->in[p].ch;
         uint64_t lo = c->readers[b->in[p].reader].head, hi = c->tail;
+        /* Mostly the head itself is the token still to come. */
+        if (lo < hi && c->buf[lo & c->mask].visible > t)
+            hi = lo;
         while (lo < hi) {
             uint64_t mid = lo + (hi - lo) / 2;
             if (c->buf[mid & c->mask].visible > t)
