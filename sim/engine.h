@@ -1,9 +1,12 @@
 /* The simulation: blocks and the channels between them, stepped in time.
- * Event-driven by default (a block is stepped only in cycles where it can
- * have something to do: it changed in the previous cycle or a token became
- * visible to it), or cycle by cycle (every block every cycle). Both give
- * the same cycles, outputs and statistics: a step that changes nothing
- * would change nothing again until new input arrives. */
+ * Event-driven by default: a block is stepped only in cycles where it can
+ * have something to do (it changed in the previous cycle or a token became
+ * visible to it). With unbounded channels on an acyclic graph each block
+ * runs ahead on its own clock, in topological order, as far as its inputs
+ * are final; otherwise a queue of per-cycle wake-ups drives the blocks.
+ * The cycle engine steps every block every cycle. All give the same
+ * cycles, outputs and statistics: a step that changes nothing would change
+ * nothing again until new input arrives. */
 #ifndef SAMSIM_ENGINE_H
 #define SAMSIM_ENGINE_H
 
