@@ -83,6 +83,33 @@ static void test_identity_example_12_cycles(void **state)
     test_tmpdir_remove(dir);
 }
 
+/* --max-cycles stops a run that has not finished, as a run that cannot:
+ * exit 2 and the cycle, whichever engine. */
+static void test_max_cycles(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir();
+    char *graph = test_write_file(dir, "identity.gv", identity_gv);
+    char *b = test_write_file(dir, "B.mtx", "%%MatrixMarket matrix coordinate real general\n"
+                                            "4 4 5\n1 1 1\n1 3 2\n2 2 3\n4 1 4\n4 4 5\n");
+    char bind[4200];
+    snprintf(bind, sizeof bind, "B=%s", b);
+    static const char *engines[] = {"event", "cycle"};
+    for (int e = 0; e < 2; e++) {
+        char *se = NULL;
+        assert_int_equal(test_run_samsim(NULL, &se, "run", graph, "-t", bind, "--max-cycles", "8",
+                                         "--engine", engines[e], NULL), 2);
+        assert_non_null(strstr(se, "stopped after 8 cycles"));
+        free(se);
+    }
+    char *so = NULL;
+    assert_int_equal(test_run_samsim(&so, NULL, "run", graph, "-t", bind, "--max-cycles", "12",
+                                     NULL), 0);
+    assert_int_equal(summary(so, "cycles"), 12);
+    free(so), free(graph), free(b);
+    test_tmpdir_remove(dir);
+}
+
 /* REFERENCE-CYCLES.md: mat_identity takes stored entries + non-empty rows
  * + 4 cycles on a DCSR input; 136 on bcsstm02. */
 static void test_identity_on_suitesparse(void **state)
@@ -225,6 +252,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_identity_example_12_cycles),
+        cmocka_unit_test(test_max_cycles),
         cmocka_unit_test(test_identity_on_suitesparse),
         cmocka_unit_test(test_identity_from_sam_directory),
         cmocka_unit_test(test_run_that_cannot_finish),
