@@ -210,8 +210,6 @@ static int check_result(const run_opts *o, const sam_graph *g, const tensor *ope
                         const tensor *result, sam_error *err)
 {
     const char *text = o->expr ? o->expr : graph_attr_get(g, "expr");
-    if (!text)
-        return error_at(err, g->path, 0, "--check needs --expr: the graph records no expression");
     expr e;
     if (expr_parse(text, &e, err))
         return -1;
@@ -310,6 +308,8 @@ int cmd_run(int argc, char **argv)
     int rc = 1;
     if (!operands)
         error_set(&err, "out of memory");
+    else if (o.check && !o.expr && !graph_attr_get(&g, "expr"))
+        error_at(&err, g.path, 0, "--check needs --expr: the graph records no expression");
     else if (bind_operands(&o, &g, &d, operands, &err) == 0)
         rc = simulate(&o, &g, operands, &d, &err);
     if (rc == 1)

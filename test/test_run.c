@@ -84,7 +84,8 @@ static void test_identity_example_12_cycles(void **state)
 }
 
 /* --max-cycles stops a run that has not finished, as a run that cannot:
- * exit 2 and the cycle, whichever engine. */
+ * exit 2 and the cycle, whichever engine. --check without an expression is
+ * refused before anything runs. */
 static void test_max_cycles(void **state)
 {
     (void)state;
@@ -102,6 +103,10 @@ static void test_max_cycles(void **state)
         assert_non_null(strstr(se, "stopped after 8 cycles"));
         free(se);
     }
+    char *se = NULL;
+    assert_int_equal(test_run_samsim(NULL, &se, "run", graph, "-t", bind, "--check", NULL), 1);
+    assert_non_null(strstr(se, "--check needs --expr"));
+    free(se);
     char *so = NULL;
     assert_int_equal(test_run_samsim(&so, NULL, "run", graph, "-t", bind, "--max-cycles", "12",
                                      NULL), 0);
