@@ -24,17 +24,11 @@ typedef struct repeater {
  * visible. */
 static void emit_stop(block *b, repeater *r, cycle_t now)
 {
-    token head;
-    if (!in_peek(b, IN_REF, now, &head)) {
+    token stop;
+    if (block_closing_stop(b, IN_REF, now, &stop))
+        out_push(b, 0, now, stop);
+    else
         r->pend_stop = 1;
-        return;
-    }
-    token stop = token_stop(0);
-    if (token_is_stop(head)) {
-        in_pop(b, IN_REF, now);
-        stop = token_stop(head.level + 1);
-    }
-    out_push(b, 0, now, stop);
 }
 
 /* Streams that disagree are faults: the reference too stops at a D that

@@ -41,17 +41,11 @@ void scanner_emit(block *b, cycle_t now, token crd, token ref)
  * of the input, or deferred until a reference is visible. */
 static void emit_stop(block *b, scanner *s, cycle_t now)
 {
-    token head;
-    if (!in_peek(b, SCANNER_IN_REF, now, &head)) {
+    token stop;
+    if (block_closing_stop(b, SCANNER_IN_REF, now, &stop))
+        scanner_emit(b, now, stop, stop);
+    else
         s->pend_stop = 1;
-        return;
-    }
-    token stop = token_stop(0);
-    if (token_is_stop(head)) {
-        in_pop(b, SCANNER_IN_REF, now);
-        stop = token_stop(head.level + 1);
-    }
-    scanner_emit(b, now, stop, stop);
 }
 
 void scanner_close(block *b, scanner *s, cycle_t now)

@@ -74,3 +74,16 @@ int block_sink_port(block *b, const graph_edge *e, int input, const char *kind, 
         return block_error(b, err, "a writer has no outputs");
     return block_port_by_kind(b, e, 1, &kind, 1, err);
 }
+
+int block_closing_stop(block *b, int port, cycle_t now, token *stop)
+{
+    token head;
+    if (!in_peek(b, port, now, &head))
+        return 0;
+    *stop = token_stop(0);
+    if (token_is_stop(head)) {
+        in_pop(b, port, now);
+        *stop = token_stop(head.level + 1);
+    }
+    return 1;
+}

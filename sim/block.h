@@ -97,6 +97,12 @@ static inline void out_push(block *b, int p, cycle_t now, token t)
 int block_port_by_kind(block *b, const graph_edge *e, int input, const char *const *kinds,
                        int n, sam_error *err);
 
+/* The stop token that closes a fiber whose next reference comes on input
+ * port: S0, or S(k+1) when that reference is Sk, which is then taken (the
+ * two merge, as the reference's scanners and repeaters do). 0 when no
+ * reference is visible yet: the stop must wait for it. */
+int block_closing_stop(block *b, int port, cycle_t now, token *stop);
+
 /* The port of an edge into a sink whose one input carries streams of
  * kind; sinks have no outputs. */
 int block_sink_port(block *b, const graph_edge *e, int input, const char *kind, sam_error *err);
