@@ -42,7 +42,6 @@ typedef struct channel {
     channel_reader *readers;
     int nreaders;
     struct sim_engine *engine;
-    cycle_t *latest;        /* the engine's latest visible cycle, or NULL */
     int wakes;              /* the engine schedules readers on pushes */
     uint64_t pushed;        /* token moves, for statistics */
     int id;                 /* index in the engine, for messages */
@@ -111,8 +110,6 @@ static inline int channel_push(channel *c, cycle_t now, token t)
     c->buf[c->tail & c->mask] = (channel_entry){.tok = t, .visible = at};
     c->tail++;
     c->pushed++;
-    if (c->latest && at > *c->latest)
-        *c->latest = at;
     if (c->wakes)
         channel_wake_readers(c, at);
     return 0;

@@ -23,7 +23,6 @@ int sim_engine_start(sim_engine *e, sam_error *err)
         e->woken_for[i] = UINT64_MAX;
     for (int c = 0; c < e->nchannels; c++) {
         e->channels[c].engine = e;
-        e->channels[c].latest = &e->max_visible;
         e->bounded |= e->channels[c].capacity != 0;
     }
     return 0;
@@ -54,8 +53,6 @@ static void schedule(sim_engine *e, int b, cycle_t at)
 
 void sim_engine_wake(sim_engine *e, int b, cycle_t at)
 {
-    if (at > e->max_visible)
-        e->max_visible = at;
     schedule(e, b, at);
 }
 
@@ -96,11 +93,26 @@ static int next_busy_slot(const sim_engine *e, cycle_t t, cycle_t *next)
     return 0;
 }
 
+/* The cycle in which the newest token pushed anywhere becomes visible:
+ * until then a run that changes nothing may still be waiting for it.
+ * Found when needed rather than tracked on every push. */
+static cycle_t latest_arrival(const sim_engine *e)
+{
+    cycle_t latest = 0;
+    for (int i = 0; i < e->nchannels; i++) {
+        const channel *c = &e->channels[i];
+        if (c->tail && c->buf[(c->tail - 1) & c->mask].visible > latest)
+            latest = c->buf[(c->tail - 1) & c->mask].visible;
+    }
+    return latest;
+}
+
 /* The cycle in which a stuck run is reported: the first from which
  * nothing can change, as the cycle engine finds it. */
 static cycle_t stuck_cycle(const sim_engine *e, cycle_t last_changed)
 {
-    return last_changed + 1 > e->max_visible ? last_changed + 1 : e->max_visible;
+    cycle_t latest = latest_arrival(e);
+    return last_changed + 1 > latest ? last_changed + 1 : latest;
 }
 
 static int run_events(sim_engine *e, cycle_t max, int *remaining, cycle_t *t, cycle_t *last)
@@ -279,7 +291,7 @@ static int run_cycles(sim_engine *e, cycle_t max, int *remaining, cycle_t *t, cy
         int changed = 0;
         for (int i = 0; i < e->nblocks; i++)
             changed |= step_block(e, i, *t, remaining, last);
-        if (!changed && *t >= e->max_visible && *remaining > 0)
+        if (!changed && *remaining > 0 && *t >= latest_arrival(e))
             return 1;
     }
     return *remaining > 0;

@@ -29,7 +29,6 @@ typedef struct sim_engine {
     int **slot_blocks;
     int *slot_count, *slot_cap;
     cycle_t *woken_for;      /* per block and slot: the cycle it is listed for */
-    cycle_t max_visible;     /* latest cycle at which a pushed token appears */
     int bounded;             /* some channel has a capacity */
     int failed;
 } sim_engine;
