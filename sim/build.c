@@ -138,7 +138,8 @@ static int attach_input(builder *bd, block *b, int port, channel *c, sam_error *
         return block_error(b, err, "input %s has more than one edge", b->in_names[port]);
     int r = channel_add_reader(c, b->index);
     if (r < 0)
-        return error_set(err, "out of memory");
+        return block_error(b, err, "input %s reads a stream that already has %d readers",
+                           b->in_names[port], CHANNEL_MAX_READERS);
     b->in[port] = (in_port){.ch = c, .reader = r};
     (void)bd;
     return 0;

@@ -21,17 +21,15 @@ int channel_init(channel *c, uint64_t capacity, uint32_t latency)
 void channel_free(channel *c)
 {
     free(c->buf);
-    free(c->readers);
     memset(c, 0, sizeof *c);
 }
 
 int channel_add_reader(channel *c, int block)
 {
-    channel_reader *r = realloc(c->readers, ((size_t)c->nreaders + 1) * sizeof *r);
-    if (!r)
+    if (c->nreaders == CHANNEL_MAX_READERS)
         return -1;
-    c->readers = r;
-    r[c->nreaders] = (channel_reader){.head = c->tail, .block = block, .pop_cycle = UINT64_MAX};
+    c->readers[c->nreaders] =
+        (channel_reader){.head = c->tail, .block = block, .pop_cycle = UINT64_MAX};
     return c->nreaders++;
 }
 

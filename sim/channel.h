@@ -17,6 +17,9 @@ typedef uint64_t cycle_t;
 
 struct sim_engine;
 
+/* Readers of one stream; SAM graphs fan a stream out to a handful. */
+#define CHANNEL_MAX_READERS 16
+
 typedef struct channel_entry {
     token tok;
     cycle_t visible;
@@ -39,7 +42,7 @@ typedef struct channel {
     uint32_t latency;
     int producer;           /* woken when a full channel drains */
     int waiting_producer;   /* the producer found it full */
-    channel_reader *readers;
+    channel_reader readers[CHANNEL_MAX_READERS];   /* in place: read every cycle */
     int nreaders;
     struct sim_engine *engine;
     int wakes;              /* the engine schedules readers on pushes */
@@ -49,6 +52,7 @@ typedef struct channel {
 
 int channel_init(channel *c, uint64_t capacity, uint32_t latency);
 void channel_free(channel *c);
+/* The new reader's index, or -1 when the channel has its maximum. */
 int channel_add_reader(channel *c, int block);
 
 /* Whether reader r has a token visible at cycle now, and which. */
