@@ -182,12 +182,25 @@ static int bind_one(const run_opts *o, const sam_graph *g, int k, tensor *operan
     return sim_data_add(d, gt->name, &operands[k], &gt->format, err);
 }
 
+/* Whether the graph only writes tensor name (mat_mask_tri_fiberwrite also
+ * stores an intermediate T): such a tensor is a second result, not an
+ * operand to bind. */
+static int written_only(const sam_graph *g, const char *name)
+{
+    for (int i = 0; i < g->nnodes; i++) {
+        const char *t = graph_node_attr(&g->nodes[i], "tensor");
+        if (t && !strcmp(t, name) && strcmp(g->nodes[i].type, "fiberwrite"))
+            return 0;
+    }
+    return 1;
+}
+
 /* Binds every operand; operands[k] keeps tensor k when it is checked. */
 static int bind_operands(const run_opts *o, const sam_graph *g, sim_data *d, tensor *operands,
                          sam_error *err)
 {
     for (int k = 1; k < g->ntensors; k++)
-        if (bind_one(o, g, k, operands, d, err))
+        if (!written_only(g, g->tensors[k].name) && bind_one(o, g, k, operands, d, err))
             return -1;
     /* The simulation reads the level storage; the lists stay for --check. */
     for (int k = 0; k < g->ntensors && !o->check; k++)

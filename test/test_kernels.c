@@ -22,6 +22,7 @@ typedef struct kernel {
 
 static const kernel matrix_kernels[] = {
     {"mat_identity", "X(i,j)=B(i,j)", "B=M", 0},
+    {"mat_identity_dense", "X(i,j)=B(i,j)", "B=M", 0},
     {"mat_elemmul", "X(i,j)=B(i,j)*C(i,j)", "B=M C=S", 0},
     {"mat_elemadd", "X(i,j)=B(i,j)+C(i,j)", "B=M C=S", 0},
     {"mat_elemadd3", "X(i,j)=B(i,j)+C(i,j)+D(i,j)", "B=M C=S D=S", 0},
@@ -40,6 +41,7 @@ static const kernel matrix_kernels[] = {
     {"mat_sddmm", "X(i,j)=B(i,j)*C(i,k)*D(k,j)", "B=M C=S D=S", 1},
     {"mat_mask_tri", "x=B(i,j)*C(i,k)*D(k,j)", "B=M C=S D=S", 1},
     {"mat_mask_tri_partial", "X(i,j)=B(i,j)*C(i,k)*D(k,j)", "B=M C=S D=S", 1},
+    {"mat_mask_tri_fiberwrite", "x=B(i,j)*C(i,k)*D(k,j)", "B=M C=S D=S", 1},
     {"mat_vecmul_iter_short", "x(i)=B(i,j)*C(j,k)*d(k)", "B=M C=S d=v1", 1},
     {"mat_vecmul_iter", "x(i)=B(i,j)*C(j,k)*D(k,l)*E(l,m)*f(m)", "B=M C=S D=S E=S f=v1", 1},
     {"vec_spacc_simple", "x(j)=B(i,j)", "B=M", 0},
@@ -198,6 +200,8 @@ static const generated generated_kernels[] = {
     {"vec_sd_compression_HAND", "x(i)=b(i)", "b:200"},
     {"vec_ds_compression", "x(i)=b(i)", "b:200"},
     {"vec_ds_compression_HAND", "x(i)=b(i)", "b:200"},
+    {"vec_sd_compression_WRONG", "x(i)=b(i)", "b:200"},
+    {"vec_ds_compression_WRONG", "x(i)=b(i)", "b:200"},
     {"tensor3_identity", "X(i,j,k)=B(i,j,k)", "B:12x10x9"},
     {"tensor3_identity_dense", "X(i,j,k)=B(i,j,k)", "B:12x10x9"},
     {"tensor3_elemmul", "X(i,j,k)=B(i,j,k)*C(i,j,k)", "B:12x10x9 C:12x10x9"},
