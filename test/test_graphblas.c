@@ -81,14 +81,6 @@ static tensor simulate(const char *graph, const char *b, const char *c, const ch
     return t;
 }
 
-static char *graph_path(const char *graphs, const char *name)
-{
-    size_t n = strlen(graphs) + strlen(name) + 5;
-    char *p = malloc(n);
-    snprintf(p, n, "%s/%s.gv", graphs, name);
-    return p;
-}
-
 static void check_matrix(const char *graphs, const char *file, const char *dir)
 {
     tensor b = read_tensor(file), c;
@@ -99,7 +91,7 @@ static void check_matrix(const char *graphs, const char *file, const char *dir)
     static const char *products[] = {"matmul_ikj", "matmul_ijk", "matmul_kij"};
     for (int p = 0; p < 3; p++) {
         /* The SAM convention multiplies B by shift(B) transposed. */
-        char *g = graph_path(graphs, products[p]);
+        char *g = test_graph_path(graphs, products[p]);
         tensor x = simulate(g, file, NULL, dir);
         GrB_Matrix_new(&want, GrB_FP64, rows, rows);
         assert_int_equal(GrB_mxm(want, NULL, NULL, GrB_PLUS_TIMES_SEMIRING_FP64, B, C, GrB_DESC_T1),
@@ -109,7 +101,7 @@ static void check_matrix(const char *graphs, const char *file, const char *dir)
         tensor_free(&x);
         free(g);
     }
-    char *g = graph_path(graphs, "mat_elemadd");
+    char *g = test_graph_path(graphs, "mat_elemadd");
     tensor x = simulate(g, file, NULL, dir);
     GrB_Matrix_new(&want, GrB_FP64, rows, cols);
     assert_int_equal(GrB_Matrix_eWiseAdd_BinaryOp(want, NULL, NULL, GrB_PLUS_FP64, B, C, NULL),
@@ -118,7 +110,7 @@ static void check_matrix(const char *graphs, const char *file, const char *dir)
     GrB_Matrix_free(&want);
     tensor_free(&x);
     free(g);
-    g = graph_path(graphs, "mat_elemmul");
+    g = test_graph_path(graphs, "mat_elemmul");
     x = simulate(g, file, NULL, dir);
     GrB_Matrix_new(&want, GrB_FP64, rows, cols);
     assert_int_equal(GrB_Matrix_eWiseMult_BinaryOp(want, NULL, NULL, GrB_TIMES_FP64, B, C, NULL),
@@ -142,7 +134,7 @@ static void check_spmv(const char *graphs, const char *file, const char *dir)
                                      "0.4", "--seed", "3", "-o", vec, NULL), 0);
     tensor c = read_tensor(vec);
     GrB_Matrix B = to_matrix(&b), C = to_matrix(&c), want;
-    char *g = graph_path(graphs, "mat_vecmul_ij");
+    char *g = test_graph_path(graphs, "mat_vecmul_ij");
     tensor x = simulate(g, file, vec, dir);
     GrB_Matrix_new(&want, GrB_FP64, (GrB_Index)b.dims[0], 1);
     assert_int_equal(GrB_mxm(want, NULL, NULL, GrB_PLUS_TIMES_SEMIRING_FP64, B, C, NULL),

@@ -51,27 +51,6 @@ static const kernel matrix_kernels[] = {
 static const char *const matrices[] = {"bcsstm02", "bcsstk01", "west0479", "Tina_AskCal",
                                        "GD97_b", "lp_scsd1", "ash219"};
 
-/* dir/name.gv, malloc'd. */
-static char *graph_path(const char *dir, const char *name)
-{
-    size_t n = strlen(dir) + strlen(name) + 5;
-    char *p = malloc(n);
-    assert_non_null(p);
-    snprintf(p, n, "%s/%s.gv", dir, name);
-    return p;
-}
-
-/* The value after "key: " in a run summary. */
-static long long summary(const char *out, const char *key)
-{
-    char k[64];
-    snprintf(k, sizeof k, "%s: ", key);
-    const char *p = strstr(out, k);
-    if (!p)
-        fail_msg("no '%s' in:\n%s", key, out);
-    return atoll(p + strlen(k));
-}
-
 /* The ways of running a graph that must agree exactly: the event engine
  * (running ahead block by block), the cycle engine, and the event engine's
  * queue, which it uses once channels have a capacity (here one that is
@@ -105,8 +84,8 @@ static void run_engines(const char *label, const char *dir, const char **argv)
         int rc = test_run_samsim_argv(&so, &se, a);
         if (rc != 0 || !strstr(so, "check: pass"))
             fail_msg("%s (engine %d): exit %d\n%s%s", label, e, rc, so, se);
-        cycles[e] = summary(so, "cycles");
-        tokens[e] = summary(so, "tokens");
+        cycles[e] = test_summary(so, "cycles");
+        tokens[e] = test_summary(so, "tokens");
         results[e] = test_read_file(out);
         free(so), free(se), free(out);
     }
@@ -139,7 +118,7 @@ static void run_matrix_kernel(const kernel *k, const char *graphs, const char *m
     char *owned[MAX_ARGS];
     int n = 0, nowned = 0, seed = 1;
     argv[n++] = "run";
-    argv[n++] = owned[nowned++] = graph_path(graphs, k->graph);
+    argv[n++] = owned[nowned++] = test_graph_path(graphs, k->graph);
     argv[n++] = "--expr";
     argv[n++] = k->expr;
     char *spec = strdup(k->operands), *save = NULL;
@@ -237,7 +216,7 @@ static void run_generated(const generated *g, const char *graphs, const char *di
     char *owned[MAX_ARGS];
     int n = 0, nowned = 0;
     argv[n++] = "run";
-    argv[n++] = owned[nowned++] = graph_path(graphs, g->graph);
+    argv[n++] = owned[nowned++] = test_graph_path(graphs, g->graph);
     argv[n++] = "--expr";
     argv[n++] = g->expr;
     char *spec = strdup(g->operands), *save = NULL;
@@ -301,7 +280,7 @@ static void test_reference_folders(void **state)
     char *dir = test_tmpdir();
     for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
         char *folder = test_path(root, runs[i].folder);
-        char *graph = graph_path(graphs, runs[i].graph);
+        char *graph = test_graph_path(graphs, runs[i].graph);
         const char *argv[] = {"run", graph, "--data", folder, "--expr", runs[i].expr, NULL};
         run_engines(runs[i].graph, dir, argv);
         free(folder), free(graph);

@@ -8,17 +8,6 @@
 #include "../formats/tensor_file.h"
 #include "test_util.h"
 
-/* The value after "key: " in a run summary. */
-static long long summary(const char *out, const char *key)
-{
-    char k[64];
-    snprintf(k, sizeof k, "%s: ", key);
-    const char *p = strstr(out, k);
-    if (!p)
-        fail_msg("no '%s' in:\n%s", key, out);
-    return atoll(p + strlen(k));
-}
-
 /* Runs graph on operand -t B=input with the given engine, writing the
  * result to out; returns the cycle count. */
 static long long run_identity(const char *graph, const char *input, const char *engine,
@@ -31,8 +20,8 @@ static long long run_identity(const char *graph, const char *input, const char *
                              NULL);
     if (rc != 0)
         fail_msg("run exited %d: %s", rc, se);
-    long long cycles = summary(so, "cycles");
-    *tokens = summary(so, "tokens");
+    long long cycles = test_summary(so, "cycles");
+    *tokens = test_summary(so, "tokens");
     free(so);
     free(se);
     return cycles;
@@ -110,7 +99,7 @@ static void test_max_cycles(void **state)
     char *so = NULL;
     assert_int_equal(test_run_samsim(&so, NULL, "run", graph, "-t", bind, "--max-cycles", "12",
                                      NULL), 0);
-    assert_int_equal(summary(so, "cycles"), 12);
+    assert_int_equal(test_summary(so, "cycles"), 12);
     free(so), free(graph), free(b);
     test_tmpdir_remove(dir);
 }
@@ -162,7 +151,7 @@ static void test_identity_from_sam_directory(void **state)
     char *data = test_require_shared("data/sam-formatted/bcsstm02/mat_elemmul");
     char *so = NULL;
     assert_int_equal(test_run_samsim(&so, NULL, "run", graph, "--data", data, NULL), 0);
-    assert_int_equal(summary(so, "cycles"), 136);
+    assert_int_equal(test_summary(so, "cycles"), 136);
     free(so);
     free(graph);
     free(data);

@@ -162,3 +162,22 @@ int test_run_samsim(char **out, char **errout, const char *arg, ...)
     args[n] = NULL;
     return test_run_samsim_argv(out, errout, args);
 }
+
+char *test_graph_path(const char *dir, const char *name)
+{
+    size_t n = strlen(dir) + strlen(name) + 5;
+    char *p = malloc(n);
+    assert_non_null(p);
+    snprintf(p, n, "%s/%s.gv", dir, name);
+    return p;
+}
+
+long long test_summary(const char *out, const char *key)
+{
+    char k[64];
+    snprintf(k, sizeof k, "%s: ", key);
+    const char *p = strstr(out, k);
+    if (!p)
+        fail_msg("no '%s' in:\n%s", key, out);
+    return atoll(p + strlen(k));
+}

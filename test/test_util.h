@@ -35,6 +35,12 @@ int test_run_samsim(char **out, char **errout, const char *arg, ...);
 /* The same with a NULL-terminated argument vector (without the program). */
 int test_run_samsim_argv(char **out, char **errout, const char *const *argv);
 
+/* dir/name.gv, malloc'd. */
+char *test_graph_path(const char *dir, const char *name);
+
+/* The number after "key: " in a run summary; fails the test without it. */
+long long test_summary(const char *out, const char *key);
+
 /* Reads a whole file into a malloc'd NUL-terminated string, NULL if absent. */
 char *test_read_file(const char *path);
 
