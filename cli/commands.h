@@ -3,6 +3,7 @@
 #ifndef SAMSIM_COMMANDS_H
 #define SAMSIM_COMMANDS_H
 
+int cmd_compile(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_gen(int argc, char **argv);

@@ -12,6 +12,8 @@ typedef struct command {
 } command;
 
 static const command commands[] = {
+    {"compile", cmd_compile,
+     "compile EXPR [-f=T:LEVELS[:ORDER]]... [-s=reorder(i,j,...)] [-o FILE.dot]"},
     {"run", cmd_run,
      "run GRAPH.dot [-t NAME=FILE|NUMBER]... [--data DIR] [--shift] [-o OUT]\n"
      "          [--check [--expr EXPR]]\n"

@@ -51,52 +51,6 @@ static const kernel matrix_kernels[] = {
 static const char *const matrices[] = {"bcsstm02", "bcsstk01", "west0479", "Tina_AskCal",
                                        "GD97_b", "lp_scsd1", "ash219"};
 
-/* The ways of running a graph that must agree exactly: the event engine
- * (running ahead block by block), the cycle engine, and the event engine's
- * queue, which it uses once channels have a capacity (here one that is
- * never reached). */
-static const char *const engine_options[][4] = {
-    {"--engine", "event", NULL, NULL},
-    {"--engine", "cycle", NULL, NULL},
-    {"--engine", "event", "--depth", "1000000000"},
-};
-#define NENGINES (int)(sizeof engine_options / sizeof engine_options[0])
-
-/* Runs samsim with argv (NULL-terminated) in every engine; the check must
- * pass and all agree on cycles, token moves and the result file. */
-static void run_engines(const char *label, const char *dir, const char **argv)
-{
-    long long cycles[NENGINES], tokens[NENGINES];
-    char *results[NENGINES];
-    for (int e = 0; e < NENGINES; e++) {
-        const char *a[MAX_ARGS + 12];
-        int n = 0;
-        for (; argv[n]; n++)
-            a[n] = argv[n];
-        char name[32];
-        snprintf(name, sizeof name, "X_%d.tns", e);
-        char *out = test_path(dir, name);
-        a[n++] = "--check";
-        for (int k = 0; k < 4 && engine_options[e][k]; k++)
-            a[n++] = engine_options[e][k];
-        a[n++] = "-o", a[n++] = out, a[n] = NULL;
-        char *so = NULL, *se = NULL;
-        int rc = test_run_samsim_argv(&so, &se, a);
-        if (rc != 0 || !strstr(so, "check: pass"))
-            fail_msg("%s (engine %d): exit %d\n%s%s", label, e, rc, so, se);
-        cycles[e] = test_summary(so, "cycles");
-        tokens[e] = test_summary(so, "tokens");
-        results[e] = test_read_file(out);
-        free(so), free(se), free(out);
-    }
-    for (int e = 1; e < NENGINES; e++)
-        if (cycles[e] != cycles[0] || tokens[e] != tokens[0] || strcmp(results[e], results[0]))
-            fail_msg("%s: engine %d differs: %lld/%lld cycles, %lld/%lld tokens", label, e,
-                     cycles[e], cycles[0], tokens[e], tokens[0]);
-    for (int e = 0; e < NENGINES; e++)
-        free(results[e]);
-}
-
 /* Generates a vector of length n into dir/name.tns and returns the path. */
 static char *gen_vector(const char *dir, const char *name, int64_t n, int seed)
 {
@@ -140,7 +94,7 @@ static void run_matrix_kernel(const kernel *k, const char *graphs, const char *m
         argv[n++] = owned[nowned++] = bind;
     }
     argv[n] = NULL;
-    run_engines(label, dir, argv);
+    test_run_engines(label, dir, argv);
     for (int i = 0; i < nowned; i++)
         free(owned[i]);
     free(spec);
@@ -240,7 +194,7 @@ static void run_generated(const generated *g, const char *graphs, const char *di
         argv[n++] = owned[nowned++] = bind;
     }
     argv[n] = NULL;
-    run_engines(g->graph, dir, argv);
+    test_run_engines(g->graph, dir, argv);
     for (int i = 0; i < nowned; i++)
         free(owned[i]);
     free(spec);
@@ -282,7 +236,7 @@ static void test_reference_folders(void **state)
         char *folder = test_path(root, runs[i].folder);
         char *graph = test_graph_path(graphs, runs[i].graph);
         const char *argv[] = {"run", graph, "--data", folder, "--expr", runs[i].expr, NULL};
-        run_engines(runs[i].graph, dir, argv);
+        test_run_engines(runs[i].graph, dir, argv);
         free(folder), free(graph);
     }
     test_tmpdir_remove(dir);

@@ -44,6 +44,15 @@ long long test_summary(const char *out, const char *key);
 /* Reads a whole file into a malloc'd NUL-terminated string, NULL if absent. */
 char *test_read_file(const char *path);
 
+/* Arguments of one run, at most. */
+#define TEST_MAX_ARGS 40
+
+/* Runs `samsim` with argv (NULL-terminated, at most TEST_MAX_ARGS) plus
+ * --check and -o, under the event engine, the cycle engine and the event
+ * engine's queue: the check must pass and all must agree on cycles, token
+ * moves and the result file. label names the run in failures. */
+void test_run_engines(const char *label, const char *dir, const char **argv);
+
 /* 1 when path exists. */
 int test_exists(const char *path);
 

@@ -1,0 +1,74 @@
+/* samsim compile EXPR [-f=T:LEVELS[:ORDER]]... [-s=reorder(...)] [-o FILE]:
+ * Custard's arguments in, a SAM graph in Custard's DOT dialect out. */
+#include <stdio.h>
+#include <string.h>
+
+#include "../custard/compile.h"
+#include "../graph/dot_write.h"
+#include "args.h"
+#include "commands.h"
+
+#define MAX_FORMATS 64
+
+typedef struct compile_opts {
+    compile_args args;
+    const char *formats[MAX_FORMATS];
+    const char *out;
+} compile_opts;
+
+static const char usage_line[] =
+    "usage: samsim compile EXPR [-f=T:LEVELS[:ORDER]]... [-s=reorder(i,j,...)] [-o FILE.dot]";
+
+/* One option at argv[*i]: 1 taken, 0 not an option of ours, -1 error. */
+static int parse_option(int argc, char **argv, int *i, compile_opts *o, sam_error *err)
+{
+    const char *v;
+    int r;
+    if ((r = args_option(argc, argv, i, "-f", &v, err)) > 0) {
+        if (o->args.nformats == MAX_FORMATS)
+            return error_set(err, "compile: more than %d -f options", MAX_FORMATS);
+        o->formats[o->args.nformats++] = v;
+        return 1;
+    }
+    if (r == 0 && (r = args_option(argc, argv, i, "-s", &v, err)) > 0) {
+        if (o->args.schedule)
+            return error_set(err, "compile: -s given twice");
+        o->args.schedule = v;
+        return 1;
+    }
+    if (r == 0 && ((r = args_option(argc, argv, i, "-o", &v, err)) > 0 ||
+                   (r == 0 && (r = args_option(argc, argv, i, "--print-sam-graph", &v, err)) > 0)))
+        o->out = v;
+    return r;
+}
+
+static int parse_args(int argc, char **argv, compile_opts *o, sam_error *err)
+{
+    memset(o, 0, sizeof *o);
+    o->args.formats = o->formats;
+    for (int i = 0; i < argc; i++) {
+        int r = parse_option(argc, argv, &i, o, err);
+        if (r < 0)
+            return -1;
+        if (r > 0)
+            continue;
+        if ((argv[i][0] == '-' && argv[i][1]) || o->args.expression)
+            return error_set(err, "compile: unexpected argument '%s'", argv[i]);
+        o->args.expression = argv[i];
+    }
+    if (!o->args.expression)
+        return error_set(err, "%s", usage_line);
+    return 0;
+}
+
+int cmd_compile(int argc, char **argv)
+{
+    compile_opts o;
+    sam_error err;
+    sam_graph g;
+    if (parse_args(argc, argv, &o, &err) || custard_compile(&o.args, &g, &err))
+        return args_fail(&err);
+    int rc = graph_write_dot_file(&g, o.out ? o.out : "-", &err);
+    graph_free(&g);
+    return rc ? args_fail(&err) : 0;
+}

@@ -1,0 +1,596 @@
+#include "compile.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../graph/graph_build.h"
+#include "plan.h"
+
+#define BIT(k) ((index_set)1 << (k))
+#define LABEL 80
+
+/* A stream is drawn once all its readers are known: one reader gets an
+ * edge, several get a broadcast node, as Custard draws fan-out. An edge's
+ * label names the producer's port when the producer has named ones
+ * (ref_out-B, crd_outer-i, crd_out-j), else the reader's. */
+typedef struct stream {
+    int producer;
+    const char *kind;
+    char label[LABEL], comment[LABEL];  /* the producer's port name, or "" */
+} stream;
+
+typedef struct reader {
+    int stream, node;
+    char label[LABEL], comment[LABEL];  /* the reader's port name, or "" */
+} reader;
+
+enum { SRC_SCAN, SRC_INTERSECT, SRC_UNION };
+
+typedef struct lowering {
+    const plan *p;
+    sam_graph *g;
+    sam_error *err;
+    int failed;                        /* out of memory somewhere */
+    stream *streams;
+    int nstreams;
+    reader *readers;
+    int nreaders;
+    int ref[EXPR_MAX_INDICES];         /* per tensor: its current reference stream, -1 root */
+    int crd[EXPR_MAX_INDICES];         /* per index: its coordinate stream */
+    int source[EXPR_MAX_INDICES];      /* per index: SRC_* */
+    int dense[EXPR_MAX_INDICES];       /* per index: only dense levels scanned */
+    int repsig[EXPR_MAX_INDICES];      /* per index: repeat signal stream, -1 none yet */
+} lowering;
+
+static const char *index_name(const lowering *l, int v)
+{
+    return l->p->e.indices[v];
+}
+
+static const char *tensor_name(const lowering *l, int t)
+{
+    return l->p->e.tensors[t].name;
+}
+
+/* A node with key, value pairs ending in NULL. */
+static int node(lowering *l, const char *type, ...)
+{
+    int n = graph_add_node(l->g, type, l->err);
+    if (n < 0) {
+        l->failed = 1;
+        return 0;
+    }
+    va_list ap;
+    va_start(ap, type);
+    for (const char *k; (k = va_arg(ap, const char *));) {
+        const char *v = va_arg(ap, const char *);
+        l->failed |= graph_node_set(l->g, n, k, v, l->err) != 0;
+    }
+    va_end(ap);
+    return n;
+}
+
+static void name_port(char *label, char *comment, const char *kind, const char *port)
+{
+    snprintf(label, LABEL, "%s_%s", kind, port);
+    snprintf(comment, LABEL, "%s", port);
+}
+
+/* A stream from producer; port names the producer's port ("out-B"), or NULL. */
+static int stream_new(lowering *l, int producer, const char *kind, const char *port)
+{
+    stream *s = realloc(l->streams, ((size_t)l->nstreams + 1) * sizeof *s);
+    if (!s) {
+        l->failed = 1;
+        return 0;
+    }
+    l->streams = s;
+    s = &s[l->nstreams];
+    memset(s, 0, sizeof *s);
+    s->producer = producer;
+    s->kind = kind;
+    if (port)
+        name_port(s->label, s->comment, kind, port);
+    return l->nstreams++;
+}
+
+/* Node reads stream s; port names the reader's port ("in-B"), or NULL. */
+static void read_stream(lowering *l, int s, int node_index, const char *port)
+{
+    reader *r = realloc(l->readers, ((size_t)l->nreaders + 1) * sizeof *r);
+    if (!r) {
+        l->failed = 1;
+        return;
+    }
+    l->readers = r;
+    r = &r[l->nreaders++];
+    memset(r, 0, sizeof *r);
+    r->stream = s;
+    r->node = node_index;
+    if (port)
+        name_port(r->label, r->comment, l->streams[s].kind, port);
+}
+
+/* Unnamed crd and ref edges carry an empty comment, val and repsig none. */
+static void edge(lowering *l, int src, int dst, const char *kind, const char *label,
+                 const char *comment)
+{
+    int plain = !label[0];
+    const char *c = !plain ? comment : strcmp(kind, "crd") && strcmp(kind, "ref") ? NULL : "";
+    l->failed |= graph_add_edge(l->g, src, dst, kind, plain ? kind : label, c, l->err) < 0;
+}
+
+static void draw_stream(lowering *l, int s)
+{
+    const stream *st = &l->streams[s];
+    int n = 0, last = -1;
+    for (int k = 0; k < l->nreaders; k++)
+        if (l->readers[k].stream == s)
+            n++, last = k;
+    if (n == 1) {
+        const reader *r = &l->readers[last];
+        int own = st->label[0] != '\0';
+        edge(l, st->producer, r->node, st->kind, own ? st->label : r->label,
+             own ? st->comment : r->comment);
+        return;
+    }
+    if (n == 0)
+        return;
+    int b = node(l, "broadcast", NULL);
+    edge(l, st->producer, b, st->kind, st->label, st->comment);
+    for (int k = 0; k < l->nreaders; k++)
+        if (l->readers[k].stream == s)
+            edge(l, b, l->readers[k].node, st->kind, l->readers[k].label,
+                 l->readers[k].comment);
+}
+
+/* ---- index loops ------------------------------------------------------ */
+
+enum { MERGE_NONE = -1, MERGE_ONE = 0, MERGE_INTERSECT = 1, MERGE_UNION = 2 };
+
+typedef struct merge {
+    int tensor[EXPR_MAX_INDICES];
+    int n;
+} merge;
+
+/* The tensors that have index v under n, and how they meet: products
+ * intersect, sums unite; a joiner cannot feed another, so mixing fails. */
+static int gather(lowering *l, const expr_node *n, int v, merge *m)
+{
+    if (n->kind == EXPR_ACCESS) {
+        if (!(plan_vars(n) & BIT(v)))
+            return MERGE_NONE;
+        m->tensor[m->n++] = n->tensor;
+        return MERGE_ONE;
+    }
+    int a = gather(l, n->left, v, m);
+    int b = a == -2 ? -2 : gather(l, n->right, v, m);
+    if (a == -2 || b == -2 || a == MERGE_NONE || b == MERGE_NONE)
+        return a == -2 || b == -2 ? -2 : a == MERGE_NONE ? b : a;
+    int op = n->kind == EXPR_MUL ? MERGE_INTERSECT : MERGE_UNION;
+    if ((a != MERGE_ONE && a != op) || (b != MERGE_ONE && b != op)) {
+        error_set(l->err, "expression: column %d: index %s meets both a sum and a product "
+                          "here; SAM's joiners cannot nest", n->column, index_name(l, v));
+        return -2;
+    }
+    return op;
+}
+
+/* The storage level of tensor t that holds index v. */
+static int level_of(const lowering *l, int t, int v)
+{
+    const expr_node *a = l->p->access[t];
+    const level_format *f = &l->p->format[t];
+    for (int lv = 0; lv < f->nlevels; lv++)
+        if (a->index[f->mode[lv]] == v)
+            return lv;
+    return -1;
+}
+
+static void scan(lowering *l, int t, int v, int *crd, int *ref)
+{
+    const level_format *f = &l->p->format[t];
+    int lv = level_of(l, t, v);
+    char mode[16];
+    snprintf(mode, sizeof mode, "%d", f->mode[lv]);
+    int n = node(l, "fiberlookup", "index", index_name(l, v), "tensor", tensor_name(l, t), "mode",
+                 mode, "format", f->kind[lv] == 'd' ? "dense" : "compressed", "src", "true",
+                 "root", l->ref[t] < 0 ? "true" : "false", NULL);
+    if (l->ref[t] >= 0)
+        read_stream(l, l->ref[t], n, NULL);
+    *crd = stream_new(l, n, "crd", NULL);
+    *ref = stream_new(l, n, "ref", NULL);
+}
+
+static index_set loops_before(const plan *p, int v)
+{
+    index_set s = 0;
+    for (int k = 0; k < p->pos[v]; k++)
+        s |= BIT(p->loop[k]);
+    return s;
+}
+
+/* Terms of a sum are united fiber by fiber, so they must be iterated
+ * under the same outer loops. */
+static int check_union(lowering *l, const merge *m, int v)
+{
+    index_set outer = loops_before(l->p, v);
+    for (int k = 1; k < m->n; k++)
+        if ((l->p->scope[m->tensor[k]] & outer) != (l->p->scope[m->tensor[0]] & outer))
+            return error_set(l->err, "index %s: %s and %s are added under different loops; put "
+                                     "the indices summed in only one of them after %s",
+                             index_name(l, v), tensor_name(l, m->tensor[0]),
+                             tensor_name(l, m->tensor[k]), index_name(l, v));
+    return 0;
+}
+
+static void join(lowering *l, const merge *m, int op, int v, const int *crd, const int *ref)
+{
+    int j = node(l, op == MERGE_INTERSECT ? "intersect" : "union", "index", index_name(l, v),
+                 NULL);
+    char port[LABEL];
+    for (int k = 0; k < m->n; k++) {
+        int t = m->tensor[k];
+        snprintf(port, sizeof port, "in-%s", tensor_name(l, t));
+        read_stream(l, crd[k], j, port);
+        read_stream(l, ref[k], j, port);
+        snprintf(port, sizeof port, "out-%s", tensor_name(l, t));
+        l->ref[t] = stream_new(l, j, "ref", port);
+    }
+    l->crd[v] = stream_new(l, j, "crd", NULL);
+}
+
+static void repeat(lowering *l, int t, int v)
+{
+    if (l->repsig[v] < 0) {
+        int g = node(l, "repsiggen", "index", index_name(l, v), NULL);
+        read_stream(l, l->crd[v], g, NULL);
+        l->repsig[v] = stream_new(l, g, "repsig", NULL);
+    }
+    int r = node(l, "repeat", "index", index_name(l, v), "tensor", tensor_name(l, t), "root",
+                 l->ref[t] < 0 ? "true" : "false", NULL);
+    if (l->ref[t] >= 0)
+        read_stream(l, l->ref[t], r, NULL);
+    read_stream(l, l->repsig[v], r, NULL);
+    l->ref[t] = stream_new(l, r, "ref", NULL);
+}
+
+static int lower_index(lowering *l, int v)
+{
+    const plan *p = l->p;
+    merge m = {.n = 0};
+    int op = gather(l, p->e.rhs, v, &m);
+    if (op == -2 || (op == MERGE_UNION && check_union(l, &m, v)))
+        return -1;
+    int crd[EXPR_MAX_INDICES], ref[EXPR_MAX_INDICES];
+    l->dense[v] = 1;
+    for (int k = 0; k < m.n; k++) {
+        scan(l, m.tensor[k], v, &crd[k], &ref[k]);
+        l->dense[v] &= p->format[m.tensor[k]].kind[level_of(l, m.tensor[k], v)] == 'd';
+    }
+    if (m.n > 1) {
+        join(l, &m, op, v, crd, ref);
+        l->source[v] = op == MERGE_INTERSECT ? SRC_INTERSECT : SRC_UNION;
+    } else {
+        l->crd[v] = crd[0];
+        l->ref[m.tensor[0]] = ref[0];
+        l->source[v] = SRC_SCAN;
+    }
+    for (int t = 1; t < p->e.ntensors; t++)
+        if ((p->scope[t] & BIT(v)) && !(plan_vars(p->access[t]) & BIT(v)))
+            repeat(l, t, v);
+    return 0;
+}
+
+/* ---- values ----------------------------------------------------------- */
+
+static int innermost(const plan *p, index_set s)
+{
+    int best = -1;
+    for (int v = 0; v < p->e.nindices; v++)
+        if ((s & BIT(v)) && (best < 0 || p->pos[v] > p->pos[best]))
+            best = v;
+    return best;
+}
+
+/* Reduces the innermost loops summed at n; those left over are returned
+ * for the sparse accumulator, which only the whole right side may use. */
+static int reduce_at(lowering *l, const expr_node *n, int val, index_set *nest, int is_root,
+                     index_set *left_over)
+{
+    index_set todo = 0;
+    for (int k = 0; k < l->p->e.nindices; k++)
+        if (l->p->sum_at[k] == n)
+            todo |= BIT(k);
+    int v;
+    while (todo && (v = innermost(l->p, *nest)) >= 0 && (todo & BIT(v))) {
+        int r = node(l, "reduce", NULL);
+        read_stream(l, val, r, NULL);
+        val = stream_new(l, r, "val", NULL);
+        *nest &= ~BIT(v);
+        todo &= ~BIT(v);
+    }
+    if (todo && !is_root) {
+        v = innermost(l->p, todo);
+        error_set(l->err, "expression: column %d: index %s is summed here but loops outside %s; "
+                          "put it after %s in the loop order",
+                  n->column, index_name(l, v), index_name(l, innermost(l->p, *nest)),
+                  index_name(l, innermost(l->p, *nest)));
+        return -1;
+    }
+    *left_over = todo;
+    return val;
+}
+
+static int value(lowering *l, const expr_node *n, index_set scope, index_set *nest, int is_root,
+                 index_set *left_over)
+{
+    int val;
+    if (n->kind == EXPR_ACCESS) {
+        int a = node(l, "arrayvals", "tensor", tensor_name(l, n->tensor), NULL);
+        /* Only a scalar term of a sum has no loop; the sum refuses it. */
+        if (l->ref[n->tensor] >= 0)
+            read_stream(l, l->ref[n->tensor], a, NULL);
+        val = stream_new(l, a, "val", NULL);
+        *nest = scope;
+    } else {
+        index_set vars = plan_vars(n), na, nb, unused;
+        int mul = n->kind == EXPR_MUL;
+        int a = value(l, n->left, mul ? scope : scope & ~(vars & ~plan_vars(n->left)), &na, 0,
+                      &unused);
+        int b = a < 0 ? -1
+                      : value(l, n->right, mul ? scope : scope & ~(vars & ~plan_vars(n->right)),
+                              &nb, 0, &unused);
+        if (a < 0 || b < 0)
+            return -1;
+        if (na != nb)
+            return error_set(l->err, "expression: column %d: the operands of this %s have "
+                                     "different index variables; SAM graphs do not broadcast "
+                                     "a term of a sum",
+                             n->column, mul ? "product" : "sum");
+        int alu = mul ? node(l, "mul", NULL)
+                      : node(l, "add", "sub", n->kind == EXPR_SUB ? "1" : "0", NULL);
+        read_stream(l, a, alu, NULL);
+        read_stream(l, b, alu, NULL);
+        val = stream_new(l, alu, "val", NULL);
+        *nest = na;
+    }
+    return reduce_at(l, n, val, nest, is_root, left_over);
+}
+
+/* ---- the result ------------------------------------------------------- */
+
+typedef struct output {
+    int nlevels;
+    int index[TENSOR_MAX_ORDER];   /* per storage level */
+    int crd[TENSOR_MAX_ORDER];     /* per storage level, the stream written */
+    int val;
+} output;
+
+static void crdhold(lowering *l, int outer, int inner, int outer_crd, int inner_crd,
+                    int *held_outer, int *held_inner)
+{
+    char po[LABEL], pi[LABEL];
+    int h = node(l, "crdhold", "outer", index_name(l, outer), "inner", index_name(l, inner), NULL);
+    read_stream(l, outer_crd, h, index_name(l, outer));
+    read_stream(l, inner_crd, h, index_name(l, inner));
+    snprintf(po, sizeof po, "outer-%s", index_name(l, outer));
+    snprintf(pi, sizeof pi, "inner-%s", index_name(l, inner));
+    *held_outer = stream_new(l, h, "crd", po);
+    *held_inner = stream_new(l, h, "crd", pi);
+}
+
+/* The sparse accumulator of SAM's graphs: index k summed outside the
+ * output's u (order 1, held by crdhold blocks), or outside both u and w
+ * (order 2), or outside w alone (order 1 without hold). */
+static int accumulate(lowering *l, int k, output *o)
+{
+    int above = 0;
+    while (above < o->nlevels && l->p->pos[o->index[above]] < l->p->pos[k])
+        above++;
+    int below = o->nlevels - above;
+    if (!((above == 0 && (below == 1 || below == 2)) || (above == 1 && below == 1)))
+        return error_set(l->err, "index %s is summed outside %d output loop%s and inside %d: "
+                                 "SAM's sparse accumulator takes 1 or 2 inside and at most 1 "
+                                 "outside; reorder the loops",
+                         index_name(l, k), below, below == 1 ? "" : "s", above);
+    int u = o->index[0], w = o->index[o->nlevels - 1], sp;
+    char port[LABEL];
+    if (o->nlevels == 1) {
+        sp = node(l, "spaccumulator", "order", "1", "in0", index_name(l, w), NULL);
+        read_stream(l, l->crd[k], sp, index_name(l, k));
+        read_stream(l, l->crd[w], sp, index_name(l, w));
+    } else {
+        int ho, hi, ko = -1, ki = -1, outer_crd = l->crd[u];
+        if (above)
+            crdhold(l, u, k, l->crd[u], l->crd[k], &ko, &ki), outer_crd = ko;
+        crdhold(l, u, w, outer_crd, l->crd[w], &ho, &hi);
+        sp = node(l, "spaccumulator", "order", above ? "1" : "2", "in0", index_name(l, w), "in1",
+                  index_name(l, u), NULL);
+        read_stream(l, above ? ki : l->crd[k], sp, above ? NULL : index_name(l, k));
+        read_stream(l, ho, sp, NULL);
+        read_stream(l, hi, sp, NULL);
+    }
+    read_stream(l, o->val, sp, NULL);
+    for (int lv = 0; lv < o->nlevels; lv++) {
+        snprintf(port, sizeof port, "out-%s", index_name(l, o->index[lv]));
+        o->crd[lv] = stream_new(l, sp, "crd", port);
+    }
+    o->val = stream_new(l, sp, "val", NULL);
+    return 0;
+}
+
+/* A crddrop or crdhold pairing the innermost level with the values, so
+ * that a dense scan fills a compressed level with its nonzeros only, or a
+ * sparse one fills a dense level (the corrected vec_*_compression graphs). */
+static void convert_density(lowering *l, output *o)
+{
+    int lv = o->nlevels - 1, v = o->index[lv];
+    int to_sparse = l->p->format[0].kind[lv] == 's';
+    if (to_sparse != l->dense[v])
+        return;
+    char port[LABEL];
+    int n = node(l, to_sparse ? "crddrop" : "crdhold", "outer", index_name(l, v), "inner", "vals",
+                 "vals", "true", NULL);
+    snprintf(port, sizeof port, "%s%s", to_sparse ? "in-" : "", index_name(l, v));
+    read_stream(l, o->crd[lv], n, port);
+    read_stream(l, o->val, n, to_sparse ? "in-vals" : "vals");
+    snprintf(port, sizeof port, "outer-%s", index_name(l, v));
+    o->crd[lv] = stream_new(l, n, "crd", port);
+    o->val = stream_new(l, n, "val", "inner-vals");
+}
+
+/* Where both a level and the one inside it come from joiners, the inner
+ * intersection can leave an outer coordinate without children: crddrop
+ * removes it (innermost pair first, so drops propagate outwards). */
+static void drop_empty(lowering *l, output *o)
+{
+    char port[LABEL];
+    for (int lv = o->nlevels - 2; lv >= 0; lv--) {
+        int v = o->index[lv], w = o->index[lv + 1];
+        if (l->source[w] != SRC_INTERSECT || l->source[v] == SRC_SCAN)
+            continue;
+        int d = node(l, "crddrop", "outer", index_name(l, v), "inner", index_name(l, w), NULL);
+        read_stream(l, o->crd[lv], d, index_name(l, v));
+        read_stream(l, o->crd[lv + 1], d, index_name(l, w));
+        snprintf(port, sizeof port, "outer-%s", index_name(l, v));
+        o->crd[lv] = stream_new(l, d, "crd", port);
+        snprintf(port, sizeof port, "inner-%s", index_name(l, w));
+        o->crd[lv + 1] = stream_new(l, d, "crd", port);
+    }
+}
+
+/* "B0_dim": the first operand mode indexed by v names its size. */
+static void dim_name(const lowering *l, int v, char *buf, size_t size)
+{
+    for (int t = 1; t < l->p->e.ntensors; t++) {
+        const expr_node *a = l->p->access[t];
+        for (int m = 0; m < a->order; m++)
+            if (a->index[m] == v) {
+                snprintf(buf, size, "%s%d_dim", tensor_name(l, t), m);
+                return;
+            }
+    }
+    snprintf(buf, size, "%s_dim", index_name(l, v));
+}
+
+static void write_levels(lowering *l, const output *o)
+{
+    const level_format *f = &l->p->format[0];
+    const char *x = tensor_name(l, 0);
+    /* crdsize: the product of the sizes down to this level; segsize: the
+     * product above it, plus one. */
+    char crdsize[300] = "", dims[300] = "1", segsize[310], mode[16], dim[64];
+    for (int lv = 0; lv < o->nlevels; lv++) {
+        dim_name(l, o->index[lv], dim, sizeof dim);
+        snprintf(segsize, sizeof segsize, lv ? "%s+1" : "2", crdsize);
+        snprintf(crdsize + strlen(crdsize), sizeof crdsize - strlen(crdsize), "%s%s",
+                 lv ? "*" : "", dim);
+        snprintf(dims + strlen(dims), sizeof dims - strlen(dims), "*%s", dim);
+        snprintf(mode, sizeof mode, "%d", f->mode[lv]);
+        int w = f->kind[lv] == 'd'
+                    ? node(l, "fiberwrite", "index", index_name(l, o->index[lv]), "tensor", x,
+                           "mode", mode, "format", "dense", "sink", "true", NULL)
+                    : node(l, "fiberwrite", "index", index_name(l, o->index[lv]), "tensor", x,
+                           "mode", mode, "format", "compressed", "segsize", segsize, "crdsize",
+                           crdsize, "sink", "true", NULL);
+        read_stream(l, o->crd[lv], w, NULL);
+    }
+    int wv = node(l, "fiberwrite", "mode", "vals", "tensor", x, "size",
+                  o->nlevels ? dims : "1", "sink", "true", NULL);
+    read_stream(l, o->val, wv, NULL);
+}
+
+static int lower_result(lowering *l)
+{
+    const plan *p = l->p;
+    output o = {.nlevels = p->format[0].nlevels};
+    for (int lv = 0; lv < o.nlevels; lv++) {
+        o.index[lv] = p->e.lhs->index[p->format[0].mode[lv]];
+        o.crd[lv] = l->crd[o.index[lv]];
+    }
+    index_set nest, left_over = 0;
+    o.val = value(l, p->e.rhs, plan_vars(p->e.rhs), &nest, 1, &left_over);
+    if (o.val < 0)
+        return -1;
+    if (left_over & (left_over - 1))
+        return error_set(l->err, "indices %s and %s are both summed outside output loops; SAM's "
+                                 "sparse accumulator handles one",
+                         index_name(l, innermost(p, left_over)),
+                         index_name(l, innermost(p, left_over & ~BIT(innermost(p, left_over)))));
+    if (left_over) {
+        if (accumulate(l, innermost(p, left_over), &o))
+            return -1;
+    } else if (o.nlevels) {
+        convert_density(l, &o);
+        drop_empty(l, &o);
+    }
+    write_levels(l, &o);
+    return 0;
+}
+
+/* ---- the graph -------------------------------------------------------- */
+
+/* expr, formats and schedule as Custard arguments, so that the graph
+ * says how to compile it again and `run --check` knows what it computes. */
+static void record_arguments(lowering *l, const char *expression)
+{
+    const plan *p = l->p;
+    char formats[1024] = "", schedule[512] = "reorder(", f[64];
+    for (int t = 0; t < p->e.ntensors; t++) {
+        level_format_str(&p->format[t], f, sizeof f);
+        int n = p->format[t].nlevels;
+        size_t used = strlen(formats);
+        snprintf(formats + used, sizeof formats - used, "%s%s:%.*s", t ? " " : "",
+                 tensor_name(l, t), n ? n : 4, n ? f : "none");
+        for (int lv = 0; lv < n; lv++) {
+            used = strlen(formats);
+            snprintf(formats + used, sizeof formats - used, "%s%d", lv ? "," : ":",
+                     p->format[t].mode[lv]);
+        }
+    }
+    for (int k = 0; k < p->nloop; k++) {
+        size_t used = strlen(schedule);
+        snprintf(schedule + used, sizeof schedule - used, "%s%s", k ? "," : "",
+                 index_name(l, p->loop[k]));
+    }
+    strncat(schedule, ")", sizeof schedule - strlen(schedule) - 1);
+    l->failed |= graph_set_attr(l->g, "expr", expression, l->err) ||
+                 graph_set_attr(l->g, "formats", formats, l->err) ||
+                 graph_set_attr(l->g, "schedule", schedule, l->err);
+    for (int t = 0; t < p->e.ntensors; t++)
+        l->failed |= graph_add_tensor(l->g, tensor_name(l, t), &p->format[t], l->err) != 0;
+}
+
+static int lower(lowering *l, const char *expression)
+{
+    for (int k = 0; k < EXPR_MAX_INDICES; k++)
+        l->ref[k] = l->repsig[k] = -1;
+    record_arguments(l, expression);
+    for (int k = 0; k < l->p->nloop; k++)
+        if (lower_index(l, l->p->loop[k]))
+            return -1;
+    if (lower_result(l))
+        return -1;
+    for (int s = 0; s < l->nstreams && !l->failed; s++)
+        draw_stream(l, s);
+    return l->failed ? error_set(l->err, "out of memory compiling") : 0;
+}
+
+int custard_compile(const compile_args *a, sam_graph *g, sam_error *err)
+{
+    memset(g, 0, sizeof *g);
+    plan p;
+    if (plan_make(a->expression, a->formats, a->nformats, a->schedule, &p, err))
+        return -1;
+    lowering l = {.p = &p, .g = g, .err = err};
+    int rc = lower(&l, a->expression);
+    free(l.streams);
+    free(l.readers);
+    plan_free(&p);
+    if (rc)
+        graph_free(g);
+    return rc;
+}

@@ -1,0 +1,29 @@
+/* The Custard compiler: tensor index notation, per-tensor formats and a
+ * loop order to a SAM graph, built as SAM's Custard builds it (SAM paper
+ * section 5): per index variable in loop order, a level scanner per tensor
+ * that has it, an intersecter or unioner where several meet, a repeater for
+ * a tensor that lacks it; then value arrays, the ALU tree, reducers, and the
+ * output's level writers.
+ *
+ * Arguments are Custard's: compile_args{"X(i,j)=B(i,k)*C(k,j)",
+ * {"X:ss", "B:ss:1,0"}, "reorder(k,i,j)"}. The graph records them as the
+ * graph attributes expr, formats and schedule, so that `samsim run --check`
+ * needs nothing more. */
+#ifndef SAMSIM_COMPILE_H
+#define SAMSIM_COMPILE_H
+
+#include "../common/error.h"
+#include "../graph/graph.h"
+
+typedef struct compile_args {
+    const char *expression;
+    const char *const *formats; /* -f values without "-f=" */
+    int nformats;
+    const char *schedule;       /* -s value, or NULL for the concordant order */
+} compile_args;
+
+/* Builds the graph into g (freed with graph_free). On failure g is empty
+ * and err holds one line. */
+int custard_compile(const compile_args *a, sam_graph *g, sam_error *err);
+
+#endif
