@@ -148,7 +148,7 @@ static void draw_stream(lowering *l, int s)
 
 /* ---- index loops ------------------------------------------------------ */
 
-enum { MERGE_NONE = -1, MERGE_ONE = 0, MERGE_INTERSECT = 1, MERGE_UNION = 2 };
+enum { MERGE_FAILED = -2, MERGE_NONE = -1, MERGE_ONE = 0, MERGE_INTERSECT = 1, MERGE_UNION = 2 };
 
 typedef struct merge {
     int tensor[EXPR_MAX_INDICES];
@@ -166,14 +166,16 @@ static int gather(lowering *l, const expr_node *n, int v, merge *m)
         return MERGE_ONE;
     }
     int a = gather(l, n->left, v, m);
-    int b = a == -2 ? -2 : gather(l, n->right, v, m);
-    if (a == -2 || b == -2 || a == MERGE_NONE || b == MERGE_NONE)
-        return a == -2 || b == -2 ? -2 : a == MERGE_NONE ? b : a;
+    int b = a == MERGE_FAILED ? MERGE_FAILED : gather(l, n->right, v, m);
+    if (a == MERGE_FAILED || b == MERGE_FAILED)
+        return MERGE_FAILED;
+    if (a == MERGE_NONE || b == MERGE_NONE)
+        return a == MERGE_NONE ? b : a;
     int op = n->kind == EXPR_MUL ? MERGE_INTERSECT : MERGE_UNION;
     if ((a != MERGE_ONE && a != op) || (b != MERGE_ONE && b != op)) {
         error_set(l->err, "expression: column %d: index %s meets both a sum and a product "
                           "here; SAM's joiners cannot nest", n->column, index_name(l, v));
-        return -2;
+        return MERGE_FAILED;
     }
     return op;
 }
@@ -262,7 +264,7 @@ static int lower_index(lowering *l, int v)
     const plan *p = l->p;
     merge m = {.n = 0};
     int op = gather(l, p->e.rhs, v, &m);
-    if (op == -2 || (op == MERGE_UNION && check_union(l, &m, v)))
+    if (op == MERGE_FAILED || (op == MERGE_UNION && check_union(l, &m, v)))
         return -1;
     int crd[EXPR_MAX_INDICES], ref[EXPR_MAX_INDICES];
     l->dense[v] = 1;
