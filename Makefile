@@ -8,7 +8,7 @@ OPT     ?= -O2
 CFLAGS  += -std=c11 $(OPT) -g -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L \
            -MMD -MP $(SANITIZE) $(shell pkg-config --cflags libcgraph 2>/dev/null)
 LDFLAGS += $(SANITIZE)
-LDLIBS  += -lm $(shell pkg-config --libs libcgraph)
+LDLIBS  += -lcsv -lm $(shell pkg-config --libs libcgraph)
 TESTLIBS = -lcmocka -lcsv -lgraphblas -lm $(shell pkg-config --libs libcgraph)
 
 LIB_DIRS = common formats graph sim blocks custard

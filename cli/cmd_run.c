@@ -7,6 +7,7 @@
 
 #include "../custard/evaluate.h"
 #include "../custard/expr.h"
+#include "../sim/stats.h"
 #include "../formats/shift.h"
 #include "../formats/tensor_compare.h"
 #include "../formats/tensor_file.h"
@@ -23,7 +24,7 @@
 #define CHECK_SHOW 10
 
 typedef struct run_opts {
-    const char *graph, *data, *out, *expr;
+    const char *graph, *data, *out, *expr, *stats;
     int check;
     const char *bind_name[RUN_MAX_BINDINGS], *bind_value[RUN_MAX_BINDINGS];
     int nbind, shift;
@@ -55,6 +56,8 @@ static int parse_option(int argc, char **argv, int *i, run_opts *o, sam_error *e
         return r < 0 ? -1 : (o->data = v, 0);
     if ((r = args_option(argc, argv, i, "-o", &v, err)))
         return r < 0 ? -1 : (o->out = v, 0);
+    if ((r = args_option(argc, argv, i, "--stats", &v, err)))
+        return r < 0 ? -1 : (o->stats = v, 0);
     if ((r = args_option(argc, argv, i, "--engine", &v, err))) {
         if (r > 0 && strcmp(v, "event") && strcmp(v, "cycle"))
             return error_set(err, "run: --engine is event or cycle, not '%s'", v);
@@ -97,7 +100,7 @@ static int parse_args(int argc, char **argv, run_opts *o, sam_error *err)
     }
     if (!o->graph)
         return error_set(err, "usage: samsim run GRAPH.dot [-t NAME=FILE]... [--data DIR] "
-                              "[--shift] [-o OUT] [--check [--expr EXPR]] [--engine event|cycle] "
+                              "[--shift] [-o OUT] [--stats FILE.csv] [--check [--expr EXPR]] [--engine event|cycle] "
                               "[--depth N]");
     return 0;
 }
@@ -279,6 +282,8 @@ static int finish(const run_opts *o, const sam_graph *g, const tensor *operands,
         return 1;
     int mismatch = o->check ? check_result(o, g, operands, &result, err) : 0;
     if (mismatch >= 0 && o->out && write_result(o, g, &result, err))
+        mismatch = -1;
+    if (mismatch >= 0 && o->stats && sim_stats_write(e, out->cycles, o->stats, err))
         mismatch = -1;
     tensor_free(&result);
     if (mismatch < 0)

@@ -15,7 +15,7 @@ static const command commands[] = {
     {"compile", cmd_compile,
      "compile EXPR [-f=T:LEVELS[:ORDER]]... [-s=reorder(i,j,...)] [-o FILE.dot]"},
     {"run", cmd_run,
-     "run GRAPH.dot [-t NAME=FILE|NUMBER]... [--data DIR] [--shift] [-o OUT]\n"
+     "run GRAPH.dot [-t NAME=FILE|NUMBER]... [--data DIR] [--shift] [-o OUT] [--stats FILE.csv]\n"
      "          [--check [--expr EXPR]]\n"
      "          [--engine event|cycle] [--depth N] [--latency N] [--max-cycles N]"},
     {"convert", cmd_convert,

@@ -128,6 +128,7 @@ static int source_channel(builder *bd, const graph_edge *e, sam_error *err)
         if ((*slot = new_channel(bd, bi, err)) < 0)
             return -1;
         b->out[port].ch = &bd->e->channels[*slot];
+        bd->e->channels[*slot].kind = src->kind;
     }
     return *slot;
 }
@@ -182,6 +183,8 @@ static int feed_roots(builder *bd, sam_error *err)
         if (channel_push(ch, 0, token_crd(0)) || channel_push(ch, 1, token_done()))
             return error_set(err, "out of memory");
         ch->pushed = 0;
+        ch->kind = "ref";
+        memset(&ch->stats, 0, sizeof ch->stats);
     }
     return 0;
 }

@@ -32,6 +32,16 @@ typedef struct channel_reader {
     uint32_t pops_in_cycle;
 } channel_reader;
 
+/* Stop tokens are counted by level up to this one; deeper ones count here. */
+#define CHANNEL_STOP_LEVELS 4
+
+/* What went through a channel, for --stats; kept on every push. */
+typedef struct channel_stats {
+    uint64_t by_kind[TOKEN_KINDS];
+    uint64_t stops[CHANNEL_STOP_LEVELS];
+    cycle_t first_push, last_push;
+} channel_stats;
+
 typedef struct channel {
     channel_entry *buf;     /* ring of cap_pow2 entries */
     uint64_t mask;
@@ -47,6 +57,8 @@ typedef struct channel {
     struct sim_engine *engine;
     int wakes;              /* the engine schedules readers on pushes */
     uint64_t pushed;        /* token moves, for statistics */
+    channel_stats stats;
+    const char *kind;       /* crd, ref, val or repsig: the graph's edge type */
     int id;                 /* index in the engine, for messages */
 } channel;
 
@@ -113,7 +125,12 @@ static inline int channel_push(channel *c, cycle_t now, token t)
     cycle_t at = now + c->latency;
     c->buf[c->tail & c->mask] = (channel_entry){.tok = t, .visible = at};
     c->tail++;
-    c->pushed++;
+    if (!c->pushed++)
+        c->stats.first_push = now;
+    c->stats.last_push = now;
+    c->stats.by_kind[t.kind]++;
+    if (t.kind == TOKEN_STOP)
+        c->stats.stops[t.level < CHANNEL_STOP_LEVELS ? t.level : CHANNEL_STOP_LEVELS - 1]++;
     if (c->wakes)
         channel_wake_readers(c, at);
     return 0;

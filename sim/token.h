@@ -18,6 +18,8 @@ typedef enum token_kind {
     TOKEN_REPSTOP,  /* S (repsig streams) */
 } token_kind;
 
+#define TOKEN_KINDS 7
+
 typedef struct token {
     uint8_t kind;
     uint8_t level;  /* of a stop token */

@@ -198,7 +198,7 @@ static const char *const engine_options[][4] = {
 void test_run_engines(const char *label, const char *dir, const char **argv)
 {
     long long cycles[NENGINES], tokens[NENGINES];
-    char *results[NENGINES];
+    char *results[NENGINES], *stats[NENGINES];
     for (int e = 0; e < NENGINES; e++) {
         const char *a[TEST_MAX_ARGS + 12];
         int n = 0;
@@ -207,10 +207,12 @@ void test_run_engines(const char *label, const char *dir, const char **argv)
         char name[32];
         snprintf(name, sizeof name, "X_%d.tns", e);
         char *out = test_path(dir, name);
+        snprintf(name, sizeof name, "stats_%d.csv", e);
+        char *csv = test_path(dir, name);
         a[n++] = "--check";
         for (int k = 0; k < 4 && engine_options[e][k]; k++)
             a[n++] = engine_options[e][k];
-        a[n++] = "-o", a[n++] = out, a[n] = NULL;
+        a[n++] = "-o", a[n++] = out, a[n++] = "--stats", a[n++] = csv, a[n] = NULL;
         char *so = NULL, *se = NULL;
         int rc = test_run_samsim_argv(&so, &se, a);
         if (rc != 0 || !strstr(so, "check: pass"))
@@ -218,12 +220,15 @@ void test_run_engines(const char *label, const char *dir, const char **argv)
         cycles[e] = test_summary(so, "cycles");
         tokens[e] = test_summary(so, "tokens");
         results[e] = test_read_file(out);
-        free(so), free(se), free(out);
+        stats[e] = test_read_file(csv);
+        free(so), free(se), free(out), free(csv);
     }
     for (int e = 1; e < NENGINES; e++)
-        if (cycles[e] != cycles[0] || tokens[e] != tokens[0] || strcmp(results[e], results[0]))
-            fail_msg("%s: engine %d differs: %lld/%lld cycles, %lld/%lld tokens", label, e,
-                     cycles[e], cycles[0], tokens[e], tokens[0]);
+        if (cycles[e] != cycles[0] || tokens[e] != tokens[0] || strcmp(results[e], results[0]) ||
+            strcmp(stats[e], stats[0]))
+            fail_msg("%s: engine %d differs: %lld/%lld cycles, %lld/%lld tokens, %s", label, e,
+                     cycles[e], cycles[0], tokens[e], tokens[0],
+                     strcmp(stats[e], stats[0]) ? "other statistics" : "same statistics");
     for (int e = 0; e < NENGINES; e++)
-        free(results[e]);
+        free(results[e]), free(stats[e]);
 }

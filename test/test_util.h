@@ -48,9 +48,10 @@ char *test_read_file(const char *path);
 #define TEST_MAX_ARGS 40
 
 /* Runs `samsim` with argv (NULL-terminated, at most TEST_MAX_ARGS) plus
- * --check and -o, under the event engine, the cycle engine and the event
- * engine's queue: the check must pass and all must agree on cycles, token
- * moves and the result file. label names the run in failures. */
+ * --check, -o and --stats, under the event engine, the cycle engine and the
+ * event engine's queue: the check must pass and all must agree on cycles,
+ * token moves, the result file and the statistics file. label names the
+ * run in failures. */
 void test_run_engines(const char *label, const char *dir, const char **argv);
 
 /* 1 when path exists. */
