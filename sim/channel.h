@@ -39,7 +39,7 @@ typedef struct channel_reader {
 typedef struct channel_stats {
     uint64_t by_kind[TOKEN_KINDS];
     uint64_t stops[CHANNEL_STOP_LEVELS];
-    cycle_t first_push, last_push;
+    cycle_t first_push;     /* the last push is the newest entry's visible - latency */
 } channel_stats;
 
 typedef struct channel {
@@ -127,7 +127,6 @@ static inline int channel_push(channel *c, cycle_t now, token t)
     c->tail++;
     if (!c->pushed++)
         c->stats.first_push = now;
-    c->stats.last_push = now;
     c->stats.by_kind[t.kind]++;
     if (t.kind == TOKEN_STOP)
         c->stats.stops[t.level < CHANNEL_STOP_LEVELS ? t.level : CHANNEL_STOP_LEVELS - 1]++;

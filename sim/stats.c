@@ -68,11 +68,12 @@ static void fill_row(const sim_engine *e, int i, cycle_t cycles, row *r)
         return;
     }
     /* One push per cycle at most: a channel has one producer port. */
+    cycle_t last = c->buf[(c->tail - 1) & c->mask].visible - c->latency;
     cell_u64(r, 15, s->first_push);
-    cell_u64(r, 16, s->last_push);
-    cell_u64(r, 17, s->last_push - s->first_push + 1 - c->pushed);
+    cell_u64(r, 16, last);
+    cell_u64(r, 17, last - s->first_push + 1 - c->pushed);
     cell_u64(r, 18, s->first_push);
-    cell_u64(r, 19, cycles > s->last_push + 1 ? cycles - s->last_push - 1 : 0);
+    cell_u64(r, 19, cycles > last + 1 ? cycles - last - 1 : 0);
 }
 
 static int write_row(FILE *f, const char *const *cells)
