@@ -29,6 +29,9 @@ typedef struct block_ops {
     const char *type;       /* the DOT type= it implements */
     const char *impl;       /* implementation name; the first registered is the default */
     const char *about;      /* one line for `samsim blocks` */
+    /* The node attributes this implementation reads beyond the graph's
+     * own, "name=meaning (default)" separated by "; ", or NULL. */
+    const char *params;
     /* Optional: whether this implementation serves that node (e.g. a
      * compressed vs a dense fiberlookup); NULL serves every node. */
     int (*serves)(const graph_node *n);
