@@ -56,6 +56,17 @@ typedef struct out_port {
     channel *ch;            /* NULL: nobody listens, tokens are dropped */
 } out_port;
 
+/* What the engine saw a block do, for --stats; see sim/stats.h. */
+typedef struct block_stats {
+    uint64_t busy;              /* cycles occupied by steps that changed
+                                   something (ii cycles each) */
+    cycle_t first_busy, last_busy;
+    uint64_t blocked;           /* cycles refused for a full output */
+    cycle_t blocked_since;      /* CYCLE_NONE unless refused now */
+} block_stats;
+
+#define CYCLE_NONE UINT64_MAX
+
 struct block {
     const block_ops *ops;
     const graph_node *node;
@@ -71,6 +82,10 @@ struct block {
     int failed;             /* a push ran out of memory */
     const char *fault;      /* input the block cannot process (a ref beyond
                                its array...): the run stops with this */
+    block_stats stats;
+    uint32_t ii;            /* initiation interval: a busy step at t, the
+                               next at t + ii at the earliest */
+    cycle_t ready_at;       /* the earliest cycle of the next step */
 };
 
 static inline int in_peek(const block *b, int p, cycle_t now, token *t)

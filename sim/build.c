@@ -49,6 +49,27 @@ static int is_broadcast(const graph_node *n)
     return !strcmp(n->type, "broadcast");
 }
 
+/* A timing attribute of a node or an edge: a whole number lowest..
+ * TIMING_MAX, or *v unchanged when absent. */
+#define TIMING_MAX 1000000
+
+static int timing_attr(const char *what, const char *who, const graph_attr *attrs, int nattrs,
+                       const char *key, uint32_t lowest, uint32_t *v, sam_error *err)
+{
+    for (int k = 0; k < nattrs; k++) {
+        if (strcmp(attrs[k].key, key))
+            continue;
+        const char *s = attrs[k].value;
+        char *end;
+        unsigned long long x = strtoull(s, &end, 10);
+        if (!*s || *end || *s == '-' || x < lowest || x > TIMING_MAX)
+            return error_set(err, "%s %s: %s='%s' is not a whole number %u..%d", what, who, key,
+                             s, lowest, TIMING_MAX);
+        *v = (uint32_t)x;
+    }
+    return 0;
+}
+
 typedef struct builder {
     sim_engine *e;
     const sam_graph *g;
@@ -78,6 +99,10 @@ static int create_blocks(builder *bd, const sim_data *d, sam_error *err)
             return -1;
         }
         bd->block_of[i] = e->nblocks++;
+        b->ii = 1;
+        if (timing_attr("node", n->id, n->attrs, n->nattrs, "ii", 1, &b->ii, err))
+            return -1;
+        b->stats.blocked_since = CYCLE_NONE;
     }
     return 0;
 }
@@ -91,6 +116,30 @@ static int new_channel(builder *bd, int producer, sam_error *err)
     c->producer = producer;
     c->id = e->nchannels;
     return e->nchannels++;
+}
+
+/* A channel's capacity and latency: the run's, unless its producer node
+ * says otherwise (capacity, and latency: cycles its outputs take on top of
+ * the channel's), unless an edge of the stream says otherwise (capacity,
+ * latency). Edges of one stream must agree. */
+static int channel_timing(builder *bd, channel *c, const graph_edge *src, sam_error *err)
+{
+    const graph_node *n = &bd->g->nodes[src->src];
+    uint32_t capacity = (uint32_t)bd->o->depth, latency = bd->o->latency, extra = 0;
+    char who[200];
+    snprintf(who, sizeof who, "%s -> %s", n->id, bd->g->nodes[src->dst].id);
+    if (timing_attr("node", n->id, n->attrs, n->nattrs, "capacity", 0, &capacity, err) ||
+        timing_attr("node", n->id, n->attrs, n->nattrs, "latency", 0, &extra, err) ||
+        timing_attr("edge", who, src->attrs, src->nattrs, "capacity", 0, &capacity, err) ||
+        timing_attr("edge", who, src->attrs, src->nattrs, "latency", 1, &latency, err))
+        return -1;
+    if (c->timed && (c->capacity != capacity || c->latency != latency + extra))
+        return error_set(err, "edge %s: its capacity or latency differs from another edge of "
+                         "the same stream", who);
+    c->capacity = capacity;
+    c->latency = latency + extra;
+    c->timed = 1;
+    return 0;
 }
 
 /* The edge that feeds broadcast node n. */
@@ -130,7 +179,7 @@ static int source_channel(builder *bd, const graph_edge *e, sam_error *err)
         b->out[port].ch = &bd->e->channels[*slot];
         bd->e->channels[*slot].kind = src->kind;
     }
-    return *slot;
+    return channel_timing(bd, &bd->e->channels[*slot], src, err) ? -1 : *slot;
 }
 
 static int attach_input(builder *bd, block *b, int port, channel *c, sam_error *err)

@@ -13,6 +13,7 @@ int channel_init(channel *c, uint64_t capacity, uint32_t latency)
     c->capacity = capacity;
     c->latency = latency;
     c->producer = -1;
+    c->stats.last_push = UINT64_MAX;
     c->buf = malloc(CHANNEL_MIN_RING * sizeof *c->buf);
     c->mask = CHANNEL_MIN_RING - 1;
     return c->buf ? 0 : -1;

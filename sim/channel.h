@@ -39,7 +39,9 @@ typedef struct channel_reader {
 typedef struct channel_stats {
     uint64_t by_kind[TOKEN_KINDS];
     uint64_t stops[CHANNEL_STOP_LEVELS];
-    cycle_t first_push;     /* the last push is the newest entry's visible - latency */
+    cycle_t first_push, last_push;
+    uint64_t push_cycles;   /* cycles with a push: a vectorised block may
+                               push several tokens in one */
 } channel_stats;
 
 typedef struct channel {
@@ -60,6 +62,7 @@ typedef struct channel {
     channel_stats stats;
     const char *kind;       /* crd, ref, val or repsig: the graph's edge type */
     int id;                 /* index in the engine, for messages */
+    int timed;              /* capacity and latency set from the graph */
 } channel;
 
 int channel_init(channel *c, uint64_t capacity, uint32_t latency);
@@ -127,6 +130,8 @@ static inline int channel_push(channel *c, cycle_t now, token t)
     c->tail++;
     if (!c->pushed++)
         c->stats.first_push = now;
+    c->stats.push_cycles += now != c->stats.last_push;
+    c->stats.last_push = now;
     c->stats.by_kind[t.kind]++;
     if (t.kind == TOKEN_STOP)
         c->stats.stops[t.level < CHANNEL_STOP_LEVELS ? t.level : CHANNEL_STOP_LEVELS - 1]++;

@@ -5,13 +5,17 @@
 
 int sim_engine_start(sim_engine *e, sam_error *err)
 {
-    uint32_t latency = 1;
+    /* Wakes go at most a channel latency or an initiation interval ahead. */
+    uint32_t ahead = 1;
     for (int c = 0; c < e->nchannels; c++)
-        if (e->channels[c].latency > latency)
-            latency = e->channels[c].latency;
+        if (e->channels[c].latency > ahead)
+            ahead = e->channels[c].latency;
+    for (int b = 0; b < e->nblocks; b++)
+        if (e->blocks[b].ii > ahead)
+            ahead = e->blocks[b].ii;
     /* A power of two, so that a cycle's slot is a mask, not a division. */
     e->nslots = 2;
-    while ((uint32_t)e->nslots <= latency)
+    while ((uint32_t)e->nslots <= ahead)
         e->nslots *= 2;
     e->slot_blocks = calloc((size_t)e->nslots, sizeof *e->slot_blocks);
     e->slot_count = calloc((size_t)e->nslots, sizeof *e->slot_count);
@@ -62,17 +66,54 @@ void sim_engine_wake_readers(sim_engine *e, const channel *c, cycle_t at)
         schedule(e, c->readers[r].block, at);
 }
 
-/* Steps block i at cycle t unless it is a finished sink or an output is
- * full; counts sinks finishing. Returns whether the block changed. */
+/* A step at t changed block b: it is occupied for its initiation
+ * interval, t .. t + ii - 1, and steps next at t + ii at the earliest. */
+static inline void note_busy(block *b, cycle_t t)
+{
+    block_stats *s = &b->stats;
+    if (!s->busy)
+        s->first_busy = t;
+    s->busy += b->ii;
+    s->last_busy = t + b->ii - 1;
+    b->ready_at = t + b->ii;
+}
+
+/* Whether b may not step at t for a full output; a refusal starts a
+ * blocked stretch. */
+static int refused_for_room(block *b, cycle_t t)
+{
+    for (int p = 0; p < b->nout; p++)
+        if (b->out[p].ch && !channel_has_room(b->out[p].ch, t)) {
+            if (b->stats.blocked_since == CYCLE_NONE)
+                b->stats.blocked_since = t;
+            return 1;
+        }
+    return 0;
+}
+
+/* The first step after a blocked stretch ends it. The block waited on its
+ * output only if that step then made progress: one that had nothing left
+ * to do was waiting for input all along. */
+static void end_blocked(block *b, cycle_t t, int changed)
+{
+    if (changed)
+        b->stats.blocked += t - b->stats.blocked_since;
+    b->stats.blocked_since = CYCLE_NONE;
+}
+
+/* Steps block i at cycle t unless it is a finished sink, within its
+ * initiation interval, or an output is full; counts sinks finishing.
+ * Returns whether the block changed. */
 static int step_block(sim_engine *e, int i, cycle_t t, int *remaining, cycle_t *last_done)
 {
     block *b = &e->blocks[i];
-    if (b->done)
+    if (b->done || t < b->ready_at || (e->bounded && refused_for_room(b, t)))
         return 0;
-    for (int p = 0; e->bounded && p < b->nout; p++)
-        if (b->out[p].ch && !channel_has_room(b->out[p].ch, t))
-            return 0;
     int changed = b->ops->step(b, t);
+    if (b->stats.blocked_since != CYCLE_NONE)
+        end_blocked(b, t, changed);
+    if (changed)
+        note_busy(b, t);
     if (b->failed || b->fault)
         e->failed = 1;
     if (b->done) {
@@ -139,7 +180,7 @@ static int run_events(sim_engine *e, cycle_t max, int *remaining, cycle_t *t, cy
         for (int k = 0; k < e->slot_count[slot]; k++) {
             int i = e->slot_blocks[slot][k];
             if (step_block(e, i, *t, remaining, last)) {
-                schedule(e, i, *t + 1);
+                schedule(e, i, e->blocks[i].ready_at);
                 last_changed = *t;
             }
         }
@@ -235,7 +276,9 @@ static int run_block(sim_engine *e, int i, cycle_t limit, run_state *rs)
     while (t < h && !b->done) {
         if (step(b, t)) {
             any = 1;
-            changed_at = t++;
+            changed_at = t;
+            note_busy(b, t);
+            t = b->ready_at;
         } else {
             cycle_t next = next_arrival(b, t);
             t = next < h ? next : h;
@@ -295,6 +338,20 @@ static int run_cycles(sim_engine *e, cycle_t max, int *remaining, cycle_t *t, cy
             return 1;
     }
     return *remaining > 0;
+}
+
+/* A blocked stretch still open when the run ends led to no progress, and
+ * a busy one ends with the run. */
+static void close_stats(sim_engine *e, cycle_t end)
+{
+    for (int i = 0; i < e->nblocks; i++) {
+        block_stats *s = &e->blocks[i].stats;
+        s->blocked_since = CYCLE_NONE;
+        if (s->busy && end && s->last_busy >= end) {
+            s->busy -= s->last_busy - (end - 1);
+            s->last_busy = end - 1;
+        }
+    }
 }
 
 static void append(char *report, size_t size, const char *fmt, const char *a, const char *b,
@@ -360,6 +417,7 @@ int sim_engine_run(sim_engine *e, engine_mode mode, cycle_t max_cycles, sim_outc
         out->tokens += e->channels[c].pushed;
     out->deadlocked = stuck;
     out->cycles = stuck ? t : last + 1;
+    close_stats(e, out->cycles);
     report[0] = '\0';
     if (stuck) {
         snprintf(report, report_size, t >= max_cycles ? "stopped after %llu cycles"

@@ -6,13 +6,20 @@
 
 #include "../common/atomic_file.h"
 
-static const char *const columns[] = {
-    "stream",     "producer",    "readers",      "kind",        "tokens",     "data",
-    "stops",      "stop_s0",     "stop_s1",      "stop_s2",     "stop_s3_up", "empty",
-    "done",       "repeat",      "repeat_stop",  "first_cycle", "last_cycle", "idle_between",
-    "idle_before", "idle_after",
+enum column {
+    COL_ROW, COL_ID, COL_TYPE, COL_IMPL, COL_PRODUCER, COL_READERS, COL_KIND, COL_TOKENS,
+    COL_DATA, COL_STOPS, COL_STOP_S0, COL_EMPTY = COL_STOP_S0 + CHANNEL_STOP_LEVELS, COL_DONE,
+    COL_REPEAT, COL_REPEAT_STOP, COL_FIRST, COL_LAST, COL_IDLE_BETWEEN, COL_IDLE_BEFORE,
+    COL_IDLE_AFTER, COL_BUSY, COL_STARVED, COL_BLOCKED, NCOLUMNS
 };
-#define NCOLUMNS (sizeof columns / sizeof columns[0])
+
+static const char *const column_names[NCOLUMNS] = {
+    "row",        "id",          "type",         "impl",         "producer",   "readers",
+    "kind",       "tokens",      "data",         "stops",        "stop_s0",    "stop_s1",
+    "stop_s2",    "stop_s3_up",  "empty",        "done",         "repeat",     "repeat_stop",
+    "first_cycle", "last_cycle", "idle_between", "idle_before",  "idle_after", "busy",
+    "starved",    "blocked",
+};
 
 typedef struct row {
     char cell[NCOLUMNS][512];
@@ -21,6 +28,22 @@ typedef struct row {
 static void cell_u64(row *r, int k, uint64_t v)
 {
     snprintf(r->cell[k], sizeof r->cell[k], "%llu", (unsigned long long)v);
+}
+
+static void cell_str(row *r, int k, const char *s)
+{
+    snprintf(r->cell[k], sizeof r->cell[k], "%s", s ? s : "");
+}
+
+/* first_cycle .. idle_after of something active from first to last (in
+ * `active` of those cycles) in a run of `cycles`. */
+static void cell_span(row *r, cycle_t first, cycle_t last, uint64_t active, cycle_t cycles)
+{
+    cell_u64(r, COL_FIRST, first);
+    cell_u64(r, COL_LAST, last);
+    cell_u64(r, COL_IDLE_BETWEEN, last - first + 1 - active);
+    cell_u64(r, COL_IDLE_BEFORE, first);
+    cell_u64(r, COL_IDLE_AFTER, cycles > last + 1 ? cycles - last - 1 : 0);
 }
 
 static void port_names(const sim_engine *e, const channel *c, char *producer, char *readers,
@@ -42,38 +65,66 @@ static void port_names(const sim_engine *e, const channel *c, char *producer, ch
     }
 }
 
-static void fill_row(const sim_engine *e, int i, cycle_t cycles, row *r)
+static void fill_stream(const sim_engine *e, int i, cycle_t cycles, row *r)
 {
     const channel *c = &e->channels[i];
     const channel_stats *s = &c->stats;
-    memset(r, 0, sizeof *r);
-    cell_u64(r, 0, (uint64_t)i);
-    port_names(e, c, r->cell[1], r->cell[2], sizeof r->cell[1]);
-    snprintf(r->cell[3], sizeof r->cell[3], "%s", c->kind ? c->kind : "");
+    cell_str(r, COL_ROW, "stream");
+    cell_u64(r, COL_ID, (uint64_t)i);
+    port_names(e, c, r->cell[COL_PRODUCER], r->cell[COL_READERS], sizeof r->cell[0]);
+    cell_str(r, COL_KIND, c->kind);
     uint64_t stops = 0;
     for (int l = 0; l < CHANNEL_STOP_LEVELS; l++) {
         stops += s->stops[l];
-        cell_u64(r, 7 + l, s->stops[l]);
+        cell_u64(r, COL_STOP_S0 + l, s->stops[l]);
     }
-    cell_u64(r, 4, c->pushed);
-    cell_u64(r, 5, s->by_kind[TOKEN_CRD] + s->by_kind[TOKEN_VAL]);
-    cell_u64(r, 6, stops);
-    cell_u64(r, 11, s->by_kind[TOKEN_EMPTY]);
-    cell_u64(r, 12, s->by_kind[TOKEN_DONE]);
-    cell_u64(r, 13, s->by_kind[TOKEN_REPEAT]);
-    cell_u64(r, 14, s->by_kind[TOKEN_REPSTOP]);
+    cell_u64(r, COL_TOKENS, c->pushed);
+    cell_u64(r, COL_DATA, s->by_kind[TOKEN_CRD] + s->by_kind[TOKEN_VAL]);
+    cell_u64(r, COL_STOPS, stops);
+    cell_u64(r, COL_EMPTY, s->by_kind[TOKEN_EMPTY]);
+    cell_u64(r, COL_DONE, s->by_kind[TOKEN_DONE]);
+    cell_u64(r, COL_REPEAT, s->by_kind[TOKEN_REPEAT]);
+    cell_u64(r, COL_REPEAT_STOP, s->by_kind[TOKEN_REPSTOP]);
     if (!c->pushed) {
-        cell_u64(r, 18, cycles);
-        cell_u64(r, 19, 0);
+        cell_u64(r, COL_IDLE_BEFORE, cycles);
+        cell_u64(r, COL_IDLE_AFTER, 0);
         return;
     }
-    /* One push per cycle at most: a channel has one producer port. */
-    cycle_t last = c->buf[(c->tail - 1) & c->mask].visible - c->latency;
-    cell_u64(r, 15, s->first_push);
-    cell_u64(r, 16, last);
-    cell_u64(r, 17, last - s->first_push + 1 - c->pushed);
-    cell_u64(r, 18, s->first_push);
-    cell_u64(r, 19, cycles > last + 1 ? cycles - last - 1 : 0);
+    cell_span(r, s->first_push, s->last_push, s->push_cycles, cycles);
+}
+
+static void fill_block(const block *b, cycle_t cycles, row *r)
+{
+    const block_stats *s = &b->stats;
+    cell_str(r, COL_ROW, "block");
+    cell_str(r, COL_ID, b->node->id);
+    cell_str(r, COL_TYPE, b->node->type);
+    cell_str(r, COL_IMPL, b->ops->impl);
+    uint64_t tokens = 0;
+    for (int p = 0; p < b->nout; p++)
+        tokens += b->out[p].ch ? b->out[p].ch->pushed : 0;
+    cell_u64(r, COL_TOKENS, tokens);
+    cell_u64(r, COL_BUSY, s->busy);
+    cell_u64(r, COL_BLOCKED, s->blocked);
+    if (!s->busy) {
+        cell_u64(r, COL_STARVED, 0);
+        cell_u64(r, COL_IDLE_BEFORE, cycles);
+        cell_u64(r, COL_IDLE_AFTER, 0);
+        return;
+    }
+    cell_u64(r, COL_STARVED, s->last_busy + 1 - s->busy - s->blocked);
+    cell_span(r, s->first_busy, s->last_busy, s->busy, cycles);
+}
+
+static void fill_run(const sim_engine *e, cycle_t cycles, row *r)
+{
+    uint64_t tokens = 0;
+    for (int c = 0; c < e->nchannels; c++)
+        tokens += e->channels[c].pushed;
+    cell_str(r, COL_ROW, "run");
+    cell_u64(r, COL_TOKENS, tokens);
+    cell_u64(r, COL_FIRST, 0);
+    cell_u64(r, COL_LAST, cycles ? cycles - 1 : 0);
 }
 
 static int write_row(FILE *f, const char *const *cells)
@@ -84,28 +135,47 @@ static int write_row(FILE *f, const char *const *cells)
     return fputc('\n', f) == EOF ? -1 : 0;
 }
 
+/* Row k of the body: the run, the streams of the graph, the blocks; 0 when
+ * k is past the end, -1 for a row that is skipped. */
+static int fill_row(const sim_engine *e, cycle_t cycles, int k, row *r)
+{
+    memset(r, 0, sizeof *r);
+    if (k == 0)
+        return fill_run(e, cycles, r), 1;
+    if (--k < e->nchannels) {
+        /* The [0, D] fed to root blocks is the engine's, not a graph stream. */
+        if (e->channels[k].producer < 0)
+            return -1;
+        return fill_stream(e, k, cycles, r), 1;
+    }
+    if ((k -= e->nchannels) < e->nblocks)
+        return fill_block(&e->blocks[k], cycles, r), 1;
+    return 0;
+}
+
+static int write_all(const sim_engine *e, cycle_t cycles, FILE *f)
+{
+    row r;
+    const char *cells[NCOLUMNS];
+    for (size_t k = 0; k < NCOLUMNS; k++)
+        cells[k] = r.cell[k];
+    int rc = write_row(f, column_names), more;
+    for (int k = 0; !rc && (more = fill_row(e, cycles, k, &r)) != 0; k++)
+        if (more > 0)
+            rc = write_row(f, cells);
+    return rc;
+}
+
 int sim_stats_write(const sim_engine *e, cycle_t cycles, const char *path, sam_error *err)
 {
     atomic_file af;
     if (atomic_file_open(&af, path, err))
         return -1;
-    int rc = write_row(af.f, columns);
-    row r;
-    const char *cells[NCOLUMNS];
-    for (size_t k = 0; k < NCOLUMNS; k++)
-        cells[k] = r.cell[k];
-    for (int i = 0; i < e->nchannels && !rc; i++) {
-        /* The [0, D] fed to root blocks is the engine's, not a graph stream. */
-        if (e->channels[i].producer < 0)
-            continue;
-        fill_row(e, i, cycles, &r);
-        rc = write_row(af.f, cells);
-    }
-    if (rc) {
+    if (write_all(e, cycles, af.f)) {
         atomic_file_discard(&af);
         return error_at(err, path, 0, "cannot write the statistics");
     }
-    rc = atomic_file_close(&af, err);
+    int rc = atomic_file_close(&af, err);
     if (rc == 0)
         rc = atomic_file_publish(&af, err);
     atomic_file_discard(&af);

@@ -1,5 +1,6 @@
 /* run --stats: per-stream token counts worked out from the matrix
  * structure (the SAM paper's stream analysis of X(i,j)=B(i,j) on DCSR),
+ * per-block busy, starved and blocked cycles worked out cycle by cycle,
  * the same file from every engine, and a failed write refused cleanly. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,7 +10,7 @@
 #include "test_util.h"
 
 #define MAX_ROWS 64
-#define MAX_COLS 24
+#define MAX_COLS 32
 
 typedef struct table {
     char *text;
@@ -41,29 +42,59 @@ static void table_read(const char *path, table *t)
     }
 }
 
-static long long cell(const table *t, int row, const char *column)
+static int column(const table *t, const char *name)
 {
     for (int k = 0; k < t->ncols; k++)
-        if (!strcmp(t->cell[0][k], column))
-            return atoll(t->cell[row][k]);
-    fail_msg("no column %s", column);
+        if (!strcmp(t->cell[0][k], name))
+            return k;
+    fail_msg("no column %s", name);
     return -1;
 }
 
-/* The row of the stream produced by the node with the given label. */
+static long long cell(const table *t, int row, const char *name)
+{
+    const char *v = t->cell[row][column(t, name)];
+    assert_true(v[0] != '\0');
+    return atoll(v);
+}
+
+static int is_row(const table *t, int row, const char *kind)
+{
+    return !strcmp(t->cell[row][column(t, "row")], kind);
+}
+
+/* The row of the stream produced by port NODE:PORT. */
 static int stream_row(const table *t, const char *producer)
 {
     for (int r = 1; r < t->nrows; r++)
-        if (!strcmp(t->cell[r][1], producer))
+        if (is_row(t, r, "stream") && !strcmp(t->cell[r][column(t, "producer")], producer))
             return r;
     fail_msg("no stream from %s", producer);
     return -1;
 }
 
-/* Per stream: the counts add up, and the idle cycles fill the run. */
+static int block_row(const table *t, const char *id)
+{
+    for (int r = 1; r < t->nrows; r++)
+        if (is_row(t, r, "block") && !strcmp(t->cell[r][column(t, "id")], id))
+            return r;
+    fail_msg("no block %s", id);
+    return -1;
+}
+
+/* Per stream, the counts add up and the idle cycles fill the run; per
+ * block, busy, starved, blocked and idle_after cycles fill it. */
 static void assert_consistent(const table *t, long long cycles)
 {
-    for (int r = 1; r < t->nrows; r++) {
+    assert_true(is_row(t, 1, "run"));
+    assert_int_equal(cell(t, 1, "last_cycle"), cycles - 1);
+    for (int r = 2; r < t->nrows; r++) {
+        if (is_row(t, r, "block")) {
+            assert_int_equal(cell(t, r, "busy") + cell(t, r, "starved") + cell(t, r, "blocked") +
+                                 cell(t, r, "idle_after"),
+                             cycles);
+            continue;
+        }
         long long tokens = cell(t, r, "tokens");
         assert_int_equal(tokens, cell(t, r, "data") + cell(t, r, "stops") + cell(t, r, "empty") +
                                      cell(t, r, "done") + cell(t, r, "repeat") +
@@ -132,6 +163,137 @@ static void test_identity_streams(void **state)
     test_tmpdir_remove(dir);
 }
 
+/* The 4x4 B of SAM-BLOCKS section 7.2: rows 0, 1 and 3 hold (0,0) (0,2),
+ * (1,1) and (3,0) (3,3). */
+static const char identity_b[] = "%%MatrixMarket matrix coordinate real general\n"
+                                 "4 4 5\n1 1 1\n1 3 2\n2 2 3\n4 1 4\n4 4 5\n";
+
+/* Replaces the first occurrence of from in *text by to. */
+static void edit(char **text, const char *from, const char *to)
+{
+    char *at = strstr(*text, from);
+    assert_non_null(at);
+    size_t n = strlen(*text) - strlen(from) + strlen(to) + 1;
+    char *out = malloc(n);
+    snprintf(out, n, "%.*s%s%s", (int)(at - *text), *text, to, at + strlen(from));
+    free(*text);
+    *text = out;
+}
+
+/* Compiles the identity, applies the edits (pairs from, to), runs it on
+ * the 4x4 B under the event and cycle engines, requires identical
+ * statistics and returns them; *cycles is the run's. */
+static void identity_stats(const char *dir, const char *const *edits, table *t, long long *cycles)
+{
+    char *graph = test_path(dir, "id.gv"), *b = test_write_file(dir, "B.mtx", identity_b);
+    assert_int_equal(test_run_samsim(NULL, NULL, "compile", "X(i,j)=B(i,j)", "-o", graph, NULL),
+                     0);
+    char *text = test_read_file(graph);
+    for (int k = 0; edits[k]; k += 2)
+        edit(&text, edits[k], edits[k + 1]);
+    free(graph);
+    graph = test_write_file(dir, "edited.gv", text);
+    char *csv[2], bind[4200];
+    snprintf(bind, sizeof bind, "B=%s", b);
+    for (int e = 0; e < 2; e++) {
+        char *so = NULL;
+        csv[e] = test_path(dir, e ? "cycle.csv" : "event.csv");
+        assert_int_equal(test_run_samsim(&so, NULL, "run", graph, "-t", bind, "--engine",
+                                         e ? "cycle" : "event", "--stats", csv[e], NULL),
+                         0);
+        *cycles = test_summary(so, "cycles");
+        free(so);
+    }
+    char *a = test_read_file(csv[0]), *c = test_read_file(csv[1]);
+    assert_string_equal(a, c);
+    table_read(csv[0], t);
+    assert_consistent(t, *cycles);
+    free(a), free(c), free(csv[0]), free(csv[1]), free(text), free(graph), free(b);
+}
+
+static void assert_block(const table *t, const char *id, long long busy, long long first,
+                         long long last, long long starved, long long blocked)
+{
+    int r = block_row(t, id);
+    assert_int_equal(cell(t, r, "busy"), busy);
+    assert_int_equal(cell(t, r, "first_cycle"), first);
+    assert_int_equal(cell(t, r, "last_cycle"), last);
+    assert_int_equal(cell(t, r, "starved"), starved);
+    assert_int_equal(cell(t, r, "blocked"), blocked);
+}
+
+/* SAM-BLOCKS section 7.2 gives the streams cycle by cycle: B_i emits
+ * 0 1 3 S0 D in cycles 0-4, B_j 0 2 S0 1 S0 0 3 S1 D in cycles 1-9, the
+ * array its nine values in cycles 2-10; each writer takes a stream one
+ * cycle after it is emitted. So every block is busy in one unbroken run of
+ * cycles, starved until its first token arrives, and idle after its last. */
+static void test_block_cycles(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir();
+    const char *none[] = {NULL};
+    table t;
+    long long cycles;
+    identity_stats(dir, none, &t, &cycles);
+    assert_int_equal(cycles, 12);
+    /* Nodes: 0 scans i, 1 scans j, 2 the array, 3-5 write X0, X1, vals. */
+    assert_block(&t, "0", 5, 0, 4, 0, 0);
+    assert_block(&t, "3", 5, 1, 5, 1, 0);
+    assert_block(&t, "1", 9, 1, 9, 1, 0);
+    assert_block(&t, "4", 9, 2, 10, 2, 0);
+    assert_block(&t, "2", 9, 2, 10, 2, 0);
+    assert_block(&t, "5", 9, 3, 11, 3, 0);
+    assert_int_equal(cell(&t, block_row(&t, "1"), "tokens"), 18);
+    assert_int_equal(cell(&t, block_row(&t, "5"), "tokens"), 0);
+    free(t.text);
+    test_tmpdir_remove(dir);
+}
+
+/* The values writer takes a token every second cycle (ii=2) from a stream
+ * of capacity 1. The array pushes in cycle 2; the writer pops it in cycle 3
+ * and is occupied in 3 and 4; room freed in 3 counts from 4, so the array
+ * is refused in 3 and pushes in 4, and so on: pushes in 2, 4, ..., 18, each
+ * odd cycle 3..17 blocked (8), and the writer busy 3..19 (17 cycles, its
+ * last step's second cycle cut by the end of the run). */
+static void test_blocked_cycles(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir();
+    const char *edits[] = {"    5 [", "    5 [ii=2 ", "2 -> 5 [", "2 -> 5 [capacity=1 ", NULL};
+    table t;
+    long long cycles;
+    identity_stats(dir, edits, &t, &cycles);
+    assert_int_equal(cycles, 20);
+    assert_block(&t, "2", 9, 2, 18, 2, 8);
+    assert_block(&t, "5", 17, 3, 19, 3, 0);
+    assert_block(&t, "1", 9, 1, 9, 1, 0);
+    int s = stream_row(&t, "2:val");
+    assert_int_equal(cell(&t, s, "idle_between"), 8);
+    free(t.text);
+    test_tmpdir_remove(dir);
+}
+
+/* A block latency delays a block's outputs: node 1 (B_j) with latency=3
+ * emits in cycles 1-9 as before, but its tokens are visible 3 cycles
+ * later, so its readers (X1's writer and the array) start in cycle 5
+ * instead of 2, and the values writer in 6: the run takes 15 cycles. The
+ * engines differ here (run-ahead vs cycle by cycle) and must agree. */
+static void test_block_latency(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir();
+    const char *edits[] = {"    1 [", "    1 [latency=3 ", NULL};
+    table t;
+    long long cycles;
+    identity_stats(dir, edits, &t, &cycles);
+    assert_int_equal(cycles, 15);
+    assert_block(&t, "1", 9, 1, 9, 1, 0);
+    assert_block(&t, "4", 9, 5, 13, 5, 0);
+    assert_block(&t, "5", 9, 6, 14, 6, 0);
+    free(t.text);
+    test_tmpdir_remove(dir);
+}
+
 static void test_unwritable_stats(void **state)
 {
     (void)state;
@@ -156,6 +318,9 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_identity_streams),
+        cmocka_unit_test(test_block_cycles),
+        cmocka_unit_test(test_blocked_cycles),
+        cmocka_unit_test(test_block_latency),
         cmocka_unit_test(test_unwritable_stats),
     };
     return cmocka_run_group_tests_name("stats", tests, NULL, NULL);
