@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "../custard/evaluate.h"
 #include "../custard/expr.h"
@@ -13,6 +14,7 @@
 #include "../formats/tensor_file.h"
 #include "../graph/graph.h"
 #include "../sim/build.h"
+#include "../sim/config.h"
 #include "../sim/engine.h"
 #include "../sim/result.h"
 #include "args.h"
@@ -25,11 +27,11 @@
 
 typedef struct run_opts {
     const char *graph, *data, *out, *expr, *stats;
-    int check;
+    int check, quiet;
     const char *bind_name[RUN_MAX_BINDINGS], *bind_value[RUN_MAX_BINDINGS];
     int nbind, shift;
     engine_mode engine;
-    sim_options sim;
+    sim_config file_settings, cli_settings;
     uint64_t max_cycles;
 } run_opts;
 
@@ -45,11 +47,21 @@ static int parse_binding(run_opts *o, const char *v, sam_error *err)
     return 0;
 }
 
+/* --impl TYPE=NAME is the setting TYPE.impl = NAME. */
+static int parse_impl(run_opts *o, const char *v, sam_error *err)
+{
+    const char *eq = strchr(v, '=');
+    if (!eq || eq == v || !eq[1])
+        return error_set(err, "run: --impl takes TYPE=NAME, not '%s'", v);
+    char key[200];
+    snprintf(key, sizeof key, "%.*s.impl", (int)(eq - v), v);
+    return sim_config_add(&o->cli_settings, key, eq + 1, "--impl", err);
+}
+
 static int parse_option(int argc, char **argv, int *i, run_opts *o, sam_error *err)
 {
     const char *v;
     int r;
-    uint64_t n;
     if ((r = args_option(argc, argv, i, "-t", &v, err)))
         return r < 0 ? -1 : parse_binding(o, v, err);
     if ((r = args_option(argc, argv, i, "--data", &v, err)))
@@ -64,20 +76,21 @@ static int parse_option(int argc, char **argv, int *i, run_opts *o, sam_error *e
         return r < 0 ? -1 : (o->engine = strcmp(v, "cycle") ? ENGINE_EVENT : ENGINE_CYCLE, 0);
     }
     if ((r = args_option(argc, argv, i, "--depth", &v, err)))
-        return r < 0 || args_uint64("--depth", v, &o->sim.depth, err) ? -1 : 0;
-    if ((r = args_option(argc, argv, i, "--latency", &v, err))) {
-        if (r < 0 || args_uint64("--latency", v, &n, err))
-            return -1;
-        if (n < 1 || n > 1000)
-            return error_set(err, "run: --latency must be 1..1000");
-        return o->sim.latency = (uint32_t)n, 0;
-    }
+        return r < 0 ? -1 : sim_config_add(&o->cli_settings, "channel.capacity", v, "--depth", err);
+    if ((r = args_option(argc, argv, i, "--latency", &v, err)))
+        return r < 0 ? -1 : sim_config_add(&o->cli_settings, "channel.latency", v, "--latency", err);
+    if ((r = args_option(argc, argv, i, "--impl", &v, err)))
+        return r < 0 ? -1 : parse_impl(o, v, err);
+    if ((r = args_option(argc, argv, i, "--config", &v, err)))
+        return r < 0 ? -1 : sim_config_read(&o->file_settings, v, err);
     if ((r = args_option(argc, argv, i, "--max-cycles", &v, err)))
         return r < 0 || args_uint64("--max-cycles", v, &o->max_cycles, err) ? -1 : 0;
     if ((r = args_option(argc, argv, i, "--expr", &v, err)))
         return r < 0 ? -1 : (o->expr = v, 0);
     if (!strcmp(argv[*i], "--shift"))
         return o->shift = 1, 0;
+    if (!strcmp(argv[*i], "--quiet"))
+        return o->quiet = 1, 0;
     if (!strcmp(argv[*i], "--check"))
         return o->check = 1, 0;
     return error_set(err, "run: unknown option '%s'", argv[*i]);
@@ -86,7 +99,6 @@ static int parse_option(int argc, char **argv, int *i, run_opts *o, sam_error *e
 static int parse_args(int argc, char **argv, run_opts *o, sam_error *err)
 {
     memset(o, 0, sizeof *o);
-    o->sim.latency = 1;
     o->max_cycles = UINT64_MAX;
     for (int i = 0; i < argc; i++) {
         if (argv[i][0] == '-' && argv[i][1]) {
@@ -100,13 +112,16 @@ static int parse_args(int argc, char **argv, run_opts *o, sam_error *err)
     }
     if (!o->graph)
         return error_set(err, "usage: samsim run GRAPH.dot [-t NAME=FILE]... [--data DIR] "
-                              "[--shift] [-o OUT] [--stats FILE.csv] [--check [--expr EXPR]] [--engine event|cycle] "
-                              "[--depth N]");
+                              "[--shift] [-o OUT] [--stats FILE.csv] [--check [--expr EXPR]] "
+                              "[--engine event|cycle] [--depth N] [--latency N] "
+                              "[--impl TYPE=NAME]... [--config FILE] [--max-cycles N] [--quiet]");
     return 0;
 }
 
 static void free_opts(run_opts *o)
 {
+    sim_config_free(&o->file_settings);
+    sim_config_free(&o->cli_settings);
     for (int i = 0; i < o->nbind; i++)
         free((char *)o->bind_name[i]);
 }
@@ -256,6 +271,34 @@ static double seconds_since(const struct timespec *t0)
     return (double)(t1.tv_sec - t0->tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0->tv_nsec);
 }
 
+/* Progress of a long run, on a terminal only: one line, rewritten. */
+#define PROGRESS_SECONDS 0.25
+
+typedef struct progress {
+    struct timespec start;
+    double shown_at;
+    int shown;
+} progress;
+
+static void show_progress(const sim_engine *e, cycle_t now, void *ctx)
+{
+    progress *p = ctx;
+    double t = seconds_since(&p->start);
+    if (t - p->shown_at < PROGRESS_SECONDS)
+        return;
+    double tokens = (double)sim_engine_tokens(e);
+    fprintf(stderr, "\rsamsim: cycle %llu, %.1f M token moves, %.1f M/s ",
+            (unsigned long long)now, tokens / 1e6, tokens / t / 1e6);
+    p->shown_at = t;
+    p->shown = 1;
+}
+
+static void clear_progress(const progress *p)
+{
+    if (p->shown)
+        fprintf(stderr, "\r%*s\r", 72, "");
+}
+
 static void print_summary(const run_opts *o, const sim_outcome *out, const char *check,
                           double wall)
 {
@@ -293,18 +336,25 @@ static int finish(const run_opts *o, const sam_graph *g, const tensor *operands,
 }
 
 /* Runs the engine and finishes; 2 when the run cannot complete. */
-static int simulate(const run_opts *o, const sam_graph *g, const tensor *operands,
+static int simulate(const run_opts *o, sam_graph *g, const tensor *operands,
                     const sim_data *d, sam_error *err)
 {
     sim_engine e;
-    if (sim_build(&e, g, d, &o->sim, err))
+    sim_options sim = {.depth = 0, .latency = 1};
+    if (sim_config_apply(&o->file_settings, g, &sim, err) ||
+        sim_config_apply(&o->cli_settings, g, &sim, err) || sim_build(&e, g, d, &sim, err))
         return 1;
-    struct timespec t0;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    progress shown = {.shown = 0};
+    clock_gettime(CLOCK_MONOTONIC, &shown.start);
+    if (!o->quiet && isatty(STDERR_FILENO)) {
+        e.progress = show_progress;
+        e.progress_ctx = &shown;
+    }
     sim_outcome out;
     char report[2048];
     int rc = sim_engine_run(&e, o->engine, o->max_cycles, &out, report, sizeof report, err);
-    double wall = seconds_since(&t0);
+    double wall = seconds_since(&shown.start);
+    clear_progress(&shown);
     if (rc > 0)
         fprintf(stderr, "samsim: %s: %s\n", g->path, report);
     rc = rc > 0 ? 2 : rc < 0 ? 1 : finish(o, g, operands, &e, d, &out, wall, err);

@@ -3,6 +3,7 @@
 #ifndef SAMSIM_COMMANDS_H
 #define SAMSIM_COMMANDS_H
 
+int cmd_blocks(int argc, char **argv);
 int cmd_compile(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_info(int argc, char **argv);

@@ -17,7 +17,9 @@ static const command commands[] = {
     {"run", cmd_run,
      "run GRAPH.dot [-t NAME=FILE|NUMBER]... [--data DIR] [--shift] [-o OUT] [--stats FILE.csv]\n"
      "          [--check [--expr EXPR]]\n"
-     "          [--engine event|cycle] [--depth N] [--latency N] [--max-cycles N]"},
+     "          [--engine event|cycle] [--depth N] [--latency N] [--max-cycles N]\n"
+     "          [--impl TYPE=NAME]... [--config FILE] [--quiet]"},
+    {"blocks", cmd_blocks, "blocks"},
     {"convert", cmd_convert,
      "convert IN OUT [--format LEVELS[:ORDER]] [--tensor NAME] [--in-tensor NAME]\n"
      "          [--in-format LEVELS[:ORDER]] [--shape DIMS] [--shift]"},

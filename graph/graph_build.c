@@ -57,6 +57,21 @@ int graph_node_set(sam_graph *g, int n, const char *key, const char *value, sam_
     return attr_append(&g->nodes[n].attrs, &g->nodes[n].nattrs, key, value, err);
 }
 
+int graph_node_put(sam_graph *g, int n, const char *key, const char *value, sam_error *err)
+{
+    graph_node *node = &g->nodes[n];
+    for (int k = 0; k < node->nattrs; k++)
+        if (!strcmp(node->attrs[k].key, key)) {
+            char *copy = strdup(value);
+            if (!copy)
+                return error_set(err, "out of memory");
+            free(node->attrs[k].value);
+            node->attrs[k].value = copy;
+            return 0;
+        }
+    return graph_node_set(g, n, key, value, err);
+}
+
 int graph_add_edge(sam_graph *g, int src, int dst, const char *kind, const char *label,
                    const char *comment, sam_error *err)
 {

@@ -14,6 +14,9 @@ int graph_add_node(sam_graph *g, const char *type, sam_error *err);
 /* Appends attribute key=value to node n. */
 int graph_node_set(sam_graph *g, int n, const char *key, const char *value, sam_error *err);
 
+/* Sets attribute key of node n to value, replacing the one it has. */
+int graph_node_put(sam_graph *g, int n, const char *key, const char *value, sam_error *err);
+
 /* Adds an edge of stream kind (crd, ref, val, repsig) with its port label;
  * comment NULL leaves the edge without a comment attribute. Returns the
  * edge's index, or -1. */

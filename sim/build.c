@@ -50,21 +50,20 @@ static int is_broadcast(const graph_node *n)
 }
 
 /* A timing attribute of a node or an edge: a whole number lowest..
- * TIMING_MAX, or *v unchanged when absent. */
-#define TIMING_MAX 1000000
-
+ * TIMING_MAX (CAPACITY_MAX for a capacity), or *v unchanged when absent. */
 static int timing_attr(const char *what, const char *who, const graph_attr *attrs, int nattrs,
                        const char *key, uint32_t lowest, uint32_t *v, sam_error *err)
 {
+    unsigned long long highest = strcmp(key, "capacity") ? TIMING_MAX : CAPACITY_MAX;
     for (int k = 0; k < nattrs; k++) {
         if (strcmp(attrs[k].key, key))
             continue;
         const char *s = attrs[k].value;
         char *end;
         unsigned long long x = strtoull(s, &end, 10);
-        if (!*s || *end || *s == '-' || x < lowest || x > TIMING_MAX)
-            return error_set(err, "%s %s: %s='%s' is not a whole number %u..%d", what, who, key,
-                             s, lowest, TIMING_MAX);
+        if (!*s || *end || *s == '-' || x < lowest || x > highest)
+            return error_set(err, "%s %s: %s='%s' is not a whole number %u..%llu", what, who,
+                             key, s, lowest, highest);
         *v = (uint32_t)x;
     }
     return 0;

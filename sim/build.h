@@ -27,6 +27,12 @@ int sim_data_add(sim_data *d, const char *name, const tensor *t, const level_for
 const fibertree *sim_data_find(const sim_data *d, const char *name);
 void sim_data_free(sim_data *d);
 
+/* Bounds of latencies and initiation intervals (cycles) and of channel
+ * capacities (tokens): the event engine keeps a slot per cycle of the
+ * longest wait. */
+#define TIMING_MAX 1000
+#define CAPACITY_MAX 1000000
+
 typedef struct sim_options {
     uint64_t depth;         /* channel capacity, 0 unbounded */
     uint32_t latency;       /* channel latency in cycles, >= 1 */

@@ -124,6 +124,23 @@ static int step_block(sim_engine *e, int i, cycle_t t, int *remaining, cycle_t *
     return changed;
 }
 
+/* Progress is reported when the cycle crosses a multiple of this. */
+#define PROGRESS_EVERY 4096
+
+static void report_progress(const sim_engine *e, cycle_t from, cycle_t to)
+{
+    if (e->progress && from / PROGRESS_EVERY != to / PROGRESS_EVERY)
+        e->progress(e, to, e->progress_ctx);
+}
+
+uint64_t sim_engine_tokens(const sim_engine *e)
+{
+    uint64_t tokens = 0;
+    for (int c = 0; c < e->nchannels; c++)
+        tokens += e->channels[c].pushed;
+    return tokens;
+}
+
 static int next_busy_slot(const sim_engine *e, cycle_t t, cycle_t *next)
 {
     for (int d = 1; d < e->nslots; d++)
@@ -148,11 +165,30 @@ static cycle_t latest_arrival(const sim_engine *e)
     return latest;
 }
 
+/* The cycle from which every block waiting out its initiation interval
+ * may step again. */
+static cycle_t latest_ready(const sim_engine *e)
+{
+    cycle_t latest = 0;
+    for (int i = 0; i < e->nblocks; i++)
+        if (!e->blocks[i].done && e->blocks[i].ready_at > latest)
+            latest = e->blocks[i].ready_at;
+    return latest;
+}
+
+/* Until this cycle a run that changes nothing may still be waiting for a
+ * token in flight or a block's next initiation. */
+static cycle_t latest_pending(const sim_engine *e)
+{
+    cycle_t arrival = latest_arrival(e), ready = latest_ready(e);
+    return arrival > ready ? arrival : ready;
+}
+
 /* The cycle in which a stuck run is reported: the first from which
  * nothing can change, as the cycle engine finds it. */
 static cycle_t stuck_cycle(const sim_engine *e, cycle_t last_changed)
 {
-    cycle_t latest = latest_arrival(e);
+    cycle_t latest = latest_pending(e);
     return last_changed + 1 > latest ? last_changed + 1 : latest;
 }
 
@@ -170,10 +206,12 @@ static int run_events(sim_engine *e, cycle_t max, int *remaining, cycle_t *t, cy
     while (*remaining > 0 && *t < max && !e->failed) {
         int slot = (int)(*t & (cycle_t)(e->nslots - 1));
         if (e->slot_count[slot] == 0) {
+            cycle_t from = *t;
             if (!next_busy_slot(e, *t, t)) {
                 *t = stuck_cycle(e, last_changed);
                 return 1;
             }
+            report_progress(e, from, *t);
             continue;
         }
         /* Wakes made now are for later cycles, so this list is stable. */
@@ -185,6 +223,7 @@ static int run_events(sim_engine *e, cycle_t max, int *remaining, cycle_t *t, cy
             }
         }
         e->slot_count[slot] = 0;
+        report_progress(e, *t, *t + 1);
         (*t)++;
     }
     return *remaining > 0;
@@ -316,7 +355,8 @@ static int run_ahead(sim_engine *e, const int *order, cycle_t max, int *remainin
         int any = 0;
         for (int k = 0; k < e->nblocks; k++)
             any |= run_block(e, order[k], limit, &rs);
-        if (rs.remaining > 0 && (!any || limit == max)) {
+        report_progress(e, limit > RUN_AHEAD_WINDOW ? limit - RUN_AHEAD_WINDOW : 0, limit);
+        if (rs.remaining > 0 && ((!any && limit >= latest_ready(e)) || limit == max)) {
             stuck = 1;
             *t = !any ? stuck_cycle(e, rs.last_changed) : max;
             break;
@@ -334,8 +374,9 @@ static int run_cycles(sim_engine *e, cycle_t max, int *remaining, cycle_t *t, cy
         int changed = 0;
         for (int i = 0; i < e->nblocks; i++)
             changed |= step_block(e, i, *t, remaining, last);
-        if (!changed && *remaining > 0 && *t >= latest_arrival(e))
+        if (!changed && *remaining > 0 && *t >= latest_pending(e))
             return 1;
+        report_progress(e, *t, *t + 1);
     }
     return *remaining > 0;
 }
@@ -413,8 +454,7 @@ int sim_engine_run(sim_engine *e, engine_mode mode, cycle_t max_cycles, sim_outc
     if (e->failed)
         return error_set(err, "out of memory while simulating");
     memset(out, 0, sizeof *out);
-    for (int c = 0; c < e->nchannels; c++)
-        out->tokens += e->channels[c].pushed;
+    out->tokens = sim_engine_tokens(e);
     out->deadlocked = stuck;
     out->cycles = stuck ? t : last + 1;
     close_stats(e, out->cycles);

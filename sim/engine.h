@@ -18,6 +18,12 @@
 
 typedef enum { ENGINE_EVENT, ENGINE_CYCLE } engine_mode;
 
+struct sim_engine;
+
+/* Called now and then during a run (every few thousand cycles), to show
+ * progress; now is the cycle the run has reached. */
+typedef void (*sim_progress_fn)(const struct sim_engine *e, cycle_t now, void *ctx);
+
 typedef struct sim_engine {
     block *blocks;
     int nblocks;
@@ -31,6 +37,8 @@ typedef struct sim_engine {
     cycle_t *woken_for;      /* per block and slot: the cycle it is listed for */
     int bounded;             /* some channel has a capacity */
     int failed;
+    sim_progress_fn progress;   /* NULL: none */
+    void *progress_ctx;
 } sim_engine;
 
 typedef struct sim_outcome {
@@ -47,6 +55,9 @@ void sim_engine_wake(sim_engine *e, int b, cycle_t at);
 
 /* Lists every reader of c to be stepped at cycle at. */
 void sim_engine_wake_readers(sim_engine *e, const channel *c, cycle_t at);
+
+/* Token moves so far over all channels. */
+uint64_t sim_engine_tokens(const sim_engine *e);
 
 /* Runs until every sink is done (0), or until nothing can happen any more
  * (1, deadlock: out has the cycle; report describes who waits on what), or

@@ -189,7 +189,7 @@ long long test_summary(const char *out, const char *key)
 static const char *const engine_options[][4] = {
     {"--engine", "event", NULL, NULL},
     {"--engine", "cycle", NULL, NULL},
-    {"--engine", "event", "--depth", "1000000000"},
+    {"--engine", "event", "--depth", "1000000"},
 };
 #define NENGINES (int)(sizeof engine_options / sizeof engine_options[0])
 

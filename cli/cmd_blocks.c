@@ -1,0 +1,71 @@
+/* samsim blocks: the block types samsim simulates, the implementations of
+ * each (the default first) and the node attributes they read. */
+#include <stdio.h>
+#include <string.h>
+
+#include "../sim/registry.h"
+#include "commands.h"
+
+/* Whether an implementation of type was registered before index i. */
+static int type_seen(const char *type, int i)
+{
+    for (int k = 0; k < i; k++)
+        if (!strcmp(registry_at(k)->type, type))
+            return 1;
+    return 0;
+}
+
+/* Prints "name=meaning (default); ..." one parameter a line. */
+static void print_params(const char *params)
+{
+    for (const char *p = params; p && *p;) {
+        const char *end = strstr(p, "; ");
+        int n = end ? (int)(end - p) : (int)strlen(p);
+        printf("        %.*s\n", n, p);
+        p = end ? end + 2 : NULL;
+    }
+}
+
+/* Whether registry entry i is the default for the nodes it serves: no
+ * earlier implementation of its type serves them too. */
+static int is_default(int i)
+{
+    const block_ops *ops = registry_at(i);
+    for (int k = 0; k < i; k++) {
+        const block_ops *o = registry_at(k);
+        if (!strcmp(o->type, ops->type) && (!o->serves || o->serves == ops->serves))
+            return 0;
+    }
+    return 1;
+}
+
+static void print_type(const char *type)
+{
+    printf("%s\n", type);
+    for (int i = 0; i < registry_count(); i++) {
+        const block_ops *ops = registry_at(i);
+        if (strcmp(ops->type, type))
+            continue;
+        printf("    %-12s %s%s\n", ops->impl, ops->about, is_default(i) ? " [default]" : "");
+        print_params(ops->params);
+    }
+}
+
+int cmd_blocks(int argc, char **argv)
+{
+    (void)argv;
+    if (argc) {
+        fprintf(stderr, "samsim: usage: samsim blocks\n");
+        return 1;
+    }
+    for (int i = 0; i < registry_count(); i++)
+        if (!type_seen(registry_at(i)->type, i))
+            print_type(registry_at(i)->type);
+    printf("\nEvery block also reads: impl=implementation; ii=initiation interval, cycles "
+           "between steps (1);\nlatency=extra cycles before its outputs are visible (0); "
+           "capacity=tokens each output stream holds (0: unbounded).\n"
+           "Edges read capacity and latency (1) for their stream. Set them in the graph, with "
+           "--config FILE\n(TYPE.NAME = VALUE, node.ID.NAME = VALUE, channel.capacity, "
+           "channel.latency) or --impl TYPE=NAME.\n");
+    return 0;
+}
