@@ -123,16 +123,11 @@ static long long nonempty_rows(const char *path, long long *nnz)
     return rows;
 }
 
-static void test_identity_streams(void **state)
+/* The identity on matrix b, under the event and the cycle engine: the
+ * outer stream carries a coordinate per non-empty row, then S0 and D; the
+ * inner one nnz coordinates, an S0 between non-empty rows, S1 and D. */
+static void assert_identity_streams(const char *dir, const char *graph, const char *b)
 {
-    (void)state;
-    char *dir = test_tmpdir();
-    char *graph = test_path(dir, "identity.gv"), *b = test_path(dir, "B.mtx");
-    assert_int_equal(test_run_samsim(NULL, NULL, "compile", "X(i,j)=B(i,j)", "-o", graph, NULL),
-                     0);
-    assert_int_equal(test_run_samsim(NULL, NULL, "gen", "urandom", "--shape", "60x40",
-                                     "--density", "0.03", "--seed", "5", "-o", b, NULL),
-                     0);
     long long nnz, rows = nonempty_rows(b, &nnz);
     char *text[2];
     const char *engines[2] = {"event", "cycle"};
@@ -154,12 +149,53 @@ static void test_identity_streams(void **state)
         assert_int_equal(cell(&t, bj, "data"), nnz);
         assert_int_equal(cell(&t, bj, "stop_s0"), rows - 1);
         assert_int_equal(cell(&t, bj, "stop_s1"), 1);
+        assert_int_equal(cell(&t, bj, "stops"), rows);
         assert_int_equal(cell(&t, bj, "done"), 1);
         text[e] = test_read_file(csv);
         free(t.text), free(csv), free(so);
     }
     assert_string_equal(text[0], text[1]);
-    free(text[0]), free(text[1]), free(graph), free(b);
+    free(text[0]), free(text[1]);
+}
+
+static char *identity_graph(const char *dir)
+{
+    char *graph = test_path(dir, "identity.gv");
+    assert_int_equal(test_run_samsim(NULL, NULL, "compile", "X(i,j)=B(i,j)", "-f=X:ss",
+                                     "-f=B:ss", "-o", graph, NULL),
+                     0);
+    return graph;
+}
+
+static void test_identity_streams(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir();
+    char *graph = identity_graph(dir), *b = test_path(dir, "B.mtx");
+    assert_int_equal(test_run_samsim(NULL, NULL, "gen", "urandom", "--shape", "60x40",
+                                     "--density", "0.03", "--seed", "5", "-o", b, NULL),
+                     0);
+    assert_identity_streams(dir, graph, b);
+    free(graph), free(b);
+    test_tmpdir_remove(dir);
+}
+
+/* The same counts on genuine matrices: symmetric, pattern, rectangular,
+ * with empty rows (benchmarks/stream_overhead runs all of them). */
+static void test_identity_streams_suitesparse(void **state)
+{
+    (void)state;
+    const char *names[] = {"bcsstm02", "GD97_b", "494_bus", "Erdos971", "lp_scsd1", "ash219"};
+    free(test_require_shared("data/suitesparse")); /* skips before anything is allocated */
+    char *dir = test_tmpdir(), *graph = identity_graph(dir);
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+        char rel[200];
+        snprintf(rel, sizeof rel, "data/suitesparse/%s.mtx", names[k]);
+        char *b = test_require_shared(rel);
+        assert_identity_streams(dir, graph, b);
+        free(b);
+    }
+    free(graph);
     test_tmpdir_remove(dir);
 }
 
@@ -318,6 +354,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_identity_streams),
+        cmocka_unit_test(test_identity_streams_suitesparse),
         cmocka_unit_test(test_block_cycles),
         cmocka_unit_test(test_blocked_cycles),
         cmocka_unit_test(test_block_latency),
