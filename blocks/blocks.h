@@ -21,6 +21,8 @@ extern const block_ops fiberwrite_dense_ops;
 extern const block_ops intersect_ops;
 extern const block_ops union_ops;
 extern const block_ops vectorreducer_ops;
+extern const block_ops spaccumulator_dense_ops;
+extern const block_ops vectorreducer_dense_ops;
 extern const block_ops crddrop_values_ops;
 extern const block_ops crdhold_values_ops;
 extern const block_ops crddrop_ops;

@@ -32,9 +32,16 @@
  * gives an empty result "S0 D" / "S1 D" / "D" (the reference crashes, bug
  * 4); the private CrdHold's Repeat waits for its first ref (item 8).
  *
- * The accumulator's storage is a hash table of the current run (order 1)
- * or of every point (order 2), sorted when the run or input ends: O(1) per
- * input point and memory in proportion to the distinct points held. */
+ * The storage the points are summed in is what the implementations differ
+ * in (spaccumulator.h); this file is the frame and the default storage,
+ * impl "sparse": an ideal sparse ordered store, the reference's sorted map.
+ * A point is summed in the cycle it is taken, whatever the run holds, and
+ * a completed run leaves one point a cycle, its occupied entries only, in
+ * order, from the cycle it completes; completed runs wait in an unbounded
+ * queue while the next one is summed. The simulator keeps the open run in
+ * a hash table and sorts it when it completes: O(1) per point and memory
+ * in proportion to the distinct points held. spaccumulator_dense.c is the
+ * dense-array variant. */
 #include "spaccumulator.h"
 
 #include <stdio.h>
@@ -145,10 +152,7 @@ static token tq_pop(tq *q)
 
 /* ---- the accumulation table ------------------------------------------- */
 
-typedef struct point {
-    int64_t o, i;
-    double v;
-} point;
+typedef spacc_point point;
 
 typedef struct slot {
     uint32_t gen, idx;      /* in use when gen is the table's */
@@ -233,37 +237,103 @@ static int point_cmp(const void *a, const void *b)
     return (p->i > q->i) - (p->i < q->i);
 }
 
-/* ---- points on their way out ------------------------------------------ */
+/* ---- point queues -------------------------------------------------------- */
 
-/* Sorted points: the accumulator emits p[emit], the converter takes
- * p[conv] (conv <= emit <= n). */
-typedef struct outbox {
+typedef struct pq {
     point *p;
-    size_t n, cap, conv, emit;
-} outbox;
+    size_t n, cap, head;    /* the queue is p[head..n) */
+} pq;
 
-static int outbox_append(outbox *q, const point *src, size_t k)
+/* Compacts only when full and leaves at least half the room free, so that
+ * appending one point at a time costs amortised O(1). */
+static int pq_append(pq *q, const point *src, size_t k)
 {
-    if (q->conv) {
-        memmove(q->p, q->p + q->conv, (q->n - q->conv) * sizeof *q->p);
-        q->n -= q->conv;
-        q->emit -= q->conv;
-        q->conv = 0;
-    }
     if (q->n + k > q->cap) {
-        size_t cap = q->cap ? q->cap : 64;
-        while (cap < q->n + k)
+        size_t live = q->n - q->head, cap = q->cap ? q->cap : 64;
+        while (cap < 2 * (live + k))
             cap *= 2;
-        point *p = realloc(q->p, cap * sizeof *p);
-        if (!p)
-            return -1;
-        q->p = p;
-        q->cap = cap;
+        if (cap > q->cap) {
+            point *p = realloc(q->p, cap * sizeof *p);
+            if (!p)
+                return -1;
+            q->p = p;
+            q->cap = cap;
+        }
+        memmove(q->p, q->p + q->head, live * sizeof *q->p);
+        q->n = live;
+        q->head = 0;
     }
     memcpy(q->p + q->n, src, k * sizeof *src);
     q->n += k;
     return 0;
 }
+
+/* ---- the default storage, sparse: hashed, sorted when a run completes - */
+
+typedef struct sparse_store {
+    table tab;          /* the open run */
+    pq done;            /* completed runs, sorted, waiting to leave */
+} sparse_store;
+
+static void *sparse_create(block *b, const block_ctx *ctx, int order, sam_error *err)
+{
+    (void)b, (void)ctx, (void)order;
+    sparse_store *st = calloc(1, sizeof *st);
+    if (!st)
+        error_set(err, "out of memory");
+    return st;
+}
+
+static int sparse_open(void *store)
+{
+    (void)store;
+    return 1;
+}
+
+static int sparse_add(void *store, const point *p, const char **fault)
+{
+    (void)fault;
+    sparse_store *st = store;
+    return table_add(&st->tab, p->o, p->i, p->v);
+}
+
+static int sparse_close(void *store)
+{
+    sparse_store *st = store;
+    table *t = &st->tab;
+    qsort(t->e, t->n, sizeof *t->e, point_cmp);
+    if (pq_append(&st->done, t->e, t->n))
+        return -1;
+    table_clear(t);
+    return 0;
+}
+
+static spacc_read sparse_read(void *store, point *p)
+{
+    sparse_store *st = store;
+    if (st->done.head == st->done.n)
+        return SPACC_IDLE;
+    *p = st->done.p[st->done.head++];
+    return SPACC_POINT;
+}
+
+static void sparse_destroy(void *store)
+{
+    sparse_store *st = store;
+    free(st->tab.e);
+    free(st->tab.slots);
+    free(st->done.p);
+    free(st);
+}
+
+static const spacc_store_ops sparse_store_ops = {
+    .create = sparse_create,
+    .open = sparse_open,
+    .add = sparse_add,
+    .close = sparse_close,
+    .read = sparse_read,
+    .destroy = sparse_destroy,
+};
 
 /* ---- the block ---------------------------------------------------------- */
 
@@ -295,9 +365,11 @@ typedef struct spacc {
     stage held[2];          /* the CrdHold's outputs of the last cycle */
     stage drop[3];          /* the StknDrops' outputs of the last cycle */
     tq q[3];                /* the accumulator's input FIFOs */
-    table tab;
+    const spacc_store_ops *store_ops;
+    void *store;
+    uint8_t has_run;        /* a run is open in the storage */
     int64_t run_outer;
-    outbox box;
+    pq box;                 /* points emitted, waiting for the converter */
     uint8_t seen_done, acc_done;
     crdpt_conv conv;
 } spacc;
@@ -445,62 +517,90 @@ static int hold_step(block *b, spacc *s, cycle_t now)
     return repeat_step(b, h, &s->held[IN_OUTER]) | changed;
 }
 
-/* The current run (order 1) or everything (order 2) leaves, sorted. */
-static int flush(spacc *s)
-{
-    if (!s->tab.n)
-        return 0;
-    qsort(s->tab.e, s->tab.n, sizeof *s->tab.e, point_cmp);
-    if (outbox_append(&s->box, s->tab.e, s->tab.n))
-        return -1;
-    table_clear(&s->tab);
-    return 0;
-}
-
 static double value_of(token v)
 {
     return v.kind == TOKEN_VAL ? v.v : v.kind == TOKEN_CRD ? (double)v.i : 0.0;
 }
 
+static void pop_heads(spacc *s)
+{
+    for (int p = 0; p < 3; p++)
+        tq_pop(&s->q[p]);
+}
+
+static int close_run(spacc *s)
+{
+    s->has_run = 0;
+    return s->store_ops->close(s->store);
+}
+
+static int add_point(block *b, spacc *s, token o, token i, token v)
+{
+    const point p = {o.i, i.i, value_of(v)};
+    const char *fault = NULL;
+    pop_heads(s);
+    s->has_run = 1;
+    s->run_outer = o.i;
+    int rc = s->store_ops->add(s->store, &p, &fault);
+    if (rc > 0)
+        b->fault = fault;
+    return rc < 0 ? -1 : 1;
+}
+
+/* Takes the point or the 'D's at the FIFO heads, unless the point starts a
+ * run the storage has no room for yet: 1 when anything changed, 0 when
+ * nothing did, -1 out of memory. */
 static int take_point(block *b, spacc *s)
 {
-    token o = tq_pop(&s->q[IN_OUTER]), i = tq_pop(&s->q[IN_INNER]), v = tq_pop(&s->q[IN_VAL]);
+    token o = tq_head(&s->q[IN_OUTER]), i = tq_head(&s->q[IN_INNER]), v = tq_head(&s->q[IN_VAL]);
     int ndone = token_is_done(o) + token_is_done(i) + token_is_done(v);
     if (ndone == 3) {
+        pop_heads(s);
         s->seen_done = 1;
-        return flush(s);
+        return s->has_run && close_run(s) ? -1 : 1;
     }
-    if (ndone) {
-        b->fault = "'D' on one input meets a point on another: the outer crd, inner crd and "
-                   "val streams hold different numbers of points";
-        return 0;
+    if (ndone || o.kind != TOKEN_CRD || i.kind != TOKEN_CRD) {
+        pop_heads(s);
+        b->fault = ndone ? "'D' on one input meets a point on another: the outer crd, inner crd "
+                           "and val streams hold different numbers of points"
+                         : "a crd input carries a token that is not a coordinate";
+        return 1;
     }
-    if (o.kind != TOKEN_CRD || i.kind != TOKEN_CRD) {
-        b->fault = "a crd input carries a token that is not a coordinate";
-        return 0;
+    int changed = 0;
+    if (s->order == 1 && s->has_run && o.i != s->run_outer) {
+        if (close_run(s))
+            return -1;
+        changed = 1;
     }
-    if (s->order == 1 && s->tab.n && o.i != s->run_outer && flush(s))
-        return -1;
-    s->run_outer = o.i;
-    return table_add(&s->tab, o.i, i.i, value_of(v));
+    if (!s->has_run && !s->store_ops->open(s->store))
+        return changed;
+    return add_point(b, s, o, i, v);
 }
 
 /* One cycle of the point accumulator: takes a point once all three FIFOs
- * hold one, and emits one sorted point (its value leaves at once). */
+ * hold one, and emits the storage's next point (its value leaves at
+ * once). */
 static int accumulate(block *b, spacc *s, cycle_t now)
 {
     int changed = 0;
     if (s->acc_done)
         return 0;
     if (!s->seen_done && s->q[IN_OUTER].n && s->q[IN_INNER].n && s->q[IN_VAL].n) {
-        if (take_point(b, s))
+        int rc = take_point(b, s);
+        if (rc < 0)
             b->failed = 1;
-        changed = 1;
+        changed = rc != 0;
     }
-    if (s->box.emit < s->box.n) {
-        out_push(b, OUT_VAL, now, token_val(s->box.p[s->box.emit++].v));
+    point p;
+    spacc_read r = s->store_ops->read(s->store, &p);
+    if (r == SPACC_POINT) {
+        if (pq_append(&s->box, &p, 1))
+            b->failed = 1;
+        out_push(b, OUT_VAL, now, token_val(p.v));
         return 1;
     }
+    if (r == SPACC_BUSY)
+        return 1;
     if (s->seen_done) {
         out_push(b, OUT_VAL, now, token_done());
         s->acc_done = 1;
@@ -511,13 +611,13 @@ static int accumulate(block *b, spacc *s, cycle_t now)
 
 static int convert(block *b, spacc *s, cycle_t now)
 {
-    outbox *q = &s->box;
-    conv_head head = q->conv < q->emit ? CONV_POINT : s->acc_done ? CONV_DONE : CONV_NOTHING;
-    const point *p = head == CONV_POINT ? &q->p[q->conv] : NULL;
+    pq *q = &s->box;
+    conv_head head = q->head < q->n ? CONV_POINT : s->acc_done ? CONV_DONE : CONV_NOTHING;
+    const point *p = head == CONV_POINT ? &q->p[q->head] : NULL;
     conv_out out;
     if (!crdpt_conv_step(&s->conv, head, p ? p->o : 0, p ? p->i : 0, &out))
         return 0;
-    q->conv += out.took;
+    q->head += out.took;
     if (out.has_o)
         out_push(b, OUT_OUTER, now, out.o);
     if (s->onedim && token_is_stop(out.i)) {
@@ -529,7 +629,7 @@ static int convert(block *b, spacc *s, cycle_t now)
     return 1;
 }
 
-static int spacc_step(block *b, cycle_t now)
+int spacc_step(block *b, cycle_t now)
 {
     spacc *s = b->state;
     int changed = drain_extras(b, now);
@@ -626,7 +726,7 @@ static int check_attrs(block *b, const block_ctx *ctx, int64_t *order, sam_error
     return 0;
 }
 
-static void spacc_destroy(block *b)
+void spacc_destroy(block *b)
 {
     spacc *s = b->state;
     if (!s)
@@ -635,14 +735,15 @@ static void spacc_destroy(block *b)
         free(s->q[p].buf);
     free(s->hold.refs.buf);
     free(s->hold.reps.buf);
-    free(s->tab.e);
-    free(s->tab.slots);
+    if (s->store)
+        s->store_ops->destroy(s->store);
     free(s->box.p);
     free(s);
     b->state = NULL;
 }
 
-static int spacc_create(block *b, const block_ctx *ctx, sam_error *err)
+int spacc_create_with(block *b, const block_ctx *ctx, const spacc_store_ops *store,
+                      sam_error *err)
 {
     int64_t order;
     if (check_attrs(b, ctx, &order, err))
@@ -656,9 +757,11 @@ static int spacc_create(block *b, const block_ctx *ctx, sam_error *err)
     s->in1 = graph_node_attr(ctx->node, "in1");
     s->onedim = !s->in1;
     s->hold.get_ref = 1;
+    s->store_ops = store;
     crdpt_conv_init(&s->conv, 1, s->order == 2);
     name_ports(b, s);
-    if (ctx->graph && find_inputs(b, s, ctx, err)) {
+    if ((ctx->graph && find_inputs(b, s, ctx, err)) ||
+        !(s->store = store->create(b, ctx, s->order, err))) {
         spacc_destroy(b);
         return -1;
     }
@@ -667,7 +770,12 @@ static int spacc_create(block *b, const block_ctx *ctx, sam_error *err)
     return 0;
 }
 
-static int spacc_port(block *b, const graph_edge *e, int input, sam_error *err)
+static int spacc_create(block *b, const block_ctx *ctx, sam_error *err)
+{
+    return spacc_create_with(b, ctx, &sparse_store_ops, err);
+}
+
+int spacc_port(block *b, const graph_edge *e, int input, sam_error *err)
 {
     const spacc *s = b->state;
     int p;
@@ -687,8 +795,9 @@ static int spacc_port(block *b, const graph_edge *e, int input, sam_error *err)
 
 const block_ops spaccumulator_ops = {
     .type = "spaccumulator",
-    .impl = "hashed",
-    .about = "sparse accumulation of (outer, inner) points into sorted fibers, orders 1 and 2",
+    .impl = "sparse",
+    .about = "sums (outer, inner) points, orders 1 and 2, in an ideal sparse ordered store: a "
+             "completed run leaves one occupied entry a cycle",
     .create = spacc_create,
     .port = spacc_port,
     .step = spacc_step,

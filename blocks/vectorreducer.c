@@ -3,9 +3,18 @@
  * the fibers of one level into one. Within an outer fiber (closed by a
  * stop token of level >= 1) it takes one (coordinate, value) pair a cycle
  * from every inner fiber; when the outer fiber closes it emits the
- * distinct coordinates in order with their sums, one a cycle, then the
- * stop token one level lower. Ports: input and output 0 the coordinates,
- * 1 the values. */
+ * distinct coordinates in order with their sums, then the stop token one
+ * level lower, taking no input meanwhile. Ports: input and output 0 the
+ * coordinates, 1 the values.
+ *
+ * This file is the frame every implementation shares (vectorreducer.h)
+ * and the default storage, impl "sparse": an ideal sparse ordered store
+ * that emits the distinct coordinates back to back, one a cycle, from the
+ * cycle after the closing stop. The simulator keeps the pairs in arrival
+ * order and sorts them when the fiber closes. vectorreducer_dense.c is the
+ * dense-array variant. */
+#include "vectorreducer.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,77 +22,44 @@
 
 enum { CRD, VAL };
 
-typedef struct point {
-    int64_t crd;
-    uint64_t seq;       /* arrival order, so that sums are deterministic */
-    double val;
-} point;
+/* ---- the frame ---------------------------------------------------------- */
 
-typedef struct reducer {
-    point *pts;
-    size_t n, cap, next;    /* next: the point to emit while draining */
-    uint64_t seq;
+typedef struct vecred {
+    const vecred_store_ops *ops;
+    void *store;
     int draining;
     token stop;             /* emitted after the points */
-} reducer;
+} vecred;
 
-static int point_cmp(const void *a, const void *b)
+static int drain(block *b, vecred *r, cycle_t now)
 {
-    const point *x = a, *y = b;
-    if (x->crd != y->crd)
-        return x->crd < y->crd ? -1 : 1;
-    return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-/* Sorts the fiber's points and sums those with equal coordinates. */
-static void merge_points(reducer *r)
-{
-    qsort(r->pts, r->n, sizeof *r->pts, point_cmp);
-    size_t out = 0;
-    for (size_t i = 0; i < r->n; i++) {
-        if (out && r->pts[out - 1].crd == r->pts[i].crd)
-            r->pts[out - 1].val += r->pts[i].val;
-        else
-            r->pts[out++] = r->pts[i];
+    int64_t crd;
+    double v;
+    vecred_read k = r->ops->read(r->store, &crd, &v);
+    if (k == VECRED_POINT) {
+        out_push(b, CRD, now, token_crd(crd));
+        out_push(b, VAL, now, token_val(v));
+    } else if (k == VECRED_IDLE) {
+        out_push(b, CRD, now, r->stop);
+        out_push(b, VAL, now, r->stop);
+        r->draining = 0;
     }
-    r->n = out;
-}
-
-static int drain(block *b, reducer *r, cycle_t now)
-{
-    if (r->next < r->n) {
-        out_push(b, CRD, now, token_crd(r->pts[r->next].crd));
-        out_push(b, VAL, now, token_val(r->pts[r->next].val));
-        r->next++;
-        return 1;
-    }
-    out_push(b, CRD, now, r->stop);
-    out_push(b, VAL, now, r->stop);
-    r->n = r->next = 0;
-    r->draining = 0;
     return 1;
 }
 
-static int take(block *b, reducer *r, token c, token v)
+static void take(block *b, vecred *r, token c, token v)
 {
-    if (r->n == r->cap) {
-        size_t cap = r->cap ? 2 * r->cap : 64;
-        point *p = realloc(r->pts, cap * sizeof *p);
-        if (!p) {
-            b->failed = 1;
-            return 1;
-        }
-        r->pts = p;
-        r->cap = cap;
-    }
-    double x = v.kind == TOKEN_VAL ? v.v : 0.0;
-    r->pts[r->n++] = (point){.crd = c.i, .seq = r->seq++, .val = x};
-    return 1;
+    const char *fault = NULL;
+    int rc = r->ops->add(r->store, c.i, v.kind == TOKEN_VAL ? v.v : 0.0, &fault);
+    if (rc < 0)
+        b->failed = 1;
+    else if (rc)
+        b->fault = fault;
 }
 
-static int reducer_step(block *b, cycle_t now)
+int vecred_step(block *b, cycle_t now)
 {
-    reducer *r = b->state;
+    vecred *r = b->state;
     if (r->draining)
         return drain(b, r, now);
     token c, v;
@@ -99,50 +75,151 @@ static int reducer_step(block *b, cycle_t now)
     if (c.kind == TOKEN_DONE) {
         out_push(b, CRD, now, c);
         out_push(b, VAL, now, c);
-        return 1;
-    }
-    if (c.kind == TOKEN_CRD)
-        return take(b, r, c, v);
-    if (c.level > 0) {
-        merge_points(r);
+    } else if (c.kind == TOKEN_CRD) {
+        take(b, r, c, v);
+    } else if (c.level > 0) {
+        if (r->ops->close)
+            r->ops->close(r->store);
         r->stop = token_stop(c.level - 1);
         r->draining = 1;
     }
     return 1;
 }
 
-static int reducer_create(block *b, const block_ctx *ctx, sam_error *err)
+int vecred_create_with(block *b, const block_ctx *ctx, const vecred_store_ops *store,
+                       sam_error *err)
 {
-    (void)ctx;
-    b->state = calloc(1, sizeof(reducer));
-    if (!b->state)
+    vecred *r = calloc(1, sizeof *r);
+    if (!r)
         return error_set(err, "out of memory");
+    r->ops = store;
+    if (!(r->store = store->create(b, ctx, err))) {
+        free(r);
+        return -1;
+    }
+    b->state = r;
     b->nin = b->nout = 2;
     b->in_names[CRD] = b->out_names[CRD] = "crd";
     b->in_names[VAL] = b->out_names[VAL] = "val";
     return 0;
 }
 
-static int reducer_port(block *b, const graph_edge *e, int input, sam_error *err)
+int vecred_port(block *b, const graph_edge *e, int input, sam_error *err)
 {
     static const char *const kinds[] = {"crd", "val"};
     return block_port_by_kind(b, e, input, kinds, 2, err);
 }
 
-static void reducer_destroy(block *b)
+void vecred_destroy(block *b)
 {
-    reducer *r = b->state;
+    vecred *r = b->state;
     if (r)
-        free(r->pts);
+        r->ops->destroy(r->store);
     free(r);
+    b->state = NULL;
+}
+
+/* ---- the default storage: sorted when the fiber closes ---------------- */
+
+typedef struct point {
+    int64_t crd;
+    uint64_t seq;       /* arrival order, so that sums are deterministic */
+    double val;
+} point;
+
+typedef struct sorted_store {
+    point *pts;
+    size_t n, cap, next;    /* next: the point to emit while draining */
+    uint64_t seq;
+} sorted_store;
+
+static int point_cmp(const void *a, const void *b)
+{
+    const point *x = a, *y = b;
+    if (x->crd != y->crd)
+        return x->crd < y->crd ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Sorts the fiber's points and sums those with equal coordinates. */
+static void sorted_close(void *store)
+{
+    sorted_store *st = store;
+    qsort(st->pts, st->n, sizeof *st->pts, point_cmp);
+    size_t out = 0;
+    for (size_t i = 0; i < st->n; i++) {
+        if (out && st->pts[out - 1].crd == st->pts[i].crd)
+            st->pts[out - 1].val += st->pts[i].val;
+        else
+            st->pts[out++] = st->pts[i];
+    }
+    st->n = out;
+}
+
+static vecred_read sorted_read(void *store, int64_t *crd, double *v)
+{
+    sorted_store *st = store;
+    if (st->next == st->n) {
+        st->n = st->next = 0;
+        return VECRED_IDLE;
+    }
+    *crd = st->pts[st->next].crd;
+    *v = st->pts[st->next++].val;
+    return VECRED_POINT;
+}
+
+static int sorted_add(void *store, int64_t crd, double v, const char **fault)
+{
+    (void)fault;
+    sorted_store *st = store;
+    if (st->n == st->cap) {
+        size_t cap = st->cap ? 2 * st->cap : 64;
+        point *p = realloc(st->pts, cap * sizeof *p);
+        if (!p)
+            return -1;
+        st->pts = p;
+        st->cap = cap;
+    }
+    st->pts[st->n++] = (point){.crd = crd, .seq = st->seq++, .val = v};
+    return 0;
+}
+
+static void *sorted_create(block *b, const block_ctx *ctx, sam_error *err)
+{
+    (void)b, (void)ctx;
+    sorted_store *st = calloc(1, sizeof *st);
+    if (!st)
+        error_set(err, "out of memory");
+    return st;
+}
+
+static void sorted_destroy(void *store)
+{
+    sorted_store *st = store;
+    free(st->pts);
+    free(st);
+}
+
+static const vecred_store_ops sorted_store_ops = {
+    .create = sorted_create,
+    .add = sorted_add,
+    .close = sorted_close,
+    .read = sorted_read,
+    .destroy = sorted_destroy,
+};
+
+static int sorted_block_create(block *b, const block_ctx *ctx, sam_error *err)
+{
+    return vecred_create_with(b, ctx, &sorted_store_ops, err);
 }
 
 const block_ops vectorreducer_ops = {
     .type = "vectorreducer",
-    .impl = "sorted",
-    .about = "sums the fibers of a level into one, emitted in coordinate order",
-    .create = reducer_create,
-    .port = reducer_port,
-    .step = reducer_step,
-    .destroy = reducer_destroy,
+    .impl = "sparse",
+    .about = "sums the fibers of a level into one in an ideal sparse ordered store: the "
+             "distinct coordinates leave back to back, one a cycle",
+    .create = sorted_block_create,
+    .port = vecred_port,
+    .step = vecred_step,
+    .destroy = vecred_destroy,
 };

@@ -20,6 +20,8 @@ static const block_ops *const registry[] = {
     &intersect_ops,
     &union_ops,
     &vectorreducer_ops,
+    &spaccumulator_dense_ops,
+    &vectorreducer_dense_ops,
     &crddrop_values_ops,
     &crdhold_values_ops,
     &crddrop_ops,
