@@ -6,10 +6,10 @@ CC      ?= cc
 BUILD   ?= build/release
 OPT     ?= -O2
 CFLAGS  += -std=c11 $(OPT) -g -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L \
-           -MMD -MP $(SANITIZE) $(shell pkg-config --cflags libcgraph 2>/dev/null)
+           -MMD -MP $(SANITIZE) $(shell pkg-config --cflags libcgraph libgvc 2>/dev/null)
 LDFLAGS += $(SANITIZE)
-LDLIBS  += -lcsv -lm $(shell pkg-config --libs libcgraph)
-TESTLIBS = -lcmocka -lcsv -lgraphblas -lm $(shell pkg-config --libs libcgraph)
+LDLIBS  += -lcsv -lm $(shell pkg-config --libs libgvc libcgraph)
+TESTLIBS = -lcmocka -lcsv -lgraphblas -lm $(shell pkg-config --libs libgvc libcgraph)
 
 LIB_DIRS = common formats graph sim blocks custard
 LIB_SRC  = $(wildcard $(addsuffix /*.c,$(LIB_DIRS)))
@@ -51,7 +51,9 @@ test: deps
 test-run: $(BIN) $(TEST_BIN)
 	@SAMSIM_BIN=$(abspath $(BIN)) test/run $(TEST_BIN)
 
+# test/lsan.supp: memory Graphviz and Pango keep until exit (see there).
 check: deps
+	LSAN_OPTIONS=suppressions=$(CURDIR)/test/lsan.supp:print_suppressions=0:fast_unwind_on_malloc=0 \
 	$(MAKE) --no-print-directory BUILD=build/check OPT=-O1 \
 	    SANITIZE="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 	    test-run

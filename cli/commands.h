@@ -9,5 +9,7 @@ int cmd_convert(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_stats(int argc, char **argv);
+int cmd_render(int argc, char **argv);
 
 #endif

@@ -29,6 +29,8 @@ static const command commands[] = {
     {"gen", cmd_gen,
      "gen KIND [--shape DIMS] [--density D | --nnz N] [--seed N] -o FILE [--second FILE]\n"
      "          KIND: urandom runs blocks rmat banded identity dense"},
+    {"stats", cmd_stats, "stats FILE.csv [--top N]"},
+    {"render", cmd_render, "render GRAPH.dot [--stats FILE.csv] -o OUT.svg|OUT.png"},
 };
 
 static void usage(FILE *f)

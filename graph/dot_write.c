@@ -304,6 +304,15 @@ static const char *own_or(const graph_node *n, const char *key, const char *deri
     return v ? v : derived;
 }
 
+int graph_node_look(const graph_node *n, char **label, const char **color)
+{
+    const node_look *look = look_for(n);
+    const char *own = graph_node_attr(n, "label");
+    *color = own_or(n, "color", look->color);
+    *label = own ? strdup(own) : look->label ? label_text(n, look->label) : NULL;
+    return (own || look->label) && !*label ? -1 : 0;
+}
+
 static void write_node_attrs(dot_out *o, const graph_node *n, const node_look *look,
                              const char *comment, const char *label)
 {
@@ -341,7 +350,7 @@ static void write_node(dot_out *o, const graph_node *n)
     free(label);
 }
 
-static const char *edge_style(const graph_edge *e)
+const char *graph_edge_style(const graph_edge *e)
 {
     const char *own = graph_edge_attr(e, "style");
     if (own)
@@ -367,7 +376,7 @@ static void write_edge(dot_out *o, const sam_graph *g, int i)
     fputs(" [", o->f);
     o->first = 1;
     put_attr(o, "label", e->label, 1);
-    put_attr(o, "style", edge_style(e), 0);
+    put_attr(o, "style", graph_edge_style(e), 0);
     put_attr(o, "type", e->kind, 1);
     put_attr(o, "comment", *e->comment ? e->comment : NULL, 1);
     for (int k = 0; k < e->nattrs; k++) {

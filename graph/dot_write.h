@@ -26,4 +26,14 @@ int graph_write_dot(const sam_graph *g, FILE *out);
  * failure leaves no partial output. Errors are one line naming the path. */
 int graph_write_dot_file(const sam_graph *g, const char *path, sam_error *err);
 
+/* The label and colour node n is drawn with: its own label and color
+ * attributes, else those Custard gives its type. *label is malloc'd, NULL
+ * for a type drawn without one (a broadcast is a point); *color is NULL
+ * when there is none. Returns -1 when memory ran out. */
+int graph_node_look(const graph_node *n, char **label, const char **color);
+
+/* The line style of edge e: its own, else Custard's for its stream kind
+ * (crd dashed, ref bold, repsig dotted; NULL, plain, for val). */
+const char *graph_edge_style(const graph_edge *e);
+
 #endif

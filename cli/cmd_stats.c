@@ -1,0 +1,182 @@
+/* samsim stats FILE.csv: where the cycles of a run went, from the file
+ * `samsim run --stats` wrote. Three views: the busiest blocks (busy % is
+ * busy cycles / run cycles), the streams with the most tokens and the
+ * share of them that is control (stops + empty + done + repeat_stop over
+ * tokens) and of the run they carried nothing (idle before, between and
+ * after over run cycles), and the critical chain: from the block that
+ * finished last, back through the input that arrived last each time, to
+ * a root (definitions in sim/stats_table.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../sim/stats_table.h"
+#include "args.h"
+#include "commands.h"
+
+#define STATS_DEFAULT_TOP 10
+
+typedef struct stats_opts {
+    const char *path;
+    int top;
+} stats_opts;
+
+static int parse_args(int argc, char **argv, stats_opts *o, sam_error *err)
+{
+    *o = (stats_opts){.top = STATS_DEFAULT_TOP};
+    for (int i = 0; i < argc; i++) {
+        const char *v;
+        int r = args_option(argc, argv, &i, "--top", &v, err);
+        if (r < 0)
+            return -1;
+        if (r > 0) {
+            uint64_t n;
+            if (args_uint64("--top", v, &n, err))
+                return -1;
+            if (n < 1 || n > 1000000)
+                return error_set(err, "stats: --top must be 1..1000000");
+            o->top = (int)n;
+        } else if (argv[i][0] == '-' || o->path) {
+            return error_set(err, "stats: unexpected argument '%s'", argv[i]);
+        } else {
+            o->path = argv[i];
+        }
+    }
+    if (!o->path)
+        return error_set(err, "usage: samsim stats FILE.csv [--top N]");
+    return 0;
+}
+
+static int imin(int a, int b)
+{
+    return a < b ? a : b;
+}
+
+/* Width of the widest of n strings picked by get, at least min. */
+static int width(const stats_table *t, int n, const char *(*get)(const stats_table *, int),
+                 int min)
+{
+    int w = min;
+    for (int i = 0; i < n; i++) {
+        int len = (int)strlen(get(t, i));
+        w = len > w ? len : w;
+    }
+    return w;
+}
+
+static const char *block_id(const stats_table *t, int i)
+{
+    return t->blocks[i].id;
+}
+
+static const char *block_type(const stats_table *t, int i)
+{
+    return t->blocks[i].type;
+}
+
+static const char *block_impl(const stats_table *t, int i)
+{
+    return t->blocks[i].impl;
+}
+
+
+static void print_span(const stats_span *s)
+{
+    if (s->active)
+        printf("%llu..%llu", (unsigned long long)s->first, (unsigned long long)s->last);
+    else
+        printf("-");
+}
+
+static void print_blocks(const stats_table *t, const int *order, int top)
+{
+    int n = imin(top, t->nblocks);
+    int wi = width(t, t->nblocks, block_id, 4), wt = width(t, t->nblocks, block_type, 4);
+    int wm = width(t, t->nblocks, block_impl, 4);
+    printf("\nblocks by busy cycles (%d of %d):\n", n, t->nblocks);
+    printf("  %-*s  %-*s  %-*s  %10s  %6s  %10s  %10s  active\n", wi, "node", wt, "type", wm,
+           "impl", "busy", "busy%", "starved", "blocked");
+    for (int k = 0; k < n; k++) {
+        const stats_block *b = &t->blocks[order[k]];
+        printf("  %-*s  %-*s  %-*s  %10llu  %5.1f%%  %10llu  %10llu  ", wi, b->id, wt, b->type,
+               wm, b->impl, (unsigned long long)b->busy, 100.0 * stats_block_utilisation(t, b),
+               (unsigned long long)b->starved, (unsigned long long)b->blocked);
+        print_span(&b->span);
+        printf("\n");
+    }
+}
+
+static const char *stream_id(const stats_table *t, int i)
+{
+    return t->streams[i].id;
+}
+
+
+static void print_streams(const stats_table *t, const int *order, int top)
+{
+    int n = imin(top, t->nstreams);
+    int wi = width(t, t->nstreams, stream_id, 6);
+    printf("\nstreams by tokens (%d of %d); control = (stops+empty+done+repeat_stop)/tokens, "
+           "idle = cycles without a push / run cycles:\n", n, t->nstreams);
+    printf("  %-*s  %-6s  %10s  %8s  %6s  producer -> readers\n", wi, "stream", "kind", "tokens",
+           "control", "idle");
+    for (int k = 0; k < n; k++) {
+        const stats_stream *s = &t->streams[order[k]];
+        printf("  %-*s  %-6s  %10llu  %7.1f%%  %5.1f%%  %s:%s ->", wi, s->id, s->kind,
+               (unsigned long long)s->tokens, 100.0 * stats_stream_control_share(s),
+               100.0 * stats_stream_idle_share(t, s), s->producer.node, s->producer.port);
+        for (int r = 0; r < s->nreaders; r++)
+            printf(" %s:%s", s->readers[r].node, s->readers[r].port);
+        printf("\n");
+    }
+}
+
+static void print_chain(const stats_table *t, const int *chain, int n)
+{
+    printf("\ncritical chain (root first; each block to the producer of its last-arriving "
+           "input):\n");
+    if (n == 0)
+        printf("  (no block was busy)\n");
+    int wi = width(t, t->nblocks, block_id, 4), wt = width(t, t->nblocks, block_type, 4);
+    for (int k = 0; k < n; k++) {
+        const stats_block *b = &t->blocks[chain[k]];
+        printf("  %-*s  %-*s  last active cycle %llu\n", wi, b->id, wt, b->type,
+               (unsigned long long)b->span.last);
+    }
+}
+
+static int summarise(const stats_table *t, int top, sam_error *err)
+{
+    int *blocks = stats_table_blocks_by_busy(t, err);
+    int *streams = stats_table_streams_by_tokens(t, err);
+    int *chain = NULL, n = 0;
+    int rc = (t->nblocks && !blocks) || (t->nstreams && !streams) ||
+                     stats_table_critical_chain(t, &chain, &n, err)
+                 ? -1
+                 : 0;
+    if (rc == 0) {
+        printf("run: %llu cycles, %llu token moves\n", (unsigned long long)t->cycles,
+               (unsigned long long)t->tokens);
+        print_blocks(t, blocks, top);
+        print_streams(t, streams, top);
+        print_chain(t, chain, n);
+    }
+    free(blocks);
+    free(streams);
+    free(chain);
+    return rc;
+}
+
+int cmd_stats(int argc, char **argv)
+{
+    stats_opts o;
+    sam_error err;
+    stats_table t;
+    if (parse_args(argc, argv, &o, &err) || stats_table_read(o.path, &t, &err))
+        return args_fail(&err);
+    int rc = summarise(&t, o.top, &err);
+    stats_table_free(&t);
+    if (rc == 0 && (fflush(stdout) != 0 || ferror(stdout)))
+        rc = error_set(&err, "standard output: write error");
+    return rc ? args_fail(&err) : 0;
+}

@@ -1,0 +1,556 @@
+/* Reading the statistics CSV with libcsv's push parser: the file is fed a
+ * line at a time, so that when a record ends the line being fed is the
+ * line to name in a message. */
+#include "stats_table.h"
+
+#include <csv.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum column {
+    C_ROW, C_ID, C_TYPE, C_IMPL, C_PRODUCER, C_READERS, C_KIND, C_TOKENS, C_DATA, C_STOPS,
+    C_EMPTY, C_DONE, C_REPEAT, C_REPEAT_STOP, C_FIRST, C_LAST, C_IDLE_BETWEEN, C_IDLE_BEFORE,
+    C_IDLE_AFTER, C_BUSY, C_STARVED, C_BLOCKED, NCOLUMNS
+};
+
+static const char *const column_names[NCOLUMNS] = {
+    "row", "id", "type", "impl", "producer", "readers", "kind", "tokens", "data", "stops",
+    "empty", "done", "repeat", "repeat_stop", "first_cycle", "last_cycle", "idle_between",
+    "idle_before", "idle_after", "busy", "starved", "blocked",
+};
+
+typedef struct reader {
+    const char *path;
+    long line;
+    sam_error *err;
+    int failed;
+    char **fields;          /* of the record being read */
+    int nfields, cap;
+    int nheader;            /* 0 until the header was read */
+    int col[NCOLUMNS];      /* field index of each column */
+    int nrun;
+    int stream_cap, block_cap;
+    stats_table *t;
+} reader;
+
+/* ---- failures --------------------------------------------------------- */
+
+static void fail_nomem(reader *r)
+{
+    if (!r->failed)
+        error_at(r->err, r->path, r->line, "out of memory");
+    r->failed = 1;
+}
+
+static int fail_cell(reader *r, enum column c, const char *what)
+{
+    r->failed = 1;
+    return error_at(r->err, r->path, r->line, "column %s: '%s' %s", column_names[c],
+                    r->fields[r->col[c]], what);
+}
+
+/* ---- cells ------------------------------------------------------------ */
+
+static const char *cell(const reader *r, enum column c)
+{
+    return r->fields[r->col[c]];
+}
+
+static int cell_u64(reader *r, enum column c, uint64_t *out)
+{
+    const char *s = cell(r, c);
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (*s < '0' || *s > '9' || *end != '\0' || errno)
+        return fail_cell(r, c, "is not a non-negative integer");
+    *out = v;
+    return 0;
+}
+
+static int cell_str(reader *r, enum column c, char **out)
+{
+    if (!(*out = strdup(cell(r, c)))) {
+        fail_nomem(r);
+        return -1;
+    }
+    return 0;
+}
+
+/* first_cycle and last_cycle both empty: nothing happened. */
+static int cell_span(reader *r, stats_span *s)
+{
+    s->active = *cell(r, C_FIRST) || *cell(r, C_LAST);
+    if (s->active && (cell_u64(r, C_FIRST, &s->first) || cell_u64(r, C_LAST, &s->last)))
+        return -1;
+    return cell_u64(r, C_IDLE_BEFORE, &s->idle_before) ||
+                   cell_u64(r, C_IDLE_BETWEEN, &s->idle_between) ||
+                   cell_u64(r, C_IDLE_AFTER, &s->idle_after)
+               ? -1
+               : 0;
+}
+
+/* "NODE:PORT"; node ids may hold colons, port names do not. */
+static int split_port(reader *r, enum column c, const char *s, size_t len, stats_port *p)
+{
+    const char *colon = NULL;
+    for (const char *q = s; q < s + len; q++)
+        if (*q == ':')
+            colon = q;
+    if (!colon || colon == s || colon == s + len - 1)
+        return fail_cell(r, c, "is not NODE:PORT");
+    p->node = strndup(s, (size_t)(colon - s));
+    p->port = strndup(colon + 1, (size_t)(s + len - colon - 1));
+    if (!p->node || !p->port) {
+        fail_nomem(r);
+        return -1;
+    }
+    return 0;
+}
+
+/* Length of the reader at p: port names may hold spaces ("in1 (the left
+ * operand)"), so a reader runs on up to the next word that holds a colon
+ * and does not start with a parenthesis. */
+static size_t reader_len(const char *p)
+{
+    size_t len = strcspn(p, " ");
+    while (p[len] == ' ') {
+        const char *next = p + len + strspn(p + len, " ");
+        size_t word = strcspn(next, " ");
+        if (!*next || (*next != '(' && memchr(next, ':', word)))
+            break;
+        len = (size_t)(next - p) + word;
+    }
+    return len;
+}
+
+static int cell_readers(reader *r, stats_stream *s)
+{
+    const char *text = cell(r, C_READERS);
+    for (const char *p = text + strspn(text, " "); *p; p += strspn(p, " ")) {
+        size_t len = reader_len(p);
+        stats_port *more = realloc(s->readers, ((size_t)s->nreaders + 1) * sizeof *more);
+        if (!more) {
+            fail_nomem(r);
+            return -1;
+        }
+        s->readers = more;
+        stats_port *rp = &s->readers[s->nreaders++];
+        *rp = (stats_port){0};
+        if (split_port(r, C_READERS, p, len, rp))
+            return -1;
+        p += len;
+    }
+    return 0;
+}
+
+/* ---- rows ------------------------------------------------------------- */
+
+static int read_run(reader *r)
+{
+    stats_table *t = r->t;
+    if (++r->nrun > 1) {
+        r->failed = 1;
+        return error_at(r->err, r->path, r->line, "a second run row");
+    }
+    uint64_t last = 0;
+    if (cell_u64(r, C_TOKENS, &t->tokens) || (*cell(r, C_LAST) && cell_u64(r, C_LAST, &last)))
+        return -1;
+    t->cycles = *cell(r, C_LAST) ? last + 1 : 0;
+    return 0;
+}
+
+/* Grows *items (of *n, room for *cap) by one zeroed item of size bytes. */
+static void *grow(reader *r, void **items, int *n, int *cap, size_t size)
+{
+    if (*n == *cap) {
+        int ncap = *cap ? 2 * *cap : 16;
+        char *more = realloc(*items, (size_t)ncap * size);
+        if (!more) {
+            fail_nomem(r);
+            return NULL;
+        }
+        *items = more;
+        *cap = ncap;
+    }
+    char *item = (char *)*items + (size_t)(*n)++ * size;
+    memset(item, 0, size);
+    return item;
+}
+
+static int read_stream(reader *r)
+{
+    stats_table *t = r->t;
+    stats_stream *s = grow(r, (void **)&t->streams, &t->nstreams, &r->stream_cap, sizeof *s);
+    if (!s)
+        return -1;
+    s->line = r->line;
+    const char *prod = cell(r, C_PRODUCER);
+    return cell_str(r, C_ID, &s->id) || cell_str(r, C_KIND, &s->kind) ||
+                   split_port(r, C_PRODUCER, prod, strlen(prod), &s->producer) ||
+                   cell_readers(r, s) || cell_u64(r, C_TOKENS, &s->tokens) ||
+                   cell_u64(r, C_DATA, &s->data) || cell_u64(r, C_STOPS, &s->stops) ||
+                   cell_u64(r, C_EMPTY, &s->empty) || cell_u64(r, C_DONE, &s->done) ||
+                   cell_u64(r, C_REPEAT, &s->repeat) ||
+                   cell_u64(r, C_REPEAT_STOP, &s->repeat_stop) || cell_span(r, &s->span)
+               ? -1
+               : 0;
+}
+
+static int read_block(reader *r)
+{
+    stats_table *t = r->t;
+    if (stats_table_block_find(t, cell(r, C_ID)) >= 0) {
+        r->failed = 1;
+        return error_at(r->err, r->path, r->line, "a second row for block %s", cell(r, C_ID));
+    }
+    stats_block *b = grow(r, (void **)&t->blocks, &t->nblocks, &r->block_cap, sizeof *b);
+    if (!b)
+        return -1;
+    b->line = r->line;
+    return cell_str(r, C_ID, &b->id) || cell_str(r, C_TYPE, &b->type) ||
+                   cell_str(r, C_IMPL, &b->impl) || cell_u64(r, C_TOKENS, &b->tokens) ||
+                   cell_u64(r, C_BUSY, &b->busy) || cell_u64(r, C_STARVED, &b->starved) ||
+                   cell_u64(r, C_BLOCKED, &b->blocked) || cell_span(r, &b->span)
+               ? -1
+               : 0;
+}
+
+static void read_header(reader *r)
+{
+    for (int c = 0; c < NCOLUMNS; c++) {
+        r->col[c] = -1;
+        for (int k = 0; k < r->nfields && r->col[c] < 0; k++)
+            if (!strcmp(r->fields[k], column_names[c]))
+                r->col[c] = k;
+        if (r->col[c] < 0) {
+            r->failed = 1;
+            error_at(r->err, r->path, r->line, "the header has no column '%s'", column_names[c]);
+            return;
+        }
+    }
+    r->nheader = r->nfields;
+}
+
+static void read_record(reader *r)
+{
+    if (!r->nheader) {
+        read_header(r);
+        return;
+    }
+    if (r->nfields != r->nheader) {
+        r->failed = 1;
+        error_at(r->err, r->path, r->line, "%d fields where the header has %d", r->nfields,
+                 r->nheader);
+        return;
+    }
+    const char *kind = cell(r, C_ROW);
+    if (!strcmp(kind, "run"))
+        read_run(r);
+    else if (!strcmp(kind, "stream"))
+        read_stream(r);
+    else if (!strcmp(kind, "block"))
+        read_block(r);
+    else {
+        r->failed = 1;
+        error_at(r->err, r->path, r->line, "unknown row kind '%s' (run, stream or block)", kind);
+    }
+}
+
+/* ---- libcsv callbacks ------------------------------------------------- */
+
+static void clear_fields(reader *r)
+{
+    for (int k = 0; k < r->nfields; k++)
+        free(r->fields[k]);
+    r->nfields = 0;
+}
+
+static void on_field(void *s, size_t len, void *data)
+{
+    reader *r = data;
+    if (r->failed)
+        return;
+    if (r->nfields == r->cap) {
+        int ncap = r->cap ? 2 * r->cap : 32;
+        char **more = realloc(r->fields, (size_t)ncap * sizeof *more);
+        if (!more) {
+            fail_nomem(r);
+            return;
+        }
+        r->fields = more;
+        r->cap = ncap;
+    }
+    char *f = strndup(s ? s : "", len);
+    if (!f) {
+        fail_nomem(r);
+        return;
+    }
+    r->fields[r->nfields++] = f;
+}
+
+static void on_record(int c, void *data)
+{
+    (void)c;
+    reader *r = data;
+    if (!r->failed)
+        read_record(r);
+    clear_fields(r);
+}
+
+/* ---- the file --------------------------------------------------------- */
+
+static void parse_error(reader *r, struct csv_parser *p)
+{
+    if (r->failed)
+        return;
+    r->failed = 1;
+    if (csv_error(p) == CSV_EPARSE)
+        error_at(r->err, r->path, r->line, "malformed CSV: a quote out of place or unclosed");
+    else
+        error_at(r->err, r->path, r->line, "%s", csv_strerror(csv_error(p)));
+}
+
+static void parse_file(reader *r, FILE *f, struct csv_parser *p)
+{
+    char *buf = NULL;
+    size_t size = 0;
+    ssize_t n;
+    while (!r->failed && (n = getline(&buf, &size, f)) > 0) {
+        r->line++;
+        if (csv_parse(p, buf, (size_t)n, on_field, on_record, r) != (size_t)n)
+            parse_error(r, p);
+    }
+    free(buf);
+    if (!r->failed && ferror(f)) {
+        r->failed = 1;
+        error_at(r->err, r->path, 0, "read error: %s", strerror(errno));
+    }
+    if (!r->failed && csv_fini(p, on_field, on_record, r) != 0)
+        parse_error(r, p);
+}
+
+static void check_complete(reader *r)
+{
+    if (r->failed)
+        return;
+    if (!r->nheader)
+        error_at(r->err, r->path, 0, "empty file: no header");
+    else if (!r->nrun)
+        error_at(r->err, r->path, 0, "no run row");
+    else
+        return;
+    r->failed = 1;
+}
+
+int stats_table_read(const char *path, stats_table *t, sam_error *err)
+{
+    memset(t, 0, sizeof *t);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return error_at(err, path, 0, "cannot open: %s", strerror(errno));
+    struct csv_parser p;
+    reader r = {.path = path, .err = err, .t = t};
+    if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI) != 0) {
+        fclose(f);
+        return error_at(err, path, 0, "out of memory");
+    }
+    parse_file(&r, f, &p);
+    check_complete(&r);
+    csv_free(&p);
+    fclose(f);
+    clear_fields(&r);
+    free(r.fields);
+    if (r.failed) {
+        stats_table_free(t);
+        return -1;
+    }
+    return 0;
+}
+
+static void free_port(stats_port *p)
+{
+    free(p->node);
+    free(p->port);
+}
+
+void stats_table_free(stats_table *t)
+{
+    for (int i = 0; i < t->nstreams; i++) {
+        stats_stream *s = &t->streams[i];
+        free(s->id);
+        free(s->kind);
+        free_port(&s->producer);
+        for (int k = 0; k < s->nreaders; k++)
+            free_port(&s->readers[k]);
+        free(s->readers);
+    }
+    for (int i = 0; i < t->nblocks; i++) {
+        free(t->blocks[i].id);
+        free(t->blocks[i].type);
+        free(t->blocks[i].impl);
+    }
+    free(t->streams);
+    free(t->blocks);
+    memset(t, 0, sizeof *t);
+}
+
+/* ---- analyses --------------------------------------------------------- */
+
+int stats_table_block_find(const stats_table *t, const char *id)
+{
+    for (int i = 0; i < t->nblocks; i++)
+        if (t->blocks[i].id && !strcmp(t->blocks[i].id, id))
+            return i;
+    return -1;
+}
+
+int stats_stream_reads(const stats_stream *s, const char *id)
+{
+    for (int k = 0; k < s->nreaders; k++)
+        if (!strcmp(s->readers[k].node, id))
+            return 1;
+    return 0;
+}
+
+static double share(uint64_t part, uint64_t whole)
+{
+    return whole ? (double)part / (double)whole : 0.0;
+}
+
+double stats_block_utilisation(const stats_table *t, const stats_block *b)
+{
+    return share(b->busy, t->cycles);
+}
+
+double stats_stream_control_share(const stats_stream *s)
+{
+    return share(s->stops + s->empty + s->done + s->repeat_stop, s->tokens);
+}
+
+double stats_stream_idle_share(const stats_table *t, const stats_stream *s)
+{
+    const stats_span *p = &s->span;
+    return share(p->idle_before + p->idle_between + p->idle_after, t->cycles);
+}
+
+typedef struct ranked {
+    uint64_t key;
+    int index;
+} ranked;
+
+/* Most first, then file order: qsort is not stable, so the index decides. */
+static int ranked_cmp(const void *a, const void *b)
+{
+    const ranked *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key > y->key ? -1 : 1;
+    return (x->index > y->index) - (x->index < y->index);
+}
+
+static int *rank(ranked *r, int n, sam_error *err)
+{
+    int *order = n ? error_alloc(err, (size_t)n, sizeof *order) : NULL;
+    if (order) {
+        qsort(r, (size_t)n, sizeof *r, ranked_cmp);
+        for (int i = 0; i < n; i++)
+            order[i] = r[i].index;
+    }
+    free(r);
+    return order;
+}
+
+int *stats_table_blocks_by_busy(const stats_table *t, sam_error *err)
+{
+    ranked *r = t->nblocks ? error_alloc(err, (size_t)t->nblocks, sizeof *r) : NULL;
+    if (!r)
+        return NULL;
+    for (int i = 0; i < t->nblocks; i++)
+        r[i] = (ranked){t->blocks[i].busy, i};
+    return rank(r, t->nblocks, err);
+}
+
+int *stats_table_streams_by_tokens(const stats_table *t, sam_error *err)
+{
+    ranked *r = t->nstreams ? error_alloc(err, (size_t)t->nstreams, sizeof *r) : NULL;
+    if (!r)
+        return NULL;
+    for (int i = 0; i < t->nstreams; i++)
+        r[i] = (ranked){t->streams[i].tokens, i};
+    return rank(r, t->nstreams, err);
+}
+
+/* 1 when candidate (last push, producer's last cycle) beats the best. */
+static int later(const stats_table *t, const stats_stream *s, int p, const stats_stream *best,
+                 int bp)
+{
+    if (!best)
+        return 1;
+    if (s->span.last != best->span.last)
+        return s->span.last > best->span.last;
+    const stats_span *a = &t->blocks[p].span, *b = &t->blocks[bp].span;
+    return a->active && (!b->active || a->last > b->last);
+}
+
+/* The producer of the input of block b that arrived last, or -1. */
+static int last_input(const stats_table *t, int b)
+{
+    const stats_stream *best = NULL;
+    int bp = -1;
+    for (int i = 0; i < t->nstreams; i++) {
+        const stats_stream *s = &t->streams[i];
+        int p = stats_table_block_find(t, s->producer.node);
+        if (p < 0 || !s->span.active || !stats_stream_reads(s, t->blocks[b].id))
+            continue;
+        if (later(t, s, p, best, bp)) {
+            best = s;
+            bp = p;
+        }
+    }
+    return bp;
+}
+
+static int last_to_finish(const stats_table *t)
+{
+    int best = -1;
+    for (int i = 0; i < t->nblocks; i++) {
+        const stats_span *s = &t->blocks[i].span;
+        if (s->active && (best < 0 || s->last > t->blocks[best].span.last))
+            best = i;
+    }
+    return best;
+}
+
+static int on_chain(const int *chain, int n, int b)
+{
+    for (int i = 0; i < n; i++)
+        if (chain[i] == b)
+            return 1;
+    return 0;
+}
+
+int stats_table_critical_chain(const stats_table *t, int **chain, int *n, sam_error *err)
+{
+    *chain = NULL;
+    *n = 0;
+    int b = last_to_finish(t);
+    if (b < 0)
+        return 0;
+    int *c = error_alloc(err, (size_t)t->nblocks, sizeof *c);
+    if (!c)
+        return -1;
+    int len = 0;
+    /* A graph with a cycle would loop; the chain ends where it would. */
+    for (; b >= 0 && !on_chain(c, len, b); b = last_input(t, b))
+        c[len++] = b;
+    for (int i = 0; i < len / 2; i++) {
+        int tmp = c[i];
+        c[i] = c[len - 1 - i];
+        c[len - 1 - i] = tmp;
+    }
+    *chain = c;
+    *n = len;
+    return 0;
+}
