@@ -66,16 +66,17 @@ void sim_engine_wake_readers(sim_engine *e, const channel *c, cycle_t at)
         schedule(e, c->readers[r].block, at);
 }
 
-/* A step at t changed block b: it is occupied for its initiation
- * interval, t .. t + ii - 1, and steps next at t + ii at the earliest. */
-static inline void note_busy(block *b, cycle_t t)
+/* Steps that changed block b, the first at `first` and the last at
+ * `last`: each occupies the block for its initiation interval, and the next
+ * step comes at last + ii at the earliest. */
+static inline void note_busy_steps(block *b, cycle_t first, cycle_t last, uint64_t steps)
 {
     block_stats *s = &b->stats;
     if (!s->busy)
-        s->first_busy = t;
-    s->busy += b->ii;
-    s->last_busy = t + b->ii - 1;
-    b->ready_at = t + b->ii;
+        s->first_busy = first;
+    s->busy += steps * b->ii;
+    s->last_busy = last + b->ii - 1;
+    b->ready_at = last + b->ii;
 }
 
 /* Whether b may not step at t for a full output; a refusal starts a
@@ -113,7 +114,7 @@ static int step_block(sim_engine *e, int i, cycle_t t, int *remaining, cycle_t *
     if (b->stats.blocked_since != CYCLE_NONE)
         end_blocked(b, t, changed);
     if (changed)
-        note_busy(b, t);
+        note_busy_steps(b, t, t, 1);
     if (b->failed || b->fault)
         e->failed = 1;
     if (b->done) {
@@ -308,16 +309,19 @@ static int run_block(sim_engine *e, int i, cycle_t limit, run_state *rs)
 {
     block *b = &e->blocks[i];
     int (*step)(block *, cycle_t) = b->ops->step;
-    cycle_t t = rs->clock[i], h = input_horizon(rs->clock, b), changed_at = 0;
-    int any = 0, was_done = b->done;
+    cycle_t t = rs->clock[i], h = input_horizon(rs->clock, b), changed_at = 0, first = 0;
+    uint64_t busy_steps = 0;
+    uint32_t ii = b->ii;
+    int was_done = b->done;
     if (h > limit)
         h = limit;
+    /* Busy steps are counted here and noted once: this loop runs once per
+     * block and cycle. */
     while (t < h && !b->done) {
         if (step(b, t)) {
-            any = 1;
+            first = busy_steps++ ? first : t;
             changed_at = t;
-            note_busy(b, t);
-            t = b->ready_at;
+            t += ii;
         } else {
             cycle_t next = next_arrival(b, t);
             t = next < h ? next : h;
@@ -327,15 +331,17 @@ static int run_block(sim_engine *e, int i, cycle_t limit, run_state *rs)
             break;
         }
     }
+    if (busy_steps)
+        note_busy_steps(b, first, changed_at, busy_steps);
     if (b->done && !was_done) {
         rs->remaining--;
         if (changed_at > rs->last_done)
             rs->last_done = changed_at;
     }
-    if (any && changed_at > rs->last_changed)
+    if (busy_steps && changed_at > rs->last_changed)
         rs->last_changed = changed_at;
     rs->clock[i] = t > h ? t : h;
-    return any;
+    return busy_steps != 0;
 }
 
 static int run_ahead(sim_engine *e, const int *order, cycle_t max, int *remaining, cycle_t *t,
