@@ -19,6 +19,8 @@ extern const block_ops repsiggen_ops;
 extern const block_ops repeat_ops;
 extern const block_ops fiberwrite_dense_ops;
 extern const block_ops intersect_ops;
+extern const block_ops intersect_skip_ops;
+extern const block_ops fiberlookup_vector_ops;
 extern const block_ops union_ops;
 extern const block_ops vectorreducer_ops;
 extern const block_ops spaccumulator_dense_ops;

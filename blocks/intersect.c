@@ -10,9 +10,63 @@
  * coordinates gives N, as in the reference. Meeting a stop token, i.e. an
  * empty fiber on another side, the reference fails an assertion (SAM-BLOCKS.md
  * 8.4); samsim drops the N, since an empty fiber intersected with anything
- * is empty, and the stop tokens then meet as usual. */
+ * is empty, and the stop tokens then meet as usual.
+ *
+ * "skip" is the same intersecter with coordinate skipping (SAM-BLOCKS.md
+ * 6, the SAM paper's section 4.2): each side has a skip output, which the
+ * builder wires back to the compressed scanner producing that side's
+ * streams (sim/feedback.h; sides fed otherwise just go without). When a
+ * side falls behind, its skip output names the head it must reach, the
+ * least coordinate the intersection can still use, and the scanner jumps
+ * there; when the other side's fiber has ended, it asks the scanner to
+ * close its fiber. Each fiber of a side ends on the skip stream with one
+ * stop token, sent when the side passes its stop token or earlier as that
+ * request to close: this keeps the skip stream in step with the scanner's
+ * fibers (the protocol is in blocks/fiberlookup_compressed.c). The
+ * reference instead sends a stop token only when it differs from the
+ * last skip sent, so two fibers in a row that need no coordinate skip
+ * share one stop token and its fiber count falls behind for good (after
+ * which every skip is taken for a late one); samsim does not copy that.
+ * A coordinate is asked for only when it is beyond the last one asked for
+ * in the fiber. Skipping never changes what the intersecter sees of the
+ * coordinates it can match, so it never changes the result, only the
+ * cycles spent on the others. */
 #include "blocks.h"
 #include "joiner.h"
+
+static void skip_send(block *b, const joiner *j, int k, cycle_t now, token t)
+{
+    int port = joiner_skip_port(j, k);
+    if (port >= 0)
+        out_push(b, port, now, t);
+}
+
+/* Side k passes its head, a stop token: the fiber ends on the skip
+ * stream too, unless a request to close ended it already. */
+static void skip_end_fiber(block *b, joiner *j, int k, cycle_t now)
+{
+    if (!j->closed[k])
+        skip_send(b, j, k, now, j->crd[k]);
+    j->closed[k] = 0;
+    j->asked[k] = -1;
+}
+
+/* Side k falls behind head `to` of another side. */
+static void skip_behind(block *b, joiner *j, int k, token to, cycle_t now)
+{
+    token at = j->crd[k];
+    if (token_is_stop(at)) {
+        skip_end_fiber(b, j, k, now);
+    } else if (at.kind != TOKEN_CRD) {
+        return;
+    } else if (to.kind == TOKEN_CRD && to.i > j->asked[k]) {
+        skip_send(b, j, k, now, to);
+        j->asked[k] = to.i;
+    } else if (token_is_stop(to) && !j->closed[k]) {
+        skip_send(b, j, k, now, to);
+        j->closed[k] = 1;
+    }
+}
 
 /* Coordinates before stop tokens, lower levels first. */
 static int before(token a, token b)
@@ -54,13 +108,19 @@ static void compare(block *b, joiner *j, cycle_t now)
     }
     if (same) {
         joiner_emit(b, j, now, max, j->ref);
-        for (int k = 0; k < j->n; k++)
+        for (int k = 0; k < j->n; k++) {
+            if (j->skips && token_is_stop(max))
+                skip_end_fiber(b, j, k, now);
             joiner_advance(b, j, k, now);
+        }
         return;
     }
     for (int k = 0; k < j->n; k++)
-        if (before(j->crd[k], max))
+        if (before(j->crd[k], max)) {
+            if (j->skips)
+                skip_behind(b, j, k, max, now);
             joiner_advance(b, j, k, now);
+        }
 }
 
 /* The rule: an N is met before anything is compared, as it holds no
@@ -90,10 +150,17 @@ static int two_sided(block *b, joiner *j, cycle_t now)
     token a = j->crd[0], c = j->crd[1];
     if (token_equal(a, c)) {
         joiner_emit(b, j, now, a, j->ref);
+        if (j->skips && token_is_stop(a)) {
+            skip_end_fiber(b, j, 0, now);
+            skip_end_fiber(b, j, 1, now);
+        }
         joiner_advance(b, j, 0, now);
         joiner_advance(b, j, 1, now);
     } else {
-        joiner_advance(b, j, before(a, c) ? 0 : 1, now);
+        int k = before(a, c) ? 0 : 1;
+        if (j->skips)
+            skip_behind(b, j, k, k ? a : c, now);
+        joiner_advance(b, j, k, now);
     }
     return 1;
 }
@@ -114,4 +181,34 @@ const block_ops intersect_ops = {
     .port = joiner_port,
     .step = intersect_step,
     .destroy = joiner_destroy,
+};
+
+static int skip_create(block *b, const block_ctx *ctx, sam_error *err)
+{
+    if (joiner_create(b, ctx, err))
+        return -1;
+    joiner_add_skips(b, b->state);
+    return 0;
+}
+
+/* A side's skips go back to the producer of its coordinates, which must
+ * produce its references too: a skip drops both together. */
+static int skip_feedback_out(const block *b, int in)
+{
+    const joiner *j = b->state;
+    const channel *crd = b->in[in].ch, *ref = in % 2 ? NULL : b->in[in + 1].ch;
+    if (!ref || crd->producer != ref->producer)
+        return -1;
+    return joiner_skip_port(j, in / 2);
+}
+
+const block_ops intersect_skip_ops = {
+    .type = "intersect",
+    .impl = "skip",
+    .about = "coordinates common to every input, telling each input's scanner where to skip to",
+    .create = skip_create,
+    .port = joiner_port,
+    .step = intersect_step,
+    .destroy = joiner_destroy,
+    .feedback_out = skip_feedback_out,
 };

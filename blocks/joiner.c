@@ -131,6 +131,26 @@ void joiner_emit(block *b, const joiner *j, cycle_t now, token crd, const token 
         out_push(b, 1 + k, now, refs[k]);
 }
 
+int joiner_skip_port(const joiner *j, int k)
+{
+    int port = 1 + j->n + k;
+    return j->skips && port < BLOCK_MAX_PORTS ? port : -1;
+}
+
+void joiner_add_skips(block *b, joiner *j)
+{
+    j->skips = 1;
+    for (int k = 0; k < j->n; k++) {
+        int port = joiner_skip_port(j, k);
+        j->asked[k] = -1;
+        if (port < 0)
+            continue;
+        snprintf(j->out_label[port], JOINER_LABEL, "skip-%s", j->name[k] ? j->name[k] : "");
+        b->out_names[port] = j->out_label[port];
+        b->nout = port + 1;
+    }
+}
+
 int joiner_ready(const block *b, const joiner *j, cycle_t now)
 {
     for (int p = 0; p < 2 * j->n; p++)

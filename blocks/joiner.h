@@ -19,8 +19,14 @@ typedef struct joiner {
     const char *name[JOINER_MAX_SIDES];     /* tensor of each side, NULL: not seen yet */
     token crd[JOINER_MAX_SIDES], ref[JOINER_MAX_SIDES];    /* the head registers */
     int n, primed;                          /* primed: the registers hold tokens */
+    /* Coordinate skip (a skipping intersecter, blocks/intersect.c): the
+     * sides have skip outputs; per side, the largest coordinate asked for
+     * in its open fiber (-1: none) and whether it was asked to close it. */
+    int skips;
+    int64_t asked[JOINER_MAX_SIDES];
+    int closed[JOINER_MAX_SIDES];
     char in_label[2 * JOINER_MAX_SIDES][JOINER_LABEL];
-    char out_label[1 + JOINER_MAX_SIDES][JOINER_LABEL];
+    char out_label[BLOCK_MAX_PORTS][JOINER_LABEL];
 } joiner;
 
 /* A block's comparison: one cycle on registers that all hold coordinates,
@@ -45,5 +51,12 @@ void joiner_advance(block *b, joiner *j, int k, cycle_t now);
 
 /* Pushes crd and refs[k] to the ref output of each side k. */
 void joiner_emit(block *b, const joiner *j, cycle_t now, token crd, const token *refs);
+
+/* Adds a skip output "skip-B" after the ref outputs for each side k that
+ * a port is left for: port joiner_skip_port(j, k). */
+void joiner_add_skips(block *b, joiner *j);
+
+/* The skip output of side k, or -1 when there is none. */
+int joiner_skip_port(const joiner *j, int k);
 
 #endif

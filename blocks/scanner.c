@@ -1,7 +1,5 @@
 #include "scanner.h"
 
-enum { OUT_CRD, OUT_REF };
-
 const fiber_level *scanner_create(block *b, const block_ctx *ctx, char kind,
                                   const fibertree **tree, sam_error *err)
 {
@@ -19,8 +17,9 @@ const fiber_level *scanner_create(block *b, const block_ctx *ctx, char kind,
     b->nin = 1;
     b->nout = 2;
     b->in_names[SCANNER_IN_REF] = "ref";
-    b->out_names[OUT_CRD] = "crd";
-    b->out_names[OUT_REF] = "ref";
+    b->in_names[SCANNER_IN_SKIP] = "skip";
+    b->out_names[SCANNER_OUT_CRD] = "crd";
+    b->out_names[SCANNER_OUT_REF] = "ref";
     return l;
 }
 
@@ -33,8 +32,8 @@ int scanner_port(block *b, const graph_edge *e, int input, sam_error *err)
 
 void scanner_emit(block *b, cycle_t now, token crd, token ref)
 {
-    out_push(b, OUT_CRD, now, crd);
-    out_push(b, OUT_REF, now, ref);
+    out_push(b, SCANNER_OUT_CRD, now, crd);
+    out_push(b, SCANNER_OUT_REF, now, ref);
 }
 
 /* The fiber's stop token, merged with a stop-token reference at the head
@@ -42,10 +41,12 @@ void scanner_emit(block *b, cycle_t now, token crd, token ref)
 static void emit_stop(block *b, scanner *s, cycle_t now)
 {
     token stop;
-    if (block_closing_stop(b, SCANNER_IN_REF, now, &stop))
+    if (block_closing_stop(b, SCANNER_IN_REF, now, &stop)) {
         scanner_emit(b, now, stop, stop);
-    else
+        s->stops++;
+    } else {
         s->pend_stop = 1;
+    }
 }
 
 void scanner_close(block *b, scanner *s, cycle_t now)
@@ -74,6 +75,7 @@ int scanner_start(block *b, scanner *s, cycle_t now, token r)
     } else if (token_is_stop(r)) {
         scanner_emit(b, now, token_stop(r.level + 1), token_stop(r.level + 1));
         s->end_fiber = 1;
+        s->stops++;
     } else if (r.kind == TOKEN_EMPTY) {
         scanner_emit(b, now, r, r);
         s->end_fiber = s->pend_stop = 1;

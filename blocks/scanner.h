@@ -10,11 +10,16 @@
 
 #include "../sim/block.h"
 
-enum { SCANNER_IN_REF };
+/* SCANNER_IN_SKIP is optional: a compressed scanner's coordinate skip
+ * input, wired by the builder (sim/feedback.h) and counted in nin then. */
+enum { SCANNER_IN_REF, SCANNER_IN_SKIP };
+enum { SCANNER_OUT_CRD, SCANNER_OUT_REF };
 
 typedef struct scanner {
     int64_t cur;                    /* position in the fiber, < 0: no fiber open */
     int begin, end_fiber, pend_stop, done;
+    uint64_t stops;                 /* stop tokens sent: the number of the
+                                       fiber under way, as skips name it */
 } scanner;
 
 #define SCANNER_START {.cur = -1, .begin = 1}

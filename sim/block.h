@@ -45,6 +45,17 @@ typedef struct block_ops {
     /* Sinks only: the run ends when every sink is done; collect stores
      * what the sink wrote into the result tree. */
     int (*collect)(const block *b, fibertree *result, sam_error *err);
+    /* Optional feedback: a stream against the direction of the graph's
+     * edges, which DOT graphs do not draw, so the builder adds it once
+     * the edges are connected (sim/feedback.h). Sender: the output port
+     * on which this block tells the producer of its input port `in`
+     * something about that input (a skipping intersecter: the next
+     * coordinate it needs), or -1. */
+    int (*feedback_out)(const block *b, int in);
+    /* Receiver: the input port that takes feedback about what output
+     * port `out` sends, or -1. The port lies at or beyond nin: optional,
+     * it counts in nin once the builder connects it. */
+    int (*feedback_in)(const block *b, int out);
 } block_ops;
 
 typedef struct in_port {
@@ -133,5 +144,12 @@ int block_error(const block *b, sam_error *err, const char *fmt, ...)
 /* The level of tensor name that stores mode, or NULL with err set. */
 const fiber_level *block_level(const block_ctx *ctx, const char *name, int mode,
                                const fibertree **tree, sam_error *err);
+
+/* Tokens output port p can still take at cycle now, UINT64_MAX when it is
+ * unbounded or unconnected: for a block that pushes several in a cycle. */
+static inline uint64_t out_room(const block *b, int p, cycle_t now)
+{
+    return b->out[p].ch ? channel_room(b->out[p].ch, now) : UINT64_MAX;
+}
 
 #endif

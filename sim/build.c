@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "feedback.h"
 #include "registry.h"
 
 int sim_data_add(sim_data *d, const char *name, const tensor *t, const level_format *f,
@@ -260,7 +261,7 @@ static int build_all(builder *bd, const sim_data *d, sam_error *err)
     for (int i = 0; i < (g->nnodes + 1) * BLOCK_MAX_PORTS; i++)
         bd->channel_of[i] = -1;
     if (create_blocks(bd, d, err) || connect_edges(bd, err) || feed_roots(bd, err) ||
-        check_inputs(e, err))
+        sim_feedback_wire(e, err) || check_inputs(e, err))
         return -1;
     return sim_engine_start(e, err);
 }

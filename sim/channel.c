@@ -120,3 +120,17 @@ void channel_wake_readers(channel *c, cycle_t at)
 {
     sim_engine_wake_readers(c->engine, c, at);
 }
+
+uint64_t channel_room(const channel *c, cycle_t now)
+{
+    if (c->capacity == 0)
+        return UINT64_MAX;
+    uint64_t held = 0;
+    for (int r = 0; r < c->nreaders; r++) {
+        const channel_reader *rd = &c->readers[r];
+        uint64_t n = c->tail - rd->head + (rd->pop_cycle == now ? rd->pops_in_cycle : 0);
+        if (n > held)
+            held = n;
+    }
+    return held < c->capacity ? c->capacity - held : 0;
+}

@@ -143,4 +143,9 @@ static inline int channel_push(channel *c, cycle_t now, token t)
 /* Tokens pushed but not yet taken by the slowest reader. */
 uint64_t channel_occupancy(const channel *c);
 
+/* Tokens that still fit at cycle now, UINT64_MAX when unbounded; by the
+ * rule of channel_has_room (room freed by a pop counts from the next
+ * cycle), of which it is the count. A query: it arranges no wake-up. */
+uint64_t channel_room(const channel *c, cycle_t now);
+
 #endif

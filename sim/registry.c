@@ -18,6 +18,8 @@ static const block_ops *const registry[] = {
     &repeat_ops,
     &fiberwrite_dense_ops,
     &intersect_ops,
+    &intersect_skip_ops,
+    &fiberlookup_vector_ops,
     &union_ops,
     &vectorreducer_ops,
     &spaccumulator_dense_ops,
