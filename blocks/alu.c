@@ -148,7 +148,7 @@ static int alu_create(block *b, const block_ctx *ctx, int op, sam_error *err)
     b->state = s;
     b->nin = 2;
     b->nout = 1;
-    b->in_names[IN1] = "in1 (the left operand)";
+    b->in_names[IN1] = "in1";
     b->in_names[IN2] = "in2";
     b->out_names[0] = "val";
     return 0;

@@ -696,8 +696,8 @@ static void name_ports(block *b, spacc *s)
     size_t n = sizeof s->names[0];
     if (s->onedim) {
         snprintf(s->names[0], n, "crd_%s", s->in0);
-        b->in_names[IN_OUTER] = "crd of the index summed over";
-        b->out_names[OUT_OUTER] = "crd_out (unused)";
+        b->in_names[IN_OUTER] = "crd_summed";
+        b->out_names[OUT_OUTER] = "crd_out_unused";
     } else {
         snprintf(s->names[0], n, "crd_inner-%s", s->in0);
         snprintf(s->names[1], n, "crd_outer-%s", s->in1);

@@ -11,6 +11,7 @@
  *                 fed to root blocks is not a stream of the graph and has
  *                 no row)
  *   readers       stream: NODE:PORT of each reader, separated by spaces
+ *                 (port names are words: letters, digits, _ and -)
  *   kind          stream: crd, ref, val or repsig (the graph's edge type)
  *   tokens        stream: tokens pushed; block: tokens it pushed on all
  *                 its outputs; run: token moves over all streams

@@ -110,27 +110,11 @@ static int split_port(reader *r, enum column c, const char *s, size_t len, stats
     return 0;
 }
 
-/* Length of the reader at p: port names may hold spaces ("in1 (the left
- * operand)"), so a reader runs on up to the next word that holds a colon
- * and does not start with a parenthesis. */
-static size_t reader_len(const char *p)
-{
-    size_t len = strcspn(p, " ");
-    while (p[len] == ' ') {
-        const char *next = p + len + strspn(p + len, " ");
-        size_t word = strcspn(next, " ");
-        if (!*next || (*next != '(' && memchr(next, ':', word)))
-            break;
-        len = (size_t)(next - p) + word;
-    }
-    return len;
-}
-
 static int cell_readers(reader *r, stats_stream *s)
 {
     const char *text = cell(r, C_READERS);
     for (const char *p = text + strspn(text, " "); *p; p += strspn(p, " ")) {
-        size_t len = reader_len(p);
+        size_t len = strcspn(p, " ");
         stats_port *more = realloc(s->readers, ((size_t)s->nreaders + 1) * sizeof *more);
         if (!more) {
             fail_nomem(r);

@@ -30,7 +30,7 @@ static const char fixture[] =
     ",stream,s0,crd,A:crd,D:crd,,,12,10,1,0,1,0,0,0,11,0,0,38,,,\n"
     ",stream,s1,ref,A:ref,B:ref,,,12,10,1,0,1,0,0,0,11,0,0,38,,,\n"
     ",stream,s2,ref,B:ref,C:ref,,,30,20,8,1,1,0,0,1,40,10,1,9,,,\n"
-    ",stream,s3,val,C:val,E:in1 (the left operand),,,30,20,8,1,1,0,0,2,42,11,2,7,,,\n"
+    ",stream,s3,val,C:val,E:in1,,,30,20,8,1,1,0,0,2,42,11,2,7,,,\n"
     ",stream,s4,crd,B:crd,E:in2 F:crd,,,30,20,8,1,1,0,0,1,40,10,1,9,,,\n"
     ",stream,s5,repsig,B:repsig,F:repsig,,,20,0,0,0,1,15,4,5,30,6,5,19,,,\n"
     ",stream,s6,ref,A:extra,F:ref,,,0,0,0,0,0,0,0,,,0,50,0,,,\n"
@@ -61,7 +61,7 @@ static void test_read_fixture(void **state)
     assert_string_equal(s3->producer.node, "C");
     assert_string_equal(s3->producer.port, "val");
     assert_int_equal(s3->nreaders, 1);
-    assert_string_equal(s3->readers[0].port, "in1 (the left operand)");
+    assert_string_equal(s3->readers[0].port, "in1");
     assert_int_equal(s4->nreaders, 2);
     assert_string_equal(s4->readers[1].node, "F");
     assert_string_equal(s4->readers[1].port, "crd");
@@ -154,7 +154,7 @@ static void test_command(void **state)
     assert_non_null(strstr(out, "  s2      ref             30     33.3%   40.0%  "
                                 "B:ref -> C:ref\n"));
     assert_non_null(strstr(out, "  s3      val             30     33.3%   40.0%  C:val -> "
-                                "E:in1 (the left operand)\n"));
+                                "E:in1\n"));
     const char *chain = strstr(out, "critical chain");
     assert_non_null(chain);
     assert_non_null(strstr(chain, "  A     fiberlookup  last active cycle 9\n"
