@@ -173,9 +173,10 @@ static int apply_channel(const sim_setting *s, sim_options *o, sam_error *err)
 /* Applies s to node n, or to every node of type s->scope when n < 0. */
 static int apply_nodes(const sim_setting *s, sam_graph *g, int n, sam_error *err)
 {
-    for (int i = n < 0 ? 0 : n; i < (n < 0 ? g->nnodes : n + 1); i++)
-        if ((n >= 0 || !strcmp(g->nodes[i].type, s->scope)) &&
-            graph_node_put(g, i, s->name, s->value, err))
+    if (n >= 0)
+        return graph_node_put(g, n, s->name, s->value, err);
+    for (int i = 0; i < g->nnodes; i++)
+        if (!strcmp(g->nodes[i].type, s->scope) && graph_node_put(g, i, s->name, s->value, err))
             return -1;
     return 0;
 }

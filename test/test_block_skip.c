@@ -329,7 +329,64 @@ static outcome run(const char *dir, const char *graph, const char *const *bind,
     return o;
 }
 
-static const char *const vector_formats[] = {"-f=x:s", "-f=b:s", "-f=c:s"};
+/* A whole-run case: operands b and c in dir, bound to two tensor names,
+ * a graph compiled for them and its copy whose intersecters skip. */
+typedef struct skip_case {
+    char *dir, *b, *c, *graph, *skip;
+    char bind_b[4200], bind_c[4200];
+    const char *bind[3];
+} skip_case;
+
+/* Takes dir and the operand paths; names holds the two tensor names. */
+static void skip_case_init(skip_case *k, char *dir, char *b, char *c, const char *names,
+                           const char *expr, const char *const *formats)
+{
+    *k = (skip_case){.dir = dir, .b = b, .c = c};
+    snprintf(k->bind_b, sizeof k->bind_b, "%c=%s", names[0], b);
+    snprintf(k->bind_c, sizeof k->bind_c, "%c=%s", names[1], c);
+    k->bind[0] = k->bind_b, k->bind[1] = k->bind_c, k->bind[2] = NULL;
+    k->graph = compile(dir, "case", expr, formats);
+    k->skip = skip_graph(dir, k->graph, "case_skip.gv");
+}
+
+static void skip_case_free(skip_case *k)
+{
+    free(k->b), free(k->c), free(k->graph), free(k->skip);
+    test_tmpdir_remove(k->dir);
+}
+
+/* The skipping graph on every engine (test_util's test_run_engines). */
+static void skip_case_engines(const skip_case *k, const char *label)
+{
+    const char *argv[] = {"run", k->skip, "-t", k->bind_b, "-t", k->bind_c, NULL};
+    test_run_engines(label, k->dir, argv);
+}
+
+/* b holding 0..7, c only 6, as SAM vectors x(i) = b(i) * c(i). */
+static void vector_case(skip_case *k, const char *b_format)
+{
+    char *dir = test_tmpdir();
+    char *b = test_write_file(dir, "b.tns", "# shape: 8\n1 1\n2 2\n3 3\n4 4\n5 5\n6 6\n7 7\n8 8\n");
+    char *c = test_write_file(dir, "c.tns", "# shape: 8\n7 3\n");
+    const char *formats[] = {"-f=x:s", b_format, "-f=c:s"};
+    skip_case_init(k, dir, b, c, "bc", "x(i)=b(i)*c(i)", formats);
+}
+
+/* Generated matrices B (urandom at density) and C (rmat with nnz). */
+static void matrix_case(skip_case *k, const char *b_shape, const char *density,
+                        const char *c_shape, const char *nnz, const char *seed_b,
+                        const char *seed_c, const char *expr, const char *const *formats)
+{
+    char *dir = test_tmpdir();
+    char *b = test_path(dir, "B.mtx"), *c = test_path(dir, "C.mtx");
+    assert_int_equal(test_run_samsim(NULL, NULL, "gen", "urandom", "--shape", b_shape,
+                                     "--density", density, "--seed", seed_b, "-o", b, NULL),
+                     0);
+    assert_int_equal(test_run_samsim(NULL, NULL, "gen", "rmat", "--shape", c_shape, "--nnz", nnz,
+                                     "--seed", seed_c, "-o", c, NULL),
+                     0);
+    skip_case_init(k, dir, b, c, "BC", expr, formats);
+}
 
 /* x(i) = b(i) * c(i), b holding 0..7 and c only 6. Two-finger: b's
  * scanner sends 0..7 in cycles 0-7, the intersecter (primed in cycle 1)
@@ -344,16 +401,9 @@ static const char *const vector_formats[] = {"-f=x:s", "-f=b:s", "-f=c:s"};
 static void test_skip_vector_product_cycles(void **state)
 {
     (void)state;
-    char *dir = test_tmpdir();
-    char *b = test_write_file(dir, "b.tns", "# shape: 8\n1 1\n2 2\n3 3\n4 4\n5 5\n6 6\n7 7\n8 8\n");
-    char *c = test_write_file(dir, "c.tns", "# shape: 8\n7 3\n");
-    char *g = compile(dir, "ve", "x(i)=b(i)*c(i)", vector_formats);
-    char *gs = skip_graph(dir, g, "ve_skip.gv");
-    char bb[4200], cb[4200];
-    snprintf(bb, sizeof bb, "b=%s", b);
-    snprintf(cb, sizeof cb, "c=%s", c);
-    const char *bind[] = {bb, cb, NULL};
-    outcome two = run(dir, g, bind, NULL), skip = run(dir, gs, bind, NULL);
+    skip_case k;
+    vector_case(&k, "-f=b:s");
+    outcome two = run(k.dir, k.graph, k.bind, NULL), skip = run(k.dir, k.skip, k.bind, NULL);
     assert_int_equal(two.cycles, 15);
     assert_int_equal(skip.cycles, 12);
     assert_int_equal(two.tokens, 44);
@@ -361,11 +411,9 @@ static void test_skip_vector_product_cycles(void **state)
     assert_int_equal(two.feedback, 0);
     assert_int_equal(skip.feedback, 2);
     assert_string_equal(two.result, skip.result);
-    const char *argv[] = {"run", gs, "-t", bb, "-t", cb, NULL};
-    test_run_engines("vector product, skip", dir, argv);
+    skip_case_engines(&k, "vector product, skip");
     free(two.result), free(skip.result);
-    free(b), free(c), free(g), free(gs);
-    test_tmpdir_remove(dir);
+    skip_case_free(&k);
 }
 
 /* A broadcast node between the scanner and the intersecter is wiring: the
@@ -373,12 +421,9 @@ static void test_skip_vector_product_cycles(void **state)
 static void test_skip_through_broadcast(void **state)
 {
     (void)state;
-    char *dir = test_tmpdir();
-    char *b = test_write_file(dir, "b.tns", "# shape: 8\n1 1\n2 2\n3 3\n4 4\n5 5\n6 6\n7 7\n8 8\n");
-    char *c = test_write_file(dir, "c.tns", "# shape: 8\n7 3\n");
-    char *g = compile(dir, "ve", "x(i)=b(i)*c(i)", vector_formats);
-    char *gs = skip_graph(dir, g, "ve_skip.gv");
-    char *text = test_read_file(gs);
+    skip_case k;
+    vector_case(&k, "-f=b:s");
+    char *text = test_read_file(k.skip);
     const char *edge = "    0 -> 2 [label=\"crd_in-b\"";
     char *at = strstr(text, edge);
     assert_non_null(at);
@@ -386,40 +431,26 @@ static void test_skip_through_broadcast(void **state)
     sprintf(split, "%.*s    9 [type=\"broadcast\"]\n    0 -> 9 [type=\"crd\" comment=\"i\"]\n"
                    "    9 -> 2 [label=\"crd_in-b\"%s",
             (int)(at - text), text, at + strlen(edge));
-    char *gb = test_write_file(dir, "ve_broadcast.gv", split);
-    char bb[4200], cb[4200];
-    snprintf(bb, sizeof bb, "b=%s", b);
-    snprintf(cb, sizeof cb, "c=%s", c);
-    const char *bind[] = {bb, cb, NULL};
-    outcome o = run(dir, gb, bind, NULL);
+    char *gb = test_write_file(k.dir, "ve_broadcast.gv", split);
+    outcome o = run(k.dir, gb, k.bind, NULL);
     assert_int_equal(o.cycles, 12);
     assert_int_equal(o.feedback, 2);
-    free(o.result), free(text), free(split);
-    free(b), free(c), free(g), free(gs), free(gb);
-    test_tmpdir_remove(dir);
+    free(o.result), free(text), free(split), free(gb);
+    skip_case_free(&k);
 }
 
 /* A dense level has no scanner to skip: that side goes without. */
 static void test_skip_dense_side(void **state)
 {
     (void)state;
-    char *dir = test_tmpdir();
-    char *b = test_write_file(dir, "b.tns", "# shape: 8\n1 1\n2 2\n3 3\n4 4\n5 5\n6 6\n7 7\n8 8\n");
-    char *c = test_write_file(dir, "c.tns", "# shape: 8\n7 3\n");
-    static const char *const formats[] = {"-f=x:s", "-f=b:d", "-f=c:s"};
-    char *g = compile(dir, "vd", "x(i)=b(i)*c(i)", formats);
-    char *gs = skip_graph(dir, g, "vd_skip.gv");
-    char bb[4200], cb[4200];
-    snprintf(bb, sizeof bb, "b=%s", b);
-    snprintf(cb, sizeof cb, "c=%s", c);
-    const char *bind[] = {bb, cb, NULL};
-    outcome two = run(dir, g, bind, NULL), skip = run(dir, gs, bind, NULL);
+    skip_case k;
+    vector_case(&k, "-f=b:d");
+    outcome two = run(k.dir, k.graph, k.bind, NULL), skip = run(k.dir, k.skip, k.bind, NULL);
     assert_int_equal(skip.feedback, 1);
     assert_int_equal(skip.cycles, two.cycles);
     assert_string_equal(two.result, skip.result);
     free(two.result), free(skip.result);
-    free(b), free(c), free(g), free(gs);
-    test_tmpdir_remove(dir);
+    skip_case_free(&k);
 }
 
 /* X = B .* C with B's rows dense-ish and C's very sparse: every result
@@ -429,68 +460,43 @@ static void test_skip_dense_side(void **state)
 static void test_skip_elemmul_generated(void **state)
 {
     (void)state;
-    char *dir = test_tmpdir();
-    char *b = test_path(dir, "B.mtx"), *c = test_path(dir, "C.mtx");
-    assert_int_equal(test_run_samsim(NULL, NULL, "gen", "urandom", "--shape", "60x80", "--density",
-                                     "0.4", "--seed", "11", "-o", b, NULL),
-                     0);
-    assert_int_equal(test_run_samsim(NULL, NULL, "gen", "rmat", "--shape", "60x80", "--nnz", "90",
-                                     "--seed", "12", "-o", c, NULL),
-                     0);
     static const char *const formats[] = {"-f=X:ss", "-f=B:ss", "-f=C:ss"};
-    char *g = compile(dir, "ew", "X(i,j)=B(i,j)*C(i,j)", formats);
-    char *gs = skip_graph(dir, g, "ew_skip.gv");
-    char bb[4200], cb[4200];
-    snprintf(bb, sizeof bb, "B=%s", b);
-    snprintf(cb, sizeof cb, "C=%s", c);
-    const char *bind[] = {bb, cb, NULL}, *const bounded[] = {"--depth", "4", NULL};
-    outcome two = run(dir, g, bind, NULL), skip = run(dir, gs, bind, NULL);
-    outcome two4 = run(dir, g, bind, bounded), skip4 = run(dir, gs, bind, bounded);
+    skip_case k;
+    matrix_case(&k, "60x80", "0.4", "60x80", "90", "11", "12", "X(i,j)=B(i,j)*C(i,j)", formats);
+    const char *const bounded[] = {"--depth", "4", NULL};
+    outcome two = run(k.dir, k.graph, k.bind, NULL), skip = run(k.dir, k.skip, k.bind, NULL);
+    outcome two4 = run(k.dir, k.graph, k.bind, bounded);
+    outcome skip4 = run(k.dir, k.skip, k.bind, bounded);
     assert_int_equal(skip.feedback, 4);
     assert_string_equal(two.result, skip.result);
     assert_string_equal(two.result, skip4.result);
     assert_true(skip.cycles < two.cycles);
     assert_true(2 * skip4.cycles < two4.cycles);
-    const char *argv[] = {"run", gs, "-t", bb, "-t", cb, NULL};
-    test_run_engines("elemmul, skip", dir, argv);
-    const char *argv4[] = {"run", gs, "-t", bb, "-t", cb, "--depth", "4", "--engine", "cycle", NULL};
+    skip_case_engines(&k, "elemmul, skip");
+    const char *argv4[] = {"run",    k.skip, "-t", k.bind_b, "-t",    k.bind_c,
+                           "--depth", "4",   "--engine", "cycle", NULL};
     char *so = NULL, *se = NULL;
     assert_int_equal(test_run_samsim_argv(&so, &se, argv4), 0);
     assert_int_equal(test_summary(so, "cycles"), skip4.cycles);
     free(so), free(se);
     free(two.result), free(skip.result), free(two4.result), free(skip4.result);
-    free(b), free(c), free(g), free(gs);
-    test_tmpdir_remove(dir);
+    skip_case_free(&k);
 }
 
 /* Sparse matrix products with every intersecter skipping. */
 static void test_skip_matmul_generated(void **state)
 {
     (void)state;
-    char *dir = test_tmpdir();
-    char *b = test_path(dir, "B.mtx"), *c = test_path(dir, "C.mtx");
-    assert_int_equal(test_run_samsim(NULL, NULL, "gen", "urandom", "--shape", "30x50", "--density",
-                                     "0.3", "--seed", "21", "-o", b, NULL),
-                     0);
-    assert_int_equal(test_run_samsim(NULL, NULL, "gen", "rmat", "--shape", "50x30", "--nnz", "60",
-                                     "--seed", "22", "-o", c, NULL),
-                     0);
     static const char *const formats[] = {"-f=X:ss", "-f=B:ss", "-f=C:ss:1,0"};
-    char *g = compile(dir, "ijk", "X(i,j)=B(i,k)*C(k,j)", formats);
-    char *gs = skip_graph(dir, g, "ijk_skip.gv");
-    char bb[4200], cb[4200];
-    snprintf(bb, sizeof bb, "B=%s", b);
-    snprintf(cb, sizeof cb, "C=%s", c);
-    const char *bind[] = {bb, cb, NULL};
-    outcome two = run(dir, g, bind, NULL), skip = run(dir, gs, bind, NULL);
+    skip_case k;
+    matrix_case(&k, "30x50", "0.3", "50x30", "60", "21", "22", "X(i,j)=B(i,k)*C(k,j)", formats);
+    outcome two = run(k.dir, k.graph, k.bind, NULL), skip = run(k.dir, k.skip, k.bind, NULL);
     assert_int_equal(skip.feedback, 2);
     assert_string_equal(two.result, skip.result);
     assert_true(skip.cycles <= two.cycles);
-    const char *argv[] = {"run", gs, "-t", bb, "-t", cb, NULL};
-    test_run_engines("matmul ijk, skip", dir, argv);
+    skip_case_engines(&k, "matmul ijk, skip");
     free(two.result), free(skip.result);
-    free(b), free(c), free(g), free(gs);
-    test_tmpdir_remove(dir);
+    skip_case_free(&k);
 }
 
 int main(void)
