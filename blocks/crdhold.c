@@ -111,7 +111,7 @@ static void apply_signal(block *b, holder *h, cycle_t now, uint8_t s, token *out
         h->held = 0;
         *emit = token_is_stop(h->cur);
         if (*emit)
-            *out = token_stop(h->cur.level + 1);
+            *out = token_stop_below(h->cur);
         else
             close_repeat(b, h, now, out, emit);
     }

@@ -3,6 +3,11 @@
  * (0 for an empty fiber), a higher Sk emits the sum and S(k-1) in the next
  * cycle, without taking input in that cycle.
  *
+ * A stop token that closes an innermost fiber never opened (sim/token.h:
+ * an outer fiber without elements, such as a row whose intersection is
+ * empty one level up) has no fiber to sum: it emits no value, in the cycle
+ * where the reference emits a 0 for which the result has no coordinate.
+ *
  * The reference's `done` flag is true only in the cycle after 'D' (section
  * 8, item 5): that cycle emits nothing, takes no input and clears the
  * block for another stream. The flag has no effect on the run, which ends
@@ -14,7 +19,8 @@
 
 typedef struct reducer {
     double sum;
-    int pend_level;         /* a stop token Sk (k >= 1) owes S(k-1); 0: none */
+    token pend;             /* a stop token Sk (k >= 1) that owes S(k-1) */
+    int pending;
     int after_done;
 } reducer;
 
@@ -26,9 +32,9 @@ static int reduce_step(block *b, cycle_t now)
         *r = (reducer){0};
         return 1;
     }
-    if (r->pend_level) {
-        out_push(b, 0, now, token_stop(r->pend_level - 1));
-        r->pend_level = 0;
+    if (r->pending) {
+        out_push(b, 0, now, token_stop_above(r->pend));
+        r->pending = 0;
         return 1;
     }
     if (!in_peek(b, 0, now, &t))
@@ -38,9 +44,11 @@ static int reduce_step(block *b, cycle_t now)
         out_push(b, 0, now, t);
         r->after_done = 1;
     } else if (token_is_stop(t)) {
-        out_push(b, 0, now, token_val(r->sum));
+        if (!t.hollow)
+            out_push(b, 0, now, token_val(r->sum));
         r->sum = 0.0;
-        r->pend_level = t.level;
+        r->pend = t;
+        r->pending = t.level > 0;
     } else {
         r->sum += t.kind == TOKEN_VAL ? t.v : t.kind == TOKEN_CRD ? (double)t.i : 0.0;
     }

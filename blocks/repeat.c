@@ -51,7 +51,7 @@ static void apply_signal(block *b, repeater *r, cycle_t now, token s)
     } else if (s.kind == TOKEN_REPSTOP) {
         r->held = 0;
         if (token_is_stop(r->cur))
-            out_push(b, 0, now, token_stop(r->cur.level + 1));
+            out_push(b, 0, now, token_stop_below(r->cur));
         else
             emit_stop(b, r, now);
     } else {

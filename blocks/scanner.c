@@ -73,7 +73,7 @@ int scanner_start(block *b, scanner *s, cycle_t now, token r)
         scanner_emit(b, now, r, r);
         s->done = 1;
     } else if (token_is_stop(r)) {
-        scanner_emit(b, now, token_stop(r.level + 1), token_stop(r.level + 1));
+        scanner_emit(b, now, token_stop_below(r), token_stop_below(r));
         s->end_fiber = 1;
         s->stops++;
     } else if (r.kind == TOKEN_EMPTY) {

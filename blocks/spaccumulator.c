@@ -451,7 +451,7 @@ static void repeat_signal(block *b, holder *h, token sig, stage *out)
                        "not end together";
         *out = (stage){token_done(), 1};
     } else if (token_is_stop(h->cur)) {
-        *out = (stage){token_stop(h->cur.level + 1), 1};
+        *out = (stage){token_stop_below(h->cur), 1};
     } else if (!token_is_done(h->cur)) {
         if (h->refs.n)
             *out = (stage){closing_stop(&h->refs), 1};

@@ -80,7 +80,7 @@ int vecred_step(block *b, cycle_t now)
     } else if (c.level > 0) {
         if (r->ops->close)
             r->ops->close(r->store);
-        r->stop = token_stop(c.level - 1);
+        r->stop = token_stop_above(c);
         r->draining = 1;
     }
     return 1;

@@ -15,7 +15,7 @@ const char *token_str(token t, char *buf)
         text_format_double(buf, t.v);
         break;
     case TOKEN_STOP:
-        snprintf(buf, 32, "S%d", t.level);
+        snprintf(buf, 32, "S%d%.*s", t.level, t.hollow, "''''''''''''''''''''''''");
         break;
     default:
         snprintf(buf, 32, "%s", t.kind == TOKEN_EMPTY ? "N" : t.kind == TOKEN_DONE ? "D"
@@ -26,8 +26,12 @@ const char *token_str(token t, char *buf)
 
 int token_parse(const char *s, token *t)
 {
-    if (s[0] == 'S' && s[1] >= '0' && s[1] <= '9' && s[2] == '\0') {
+    if (s[0] == 'S' && s[1] >= '0' && s[1] <= '9') {
+        size_t hollow = strspn(s + 2, "'");
+        if (s[2 + hollow] != '\0' || hollow > (size_t)(s[1] - '0'))
+            return -1;
         *t = token_stop(s[1] - '0');
+        t->hollow = (uint8_t)hollow;
         return 0;
     }
     if (!strcmp(s, "N") || !strcmp(s, "D") || !strcmp(s, "R") || !strcmp(s, "S")) {

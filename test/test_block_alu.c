@@ -192,6 +192,21 @@ static void test_reduce_empty_fibers(void **state)
     reduce("1.5 2.25 S0 D", "_ _ 3.75 D", 1);
 }
 
+/* A stop token that closes an innermost fiber never opened (an outer
+ * fiber without elements, sim/token.h) sums to nothing, where the
+ * reference emits a 0 for a coordinate the result does not have; the
+ * cycle stays, and a stop that closes two such fibers keeps one. The
+ * second stream is the k level of mat_mask_tri_partial on a row whose
+ * intersection at j is empty, then a row with one j and no k. */
+static void test_reduce_unopened_fibers(void **state)
+{
+    (void)state;
+    reduce("S1' 7 S2 D", "_ S0 _ 7 S1 D", 1);
+    reduce("S1' S2 D", "_ S0 0 S1 D", 1);
+    reduce("S2'' D", "_ S1' D", 1);
+    reduce("1 S1 S1' 5 S2 D", "1 S0 S0 5 S1 D", 0);
+}
+
 /* Section 8, item 5: the reference's done flag lives one cycle, the cycle
  * after 'D', which takes no input and clears the block; samsim keeps that
  * cycle, so a stream following 'D' is timed as in the reference. */
@@ -574,6 +589,21 @@ static void test_vectorreducer(void **state)
     harness_free(&out);
 }
 
+/* An outer fiber closed without inner fibers merges into an empty fiber,
+ * one level up: a stop that closed two fibers never opened keeps one. */
+static void test_vectorreducer_unopened_fibers(void **state)
+{
+    (void)state;
+    harness_spec s = {.ops = &vectorreducer_ops,
+                      .inputs = {"S2'' 2 S1 D", "S2'' 1.0 S1 D"},
+                      .queued = 1};
+    harness_out out;
+    harness_run(&s, &out);
+    harness_expect(&out, 0, "_ S1' _ _ 2 S0 D", 1);
+    harness_expect(&out, 1, "_ S1' _ _ 1.0 S0 D", 1);
+    harness_free(&out);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -589,6 +619,7 @@ int main(void)
         cmocka_unit_test(test_reduce),
         cmocka_unit_test(test_reduce_empty_fibers),
         cmocka_unit_test(test_reduce_done_cycle),
+        cmocka_unit_test(test_reduce_unopened_fibers),
         cmocka_unit_test(test_spacc_stkndrop_stage),
         cmocka_unit_test(test_spacc1),
         cmocka_unit_test(test_spacc1_with_stops),
@@ -607,6 +638,7 @@ int main(void)
         cmocka_unit_test(test_crdpt_converter),
         cmocka_unit_test(test_spacc_ports),
         cmocka_unit_test(test_vectorreducer),
+        cmocka_unit_test(test_vectorreducer_unopened_fibers),
     };
     return cmocka_run_group_tests_name("blocks: mul, add, reduce, spaccumulator", tests, NULL, NULL);
 }

@@ -292,7 +292,7 @@ static void test_crdhold_repeat_vectors(void **state)
     check(&crdhold_ops, HOLD, IN("N 0 1 S0 D", "9 S0 9 S0 9 S0 D"),
           OUT("N S0 0 S0 1 S1 D"), 0);
     check(&crdhold_ops, HOLD, IN("0 S0 S0 S0 S0 S0 S0 S0 S1 D", "9 S0 S0 S0 S0 S0 S0 S0 S0 D"),
-          OUT("0 S1 S1 S1 S1 S1 S1 S1 S2 D"), 0);
+          OUT("0 S1 S1' S1' S1' S1' S1' S1' S2' D"), 0);
 }
 
 /* The private repsiggen's signal reaches the repeat one cycle after its

@@ -173,10 +173,10 @@ static void test_dense_empty_refs(void **state)
 static void test_dense_consecutive_stop_refs(void **state)
 {
     (void)state;
-    dense_scan(2, "0 S0 S0 1 S1 D", "0 1 S1 S1 0 1 S2 D", "0 1 S1 S1 2 3 S2 D", 1);
-    dense_scan(1, "0 S0 _ _ S0 _ _ 0 _ _ S0 _ _ D", "0 S1 _ _ S1 _ _ 0 _ _ S1 _ _ D",
-               "0 S1 _ _ S1 _ _ 0 _ _ S1 _ _ D", 1);
-    dense_scan(2, "S0 S1 D", "S1 S2 D", "S1 S2 D", 1);
+    dense_scan(2, "0 S0 S0 1 S1 D", "0 1 S1 S1' 0 1 S2 D", "0 1 S1 S1' 2 3 S2 D", 1);
+    dense_scan(1, "0 S0 _ _ S0 _ _ 0 _ _ S0 _ _ D", "0 S1 _ _ S1' _ _ 0 _ _ S1 _ _ D",
+               "0 S1 _ _ S1' _ _ 0 _ _ S1 _ _ D", 1);
+    dense_scan(2, "S0 S1 D", "S1' S2' D", "S1' S2' D", 1);
 }
 
 static void test_dense_faults_and_formats(void **state)
@@ -226,7 +226,7 @@ static void test_repeat_vectors(void **state)
     repeat("0 S0 1 S1 D", "S R S D", 0, "S1 1 S2 D", 0);
     repeat("N 0 1 S0 D", "R S R S R S D", 0, "N S0 0 S0 1 S1 D", 0);
     repeat("0 S0 S0 S0 S0 S0 S0 S0 S1 D", "R S S S S S S S S D", 0,
-           "0 S1 S1 S1 S1 S1 S1 S1 S2 D", 0);
+           "0 S1 S1' S1' S1' S1' S1' S1' S2' D", 0);
 }
 
 static void test_repeat_exact(void **state)

@@ -52,7 +52,7 @@ static void test_scanner_stop_refs_with_gaps(void **state)
 {
     (void)state;
     static const int64_t seg[] = {0, 1}, crd[] = {28};
-    SCAN(seg, crd, "0 S0 _ _ S0 _ _ 0 _ _ S0 _ _ D", "28 S1 S1 28 S1 D", "0 S1 S1 0 S1 D", 0);
+    SCAN(seg, crd, "0 S0 _ _ S0 _ _ 0 _ _ S0 _ _ D", "28 S1 S1' 28 S1 D", "0 S1 S1' 0 S1 D", 0);
 }
 
 static void test_scanner_empty_refs(void **state)

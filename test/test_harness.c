@@ -138,7 +138,7 @@ static int tokens_match(token a, token b)
     int bn = b.kind == TOKEN_CRD || b.kind == TOKEN_VAL;
     if (an && bn)
         return (a.kind == TOKEN_CRD ? (double)a.i : a.v) == (b.kind == TOKEN_CRD ? (double)b.i : b.v);
-    return token_equal(a, b);
+    return token_equal(a, b) && a.hollow == b.hollow;
 }
 
 /* The output as text, for failure messages. */

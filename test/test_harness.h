@@ -1,7 +1,9 @@
 /* Runs one block alone on token streams, as the SAM reference's unit
  * tests do: input token k is visible in cycle k (no edge latency; "_" is a
  * cycle without a token), the block is stepped every cycle, and what it
- * pushes in cycle t is output t. Streams are written "0 1 S0 2.5 N D". */
+ * pushes in cycle t is output t. Streams are written "0 1 S0 2.5 N D";
+ * a stop token that closes fibers never opened has a ' for each ("S1'",
+ * sim/token.h), which the reference's vectors do not show. */
 #ifndef SAMSIM_TEST_HARNESS_H
 #define SAMSIM_TEST_HARNESS_H
 
