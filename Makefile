@@ -14,7 +14,7 @@ TESTLIBS = -lcmocka -lcsv -lgraphblas -lm $(shell pkg-config --libs libgvc libcg
 LIB_DIRS = common formats graph sim blocks custard
 LIB_SRC  = $(wildcard $(addsuffix /*.c,$(LIB_DIRS)))
 CLI_SRC  = $(wildcard cli/*.c)
-TEST_SUPPORT = test/test_util.c test/test_harness.c
+TEST_SUPPORT = test/test_util.c test/test_harness.c test/test_grb.c
 TEST_SRC = $(filter-out $(TEST_SUPPORT),$(wildcard test/test_*.c))
 
 LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)

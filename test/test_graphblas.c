@@ -1,7 +1,6 @@
 /* Simulated SpMSpM, SpMV and element-wise results against
  * SuiteSparse:GraphBLAS computing the same products from the same
  * operands. */
-#include <GraphBLAS.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,59 +8,8 @@
 
 #include "../formats/shift.h"
 #include "../formats/tensor_file.h"
+#include "test_grb.h"
 #include "test_util.h"
-
-static tensor read_tensor(const char *path)
-{
-    tensor t;
-    sam_error err;
-    tensor_file f = {.path = path};
-    if (tensor_file_read(&f, &t, &err))
-        fail_msg("%s", err.msg);
-    return t;
-}
-
-static GrB_Matrix to_matrix(const tensor *t)
-{
-    GrB_Matrix m;
-    GrB_Index *r = malloc(t->nnz * sizeof *r + 8), *c = malloc(t->nnz * sizeof *c + 8);
-    for (size_t e = 0; e < t->nnz; e++) {
-        r[e] = (GrB_Index)t->crd[0][e];
-        c[e] = (GrB_Index)(t->order > 1 ? t->crd[1][e] : 0);
-    }
-    GrB_Index cols = t->order > 1 ? (GrB_Index)t->dims[1] : 1;
-    assert_int_equal(GrB_Matrix_new(&m, GrB_FP64, (GrB_Index)t->dims[0], cols), GrB_SUCCESS);
-    assert_int_equal(GrB_Matrix_build_FP64(m, r, c, t->vals, t->nnz, GrB_PLUS_FP64), GrB_SUCCESS);
-    free(r), free(c);
-    return m;
-}
-
-/* Every nonzero of the simulated result equals GraphBLAS's entry there
- * (relative 1e-9), and GraphBLAS has no nonzero the result lacks. */
-static void expect_equal(const tensor *x, GrB_Matrix want)
-{
-    size_t nonzeros = 0;
-    for (size_t e = 0; e < x->nnz; e++) {
-        double v = 0;
-        GrB_Index col = (GrB_Index)(x->order > 1 ? x->crd[1][e] : 0);
-        GrB_Info info = GrB_Matrix_extractElement_FP64(&v, want, (GrB_Index)x->crd[0][e], col);
-        assert_true(info == GrB_SUCCESS || info == GrB_NO_VALUE);
-        if (fabs(v - x->vals[e]) > 1e-9 * fmax(fabs(v), fabs(x->vals[e])))
-            fail_msg("entry %zu: simulated %.17g, GraphBLAS %.17g", e, x->vals[e], v);
-        nonzeros += x->vals[e] != 0;
-    }
-    GrB_Index nvals;
-    GrB_Matrix_nvals(&nvals, want);
-    GrB_Index *r = malloc(nvals * sizeof *r + 8), *c = malloc(nvals * sizeof *c + 8);
-    double *v = malloc(nvals * sizeof *v + 8);
-    GrB_Index n = nvals;
-    assert_int_equal(GrB_Matrix_extractTuples_FP64(r, c, v, &n, want), GrB_SUCCESS);
-    size_t want_nonzeros = 0;
-    for (GrB_Index k = 0; k < n; k++)
-        want_nonzeros += v[k] != 0;
-    assert_int_equal(nonzeros, want_nonzeros);
-    free(r), free(c), free(v);
-}
 
 /* Runs graph on B (and c when given) with --shift and returns X. */
 static tensor simulate(const char *graph, const char *b, const char *c, const char *dir)
@@ -76,17 +24,17 @@ static tensor simulate(const char *graph, const char *b, const char *c, const ch
     if (test_run_samsim_argv(NULL, &se, argv) != 0)
         fail_msg("%s: %s", graph, se);
     free(se);
-    tensor t = read_tensor(x);
+    tensor t = test_read_tensor(x);
     free(x);
     return t;
 }
 
 static void check_matrix(const char *graphs, const char *file, const char *dir)
 {
-    tensor b = read_tensor(file), c;
+    tensor b = test_read_tensor(file), c;
     sam_error err;
     assert_int_equal(tensor_shift(&b, &c, &err), 0);
-    GrB_Matrix B = to_matrix(&b), C = to_matrix(&c), want;
+    GrB_Matrix B = grb_matrix(&b), C = grb_matrix(&c), want;
     GrB_Index rows = (GrB_Index)b.dims[0], cols = (GrB_Index)b.dims[1];
     static const char *products[] = {"matmul_ikj", "matmul_ijk", "matmul_kij"};
     for (int p = 0; p < 3; p++) {
@@ -96,7 +44,7 @@ static void check_matrix(const char *graphs, const char *file, const char *dir)
         GrB_Matrix_new(&want, GrB_FP64, rows, rows);
         assert_int_equal(GrB_mxm(want, NULL, NULL, GrB_PLUS_TIMES_SEMIRING_FP64, B, C, GrB_DESC_T1),
                          GrB_SUCCESS);
-        expect_equal(&x, want);
+        grb_expect_equal(&x, want);
         GrB_Matrix_free(&want);
         tensor_free(&x);
         free(g);
@@ -106,7 +54,7 @@ static void check_matrix(const char *graphs, const char *file, const char *dir)
     GrB_Matrix_new(&want, GrB_FP64, rows, cols);
     assert_int_equal(GrB_Matrix_eWiseAdd_BinaryOp(want, NULL, NULL, GrB_PLUS_FP64, B, C, NULL),
                      GrB_SUCCESS);
-    expect_equal(&x, want);
+    grb_expect_equal(&x, want);
     GrB_Matrix_free(&want);
     tensor_free(&x);
     free(g);
@@ -115,7 +63,7 @@ static void check_matrix(const char *graphs, const char *file, const char *dir)
     GrB_Matrix_new(&want, GrB_FP64, rows, cols);
     assert_int_equal(GrB_Matrix_eWiseMult_BinaryOp(want, NULL, NULL, GrB_TIMES_FP64, B, C, NULL),
                      GrB_SUCCESS);
-    expect_equal(&x, want);
+    grb_expect_equal(&x, want);
     GrB_Matrix_free(&want);
     tensor_free(&x);
     free(g);
@@ -127,19 +75,19 @@ static void check_matrix(const char *graphs, const char *file, const char *dir)
 
 static void check_spmv(const char *graphs, const char *file, const char *dir)
 {
-    tensor b = read_tensor(file);
+    tensor b = test_read_tensor(file);
     char *vec = test_path(dir, "c.tns"), shape[32];
     snprintf(shape, sizeof shape, "%lld", (long long)b.dims[1]);
     assert_int_equal(test_run_samsim(NULL, NULL, "gen", "urandom", "--shape", shape, "--density",
                                      "0.4", "--seed", "3", "-o", vec, NULL), 0);
-    tensor c = read_tensor(vec);
-    GrB_Matrix B = to_matrix(&b), C = to_matrix(&c), want;
+    tensor c = test_read_tensor(vec);
+    GrB_Matrix B = grb_matrix(&b), C = grb_matrix(&c), want;
     char *g = test_graph_path(graphs, "mat_vecmul_ij");
     tensor x = simulate(g, file, vec, dir);
     GrB_Matrix_new(&want, GrB_FP64, (GrB_Index)b.dims[0], 1);
     assert_int_equal(GrB_mxm(want, NULL, NULL, GrB_PLUS_TIMES_SEMIRING_FP64, B, C, NULL),
                      GrB_SUCCESS);
-    expect_equal(&x, want);
+    grb_expect_equal(&x, want);
     GrB_Matrix_free(&want);
     GrB_Matrix_free(&B);
     GrB_Matrix_free(&C);

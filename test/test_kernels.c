@@ -14,39 +14,42 @@
 #define MAX_ARGS 24
 
 typedef struct kernel {
-    const char *graph, *expr;
-    const char *operands;   /* NAME=SPEC ... : M matrix, S --shift, v0/v1 a vector as long
+    char *graph, *expr;
+    char *operands;         /* NAME=SPEC ... : M matrix, S --shift, v0/v1 a vector as long
                                as the matrix's rows/columns, or a number (a scalar) */
     int square_only;
 } kernel;
 
-static const kernel matrix_kernels[] = {
-    {"mat_identity", "X(i,j)=B(i,j)", "B=M", 0},
-    {"mat_identity_dense", "X(i,j)=B(i,j)", "B=M", 0},
-    {"mat_elemmul", "X(i,j)=B(i,j)*C(i,j)", "B=M C=S", 0},
-    {"mat_elemadd", "X(i,j)=B(i,j)+C(i,j)", "B=M C=S", 0},
-    {"mat_elemadd3", "X(i,j)=B(i,j)+C(i,j)+D(i,j)", "B=M C=S D=S", 0},
-    {"matmul_ijk", "X(i,j)=B(i,k)*C(k,j)", "B=M C=S", 0},
-    {"matmul_ikj", "X(i,j)=B(i,k)*C(k,j)", "B=M C=S", 0},
-    {"matmul_jik", "X(i,j)=B(i,k)*C(k,j)", "B=M C=S", 0},
-    {"matmul_jki", "X(i,j)=B(i,k)*C(k,j)", "B=M C=S", 0},
-    {"matmul_kij", "X(i,j)=B(i,k)*C(k,j)", "B=M C=S", 0},
-    {"matmul_kji", "X(i,j)=B(i,k)*C(k,j)", "B=M C=S", 0},
-    {"mat_vecmul_ij", "x(i)=B(i,j)*c(j)", "B=M c=v1", 0},
-    {"mat_vecmul_ji", "x(i)=B(i,j)*c(j)", "B=M c=v1", 0},
-    {"mat_residual", "x(i)=b(i)-C(i,j)*d(j)", "C=M b=v0 d=v1", 0},
-    {"mat_residual_HAND", "x(i)=b(i)-C(i,j)*d(j)", "C=M b=v0 d=v1", 0},
-    {"mat_mattransmul", "x(i)=b*C(j,i)*d(j)+e*f(i)", "b=2.5 C=M d=v0 e=-1.5 f=v1", 0},
-    {"mat_mattransmul_HAND", "x(i)=b*C(j,i)*d(j)+e*f(i)", "b=2.5 C=M d=v0 e=-1.5 f=v1", 0},
-    {"mat_sddmm", "X(i,j)=B(i,j)*C(i,k)*D(k,j)", "B=M C=S D=S", 1},
-    {"mat_mask_tri", "x=B(i,j)*C(i,k)*D(k,j)", "B=M C=S D=S", 1},
-    {"mat_mask_tri_partial", "X(i,j)=B(i,j)*C(i,k)*D(k,j)", "B=M C=S D=S", 1},
-    {"mat_mask_tri_fiberwrite", "x=B(i,j)*C(i,k)*D(k,j)", "B=M C=S D=S", 1},
-    {"mat_vecmul_iter_short", "x(i)=B(i,j)*C(j,k)*d(k)", "B=M C=S d=v1", 1},
-    {"mat_vecmul_iter", "x(i)=B(i,j)*C(j,k)*D(k,l)*E(l,m)*f(m)", "B=M C=S D=S E=S f=v1", 1},
-    {"vec_spacc_simple", "x(j)=B(i,j)", "B=M", 0},
-    {"matmul_ikj_hand_BLACKBOX_with_crddrop", "X(i,j)=B(i,k)*C(k,j)", "B=M C=S", 0},
-};
+/* The matrix kernels of test/data/matrix_kernels.tsv, which
+ * benchmarks/reference_sweep reads too; returns how many. */
+static size_t load_kernels(kernel *k, size_t max)
+{
+    FILE *f = fopen("test/data/matrix_kernels.tsv", "r");
+    assert_non_null(f);
+    char line[512];
+    size_t n = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (line[0] == '#' || line[0] == '\n')
+            continue;
+        line[strcspn(line, "\n")] = '\0';
+        char *save = NULL, *field[4];
+        int nf = 0;
+        for (char *w = strtok_r(line, "\t", &save); w && nf < 4; w = strtok_r(NULL, "\t", &save))
+            field[nf++] = w;
+        assert_int_equal(nf, 4);
+        assert_true(n < max);
+        k[n++] = (kernel){strdup(field[0]), strdup(field[1]), strdup(field[2]),
+                          !strcmp(field[3], "square")};
+    }
+    fclose(f);
+    return n;
+}
+
+static void free_kernels(kernel *k, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(k[i].graph), free(k[i].expr), free(k[i].operands);
+}
 
 static const char *const matrices[] = {"bcsstm02", "bcsstk01", "west0479", "Tina_AskCal",
                                        "GD97_b", "lp_scsd1", "ash219"};
@@ -106,6 +109,8 @@ static void test_matrix_kernels_on_suitesparse(void **state)
     char *graphs = test_require_shared("sam-graphs");
     char *data = test_require_shared("data/suitesparse");
     char *dir = test_tmpdir();
+    kernel matrix_kernels[64];
+    size_t nkernels = load_kernels(matrix_kernels, 64);
     int runs = 0;
     for (size_t mi = 0; mi < sizeof matrices / sizeof matrices[0]; mi++) {
         char file[64];
@@ -115,7 +120,7 @@ static void test_matrix_kernels_on_suitesparse(void **state)
         sam_error err;
         tensor_file f = {.path = m};
         assert_int_equal(tensor_file_read(&f, &t, &err), 0);
-        for (size_t ki = 0; ki < sizeof matrix_kernels / sizeof matrix_kernels[0]; ki++) {
+        for (size_t ki = 0; ki < nkernels; ki++) {
             const kernel *k = &matrix_kernels[ki];
             if (k->square_only && t.dims[0] != t.dims[1])
                 continue;
@@ -128,6 +133,7 @@ static void test_matrix_kernels_on_suitesparse(void **state)
         free(m);
     }
     printf("note: %d kernel runs on SuiteSparse matrices, each under every engine\n", runs);
+    free_kernels(matrix_kernels, nkernels);
     test_tmpdir_remove(dir);
     free(graphs);
     free(data);
