@@ -37,6 +37,7 @@ typedef struct eval {
     const expr *e;
     const tensor **bound;             /* per tensor of e; NULL for the result */
     int64_t dims[EXPR_MAX_INDICES];   /* per index variable */
+    expr_eval_mode mode;
     sam_error *err;
 } eval;
 
@@ -288,8 +289,15 @@ static int project(eval *ev, rel *in, uint64_t vars, rel *out)
     return rc;
 }
 
-/* An operand as a relation over its index variables, borrowing its arrays,
- * then summed down to keep. */
+/* A value of an operand or a literal as the mode sees it. */
+static double as_mode(const eval *ev, double v)
+{
+    return ev->mode == EXPR_VALUES ? v : ev->mode == EXPR_TERMS ? 1.0 : v < 0 ? -v : v;
+}
+
+/* An operand as a relation over its index variables, borrowing its arrays
+ * (copying the values when the mode changes them), then summed down to
+ * keep. */
 static int eval_access(eval *ev, const expr_node *node, uint64_t keep, rel *out)
 {
     const tensor *t = ev->bound[node->tensor];
@@ -310,18 +318,27 @@ static int eval_access(eval *ev, const expr_node *node, uint64_t keep, rel *out)
         if (m && node->index[m - 1] > node->index[m])
             r.sorted = 0;
     }
+    if (ev->mode != EXPR_VALUES) {
+        if (rel_own(&r, ev->err))
+            return -1;
+        for (size_t e = 0; e < r.n; e++)
+            r.vals[e] = as_mode(ev, r.vals[e]);
+    }
     if (keep == vars) {
         *out = r;
         return 0;
     }
-    return project(ev, &r, keep, out);
+    int rc = project(ev, &r, keep, out);
+    if (r.owned)
+        rel_free(&r);
+    return rc;
 }
 
 static int eval_literal(eval *ev, double value, rel *out)
 {
     rel_init(out, 0);
     out->sorted = 1;
-    return rel_push(out, NULL, value, ev->err);
+    return rel_push(out, NULL, as_mode(ev, value), ev->err);
 }
 
 /* ---- products ---- */
@@ -604,7 +621,7 @@ static int sort_merge(eval *ev, const rel *l, const rel *r, double sign, rel *ou
  * else through the accumulator, which broadcasts and sums as needed. */
 static int add(eval *ev, const expr_node *node, const rel *l, const rel *r, uint64_t vars, rel *out)
 {
-    double sign = node->kind == EXPR_SUB ? -1.0 : 1.0;
+    double sign = node->kind == EXPR_SUB && ev->mode == EXPR_VALUES ? -1.0 : 1.0;
     if (l->vars == vars && r->vars == vars && popcount(vars) <= TENSOR_MAX_ORDER)
         return sort_merge(ev, l, r, sign, out);
     if (check_broadcast(ev, node, l, vars) || check_broadcast(ev, node, r, vars))
@@ -641,7 +658,7 @@ static int eval_neg(eval *ev, const expr_node *n, uint64_t outside, rel *out)
 {
     if (eval_node(ev, n->left, outside, out) || rel_own(out, ev->err))
         return -1;
-    for (size_t e = 0; e < out->n; e++)
+    for (size_t e = 0; e < out->n && ev->mode == EXPR_VALUES; e++)
         out->vals[e] = -out->vals[e];
     return 0;
 }
@@ -785,8 +802,29 @@ static int write_result(eval *ev, const rel *r, tensor *result)
 int expr_evaluate(const expr *e, const char *const *names, const tensor *const *operands, int n,
                   tensor *result, sam_error *err)
 {
+    return expr_evaluate_as(e, EXPR_VALUES, names, operands, n, result, err);
+}
+
+static int factors(const expr_node *n)
+{
+    if (n->kind == EXPR_ACCESS || n->kind == EXPR_LITERAL)
+        return 1;
+    if (n->kind == EXPR_NEG)
+        return factors(n->left);
+    int l = factors(n->left), r = factors(n->right);
+    return n->kind == EXPR_MUL ? l + r : l > r ? l : r;
+}
+
+int expr_factors(const expr *e)
+{
+    return factors(e->rhs);
+}
+
+int expr_evaluate_as(const expr *e, expr_eval_mode mode, const char *const *names,
+                     const tensor *const *operands, int n, tensor *result, sam_error *err)
+{
     memset(result, 0, sizeof *result);
-    eval ev = {.e = e, .err = err};
+    eval ev = {.e = e, .mode = mode, .err = err};
     const expr_node *first[EXPR_MAX_INDICES] = {0};
     int first_mode[EXPR_MAX_INDICES];
     ev.bound = error_alloc(err, (size_t)e->ntensors, sizeof *ev.bound);

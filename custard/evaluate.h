@@ -28,4 +28,19 @@
 int expr_evaluate(const expr *e, const char *const *names, const tensor *const *operands, int n,
                   tensor *result, sam_error *err);
 
+/* What an evaluation computes at each entry of the result. Written as a
+ * sum of terms (each a product of operand values and literals), a value
+ * v = t1 + ... + tn has the magnitude |t1| + ... + |tn| (the expression on
+ * absolute values with every minus taken as plus) and n terms: what a
+ * floating-point error bound for v needs. Each mode gives the result the
+ * same coordinates. */
+typedef enum expr_eval_mode { EXPR_VALUES, EXPR_MAGNITUDES, EXPR_TERMS } expr_eval_mode;
+
+/* expr_evaluate computing mode's quantity. */
+int expr_evaluate_as(const expr *e, expr_eval_mode mode, const char *const *names,
+                     const tensor *const *operands, int n, tensor *result, sam_error *err);
+
+/* The most operands and literals multiplied in one term of e's right side. */
+int expr_factors(const expr *e);
+
 #endif

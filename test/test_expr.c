@@ -504,6 +504,74 @@ static void test_eval_literals_and_negation(void **state)
     tensor_free(&b);
 }
 
+/* Parses text and evaluates mode's quantity on the operands. */
+static void evaluate_as(const char *text, expr_eval_mode mode, int n, const char *const *names,
+                        const tensor *const *ops, tensor *out)
+{
+    expr e;
+    sam_error err;
+    if (expr_parse(text, &e, &err))
+        fail_msg("%s: %s", text, err.msg);
+    if (expr_evaluate_as(&e, mode, names, ops, n, out, &err))
+        fail_msg("%s: %s", text, err.msg);
+    expr_free(&e);
+}
+
+/* Magnitudes: every term taken as its absolute value, minus and negation
+ * as plus; terms: how many products make each entry. Both keep the value's
+ * coordinates, explicit zeros included. */
+static void test_eval_error_bound_modes(void **state)
+{
+    (void)state;
+    tensor b, c, d, x;
+    make_tensor(&b, 2, (const int64_t[]){2, 3}, 4, (const int64_t[]){0, 0, 0, 2, 1, 1, 1, 2},
+                (const double[]){2, -3, 0, 5});
+    make_tensor(&c, 1, (const int64_t[]){3}, 2, (const int64_t[]){0, 2}, (const double[]){-1, 4});
+    make_tensor(&d, 1, (const int64_t[]){2}, 1, (const int64_t[]){1}, (const double[]){-7});
+    const char *names[] = {"B", "c", "d"};
+    const tensor *ops[] = {&b, &c, &d};
+    const char *text = "x(i)=B(i,j)*c(j)-2*d(i)";
+    evaluate_as(text, EXPR_VALUES, 3, names, ops, &x);
+    assert_entries(&x, 2, (const int64_t[]){0, 1}, (const double[]){-14, 34});
+    tensor_free(&x);
+    evaluate_as(text, EXPR_MAGNITUDES, 3, names, ops, &x);
+    assert_entries(&x, 2, (const int64_t[]){0, 1}, (const double[]){14, 34});
+    tensor_free(&x);
+    evaluate_as(text, EXPR_TERMS, 3, names, ops, &x);
+    assert_entries(&x, 2, (const int64_t[]){0, 1}, (const double[]){2, 2});
+    tensor_free(&x);
+    evaluate_as("x(i)=-(B(i,j)*c(j))", EXPR_MAGNITUDES, 3, names, ops, &x);
+    assert_entries(&x, 2, (const int64_t[]){0, 1}, (const double[]){14, 20});
+    tensor_free(&x);
+    tensor_free(&b), tensor_free(&c), tensor_free(&d);
+}
+
+/* The most factors in one term once products are distributed over sums. */
+static void test_expr_factors(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *text;
+        int factors;
+    } cases[] = {
+        {"X(i,j)=B(i,j)", 1},
+        {"X(i,j)=B(i,k)*C(k,j)", 2},
+        {"x(i)=b*C(j,i)*d(j)+e*f(i)", 3},
+        {"x(i)=B(i,j)*C(j,k)*D(k,l)*E(l,m)*f(m)", 5},
+        {"X(i,j)=2*(B(i,j)+C(i,k)*D(k,j))", 3},
+        {"x(i)=-(b(i)-c(i))", 1},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        expr e;
+        sam_error err;
+        assert_int_equal(expr_parse(cases[k].text, &e, &err), 0);
+        if (expr_factors(&e) != cases[k].factors)
+            fail_msg("%s: %d factors, expected %d", cases[k].text, expr_factors(&e),
+                     cases[k].factors);
+        expr_free(&e);
+    }
+}
+
 static void test_eval_mattransmul(void **state)
 {
     (void)state;
@@ -903,6 +971,8 @@ int main(void)
         cmocka_unit_test(test_eval_4tensor_contraction),
         cmocka_unit_test(test_eval_literals_and_negation),
         cmocka_unit_test(test_eval_mattransmul),
+        cmocka_unit_test(test_eval_error_bound_modes),
+        cmocka_unit_test(test_expr_factors),
         cmocka_unit_test(test_eval_errors),
         cmocka_unit_test(test_eval_kernels_against_dense),
         cmocka_unit_test(test_eval_more_against_dense),
