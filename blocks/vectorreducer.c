@@ -145,7 +145,8 @@ static int point_cmp(const void *a, const void *b)
 static void sorted_close(void *store)
 {
     sorted_store *st = store;
-    qsort(st->pts, st->n, sizeof *st->pts, point_cmp);
+    if (st->n)
+        qsort(st->pts, st->n, sizeof *st->pts, point_cmp);
     size_t out = 0;
     for (size_t i = 0; i < st->n; i++) {
         if (out && st->pts[out - 1].crd == st->pts[i].crd)
