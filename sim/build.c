@@ -76,7 +76,13 @@ typedef struct builder {
     const sim_options *o;
     int *block_of;          /* node -> block, -1 for broadcast nodes */
     int *channel_of;        /* block * BLOCK_MAX_PORTS + port -> channel, -1 */
+    /* Broadcast nodes: the edge that feeds each (FEED_NONE, FEED_MANY),
+     * and the edge out of a block it passes on, once found (ORIGIN_*);
+     * path holds a chain while it is being resolved. */
+    int *feed, *origin, *path;
 } builder;
+
+enum { FEED_NONE = -1, FEED_MANY = -2, ORIGIN_UNKNOWN = -1, ORIGIN_VISITING = -2 };
 
 static int create_blocks(builder *bd, const sim_data *d, sam_error *err)
 {
@@ -142,20 +148,51 @@ static int channel_timing(builder *bd, channel *c, const graph_edge *src, sam_er
     return 0;
 }
 
-/* The edge that feeds broadcast node n. */
-static const graph_edge *broadcast_source(const sam_graph *g, int n, sam_error *err)
+/* Which edge feeds each broadcast node, in one pass over the edges. */
+static void index_feeds(builder *bd)
 {
-    const graph_edge *found = NULL;
-    for (int k = 0; k < g->nedges; k++)
-        if (g->edges[k].dst == n) {
-            if (found)
-                return error_set(err, "node %s (broadcast): more than one input", g->nodes[n].id),
-                       NULL;
-            found = &g->edges[k];
-        }
-    if (!found)
-        error_set(err, "node %s (broadcast): no input", g->nodes[n].id);
-    return found;
+    const sam_graph *g = bd->g;
+    for (int n = 0; n < g->nnodes; n++)
+        bd->feed[n] = FEED_NONE;
+    for (int k = 0; k < g->nedges; k++) {
+        int *f = &bd->feed[g->edges[k].dst];
+        *f = *f == FEED_NONE ? k : FEED_MANY;
+    }
+}
+
+/* Walks up the broadcasts from node n to the first one whose origin is
+ * known or that a block feeds, marking the nodes passed; returns that
+ * origin edge, or -1 with err set. */
+static int walk_chain(builder *bd, int n, int *len, sam_error *err)
+{
+    const sam_graph *g = bd->g;
+    while (bd->origin[n] == ORIGIN_UNKNOWN) {
+        int f = bd->feed[n];
+        if (f < 0)
+            return error_set(err, "node %s (broadcast): %s", g->nodes[n].id,
+                             f == FEED_NONE ? "no input" : "more than one input");
+        bd->origin[n] = ORIGIN_VISITING;
+        bd->path[(*len)++] = n;
+        if (!is_broadcast(&g->nodes[g->edges[f].src]))
+            return f;
+        n = g->edges[f].src;
+    }
+    if (bd->origin[n] == ORIGIN_VISITING)
+        return error_set(err, "broadcast nodes form a cycle");
+    return bd->origin[n];
+}
+
+/* The edge out of a block that broadcast node n passes on. Each node is
+ * resolved once, so chains of broadcasts cost time linear in their
+ * length however many edges leave them. */
+static const graph_edge *broadcast_origin(builder *bd, int n, sam_error *err)
+{
+    int len = 0, origin = walk_chain(bd, n, &len, err);
+    if (origin < 0)
+        return NULL;
+    while (len)
+        bd->origin[bd->path[--len]] = origin;
+    return &bd->g->edges[origin];
 }
 
 /* The channel of the output port that edge e (or the broadcast it leaves)
@@ -163,10 +200,8 @@ static const graph_edge *broadcast_source(const sam_graph *g, int n, sam_error *
 static int source_channel(builder *bd, const graph_edge *e, sam_error *err)
 {
     const graph_edge *src = e;
-    for (int hops = 0; is_broadcast(&bd->g->nodes[src->src]); hops++) {
-        if (hops > bd->g->nnodes || !(src = broadcast_source(bd->g, src->src, err)))
-            return hops > bd->g->nnodes ? error_set(err, "broadcast nodes form a cycle") : -1;
-    }
+    if (is_broadcast(&bd->g->nodes[e->src]) && !(src = broadcast_origin(bd, e->src, err)))
+        return -1;
     int bi = bd->block_of[src->src];
     block *b = &bd->e->blocks[bi];
     int port = b->ops->port(b, src, 0, err);
@@ -256,10 +291,18 @@ static int build_all(builder *bd, const sim_data *d, sam_error *err)
     e->channels = calloc((size_t)g->nedges + (size_t)g->nnodes + 1, sizeof *e->channels);
     bd->block_of = malloc(((size_t)g->nnodes + 1) * sizeof *bd->block_of);
     bd->channel_of = malloc(((size_t)g->nnodes + 1) * BLOCK_MAX_PORTS * sizeof *bd->channel_of);
-    if (!e->blocks || !e->channels || !bd->block_of || !bd->channel_of)
+    size_t per_node = ((size_t)g->nnodes + 1) * sizeof(int);
+    bd->feed = malloc(per_node);
+    bd->origin = malloc(per_node);
+    bd->path = malloc(per_node);
+    if (!e->blocks || !e->channels || !bd->block_of || !bd->channel_of || !bd->feed ||
+        !bd->origin || !bd->path)
         return error_set(err, "out of memory");
     for (int i = 0; i < (g->nnodes + 1) * BLOCK_MAX_PORTS; i++)
         bd->channel_of[i] = -1;
+    for (int n = 0; n < g->nnodes; n++)
+        bd->origin[n] = ORIGIN_UNKNOWN;
+    index_feeds(bd);
     if (create_blocks(bd, d, err) || connect_edges(bd, err) || feed_roots(bd, err) ||
         sim_feedback_wire(e, err) || check_inputs(e, err))
         return -1;
@@ -274,6 +317,9 @@ int sim_build(sim_engine *e, const sam_graph *g, const sim_data *d, const sim_op
     int rc = build_all(&bd, d, err);
     free(bd.block_of);
     free(bd.channel_of);
+    free(bd.feed);
+    free(bd.origin);
+    free(bd.path);
     if (rc) {
         error_prefix(err, g->path);
         sim_engine_free(e);
