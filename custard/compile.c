@@ -14,7 +14,9 @@
 /* A stream is drawn once all its readers are known: one reader gets an
  * edge, several get a broadcast node, as Custard draws fan-out. An edge's
  * label names the producer's port when the producer has named ones
- * (ref_out-B, crd_outer-i, crd_out-j), else the reader's. */
+ * (ref_out-B, crd_outer-i, crd_out-j), else the reader's; where both
+ * have (a joiner feeding a joiner, join_tree) the comment names the
+ * reader's, so that each joiner finds its own port. */
 typedef struct stream {
     int producer;
     const char *kind;
@@ -133,7 +135,7 @@ static void draw_stream(lowering *l, int s)
         const reader *r = &l->readers[last];
         int own = st->label[0] != '\0';
         edge(l, st->producer, r->node, st->kind, own ? st->label : r->label,
-             own ? st->comment : r->comment);
+             own && !r->comment[0] ? st->comment : r->comment);
         return;
     }
     if (n == 0)
@@ -228,20 +230,77 @@ static int check_union(lowering *l, const merge *m, int v)
     return 0;
 }
 
-static void join(lowering *l, const merge *m, int op, int v, const int *crd, const int *ref)
+/* The most tensors one intersect or union node joins (samsim's joiners
+ * have eight input ports, a crd and a ref per tensor). */
+#define JOIN_SIDES 4
+
+/* The sides of a join: per tensor, its crd and ref streams. */
+typedef struct sides {
+    int tensor[EXPR_MAX_INDICES], crd[EXPR_MAX_INDICES], ref[EXPR_MAX_INDICES];
+    int n;
+} sides;
+
+static void add_side(sides *s, int tensor, int crd, int ref)
+{
+    s->tensor[s->n] = tensor;
+    s->crd[s->n] = crd;
+    s->ref[s->n++] = ref;
+}
+
+static int join_node(lowering *l, int op, int v, const sides *in, int *out_ref)
 {
     int j = node(l, op == MERGE_INTERSECT ? "intersect" : "union", "index", index_name(l, v),
                  NULL);
     char port[LABEL];
-    for (int k = 0; k < m->n; k++) {
-        int t = m->tensor[k];
-        snprintf(port, sizeof port, "in-%s", tensor_name(l, t));
-        read_stream(l, crd[k], j, port);
-        read_stream(l, ref[k], j, port);
-        snprintf(port, sizeof port, "out-%s", tensor_name(l, t));
-        l->ref[t] = stream_new(l, j, "ref", port);
+    for (int k = 0; k < in->n; k++) {
+        const char *name = tensor_name(l, in->tensor[k]);
+        snprintf(port, sizeof port, "in-%s", name);
+        read_stream(l, in->crd[k], j, port);
+        read_stream(l, in->ref[k], j, port);
+        snprintf(port, sizeof port, "out-%s", name);
+        out_ref[k] = stream_new(l, j, "ref", port);
     }
-    l->crd[v] = stream_new(l, j, "crd", NULL);
+    return stream_new(l, j, "crd", NULL);
+}
+
+/* Joins the sides at index v; returns the crd stream, and out_ref[k] the
+ * ref stream of side k. More sides than a node takes are joined as a
+ * tree: the first JOIN_SIDES sides; then their coordinates, with the first
+ * side's refs, joined with the rest; then a node that aligns the other
+ * refs of the first join with the final coordinates, which are a subset of
+ * the first join's for a product (refs are dropped) and a superset for a
+ * sum (the other tensors lack the new coordinates: N). */
+static int join_tree(lowering *l, int op, int v, const sides *in, int *out_ref)
+{
+    if (in->n <= JOIN_SIDES)
+        return join_node(l, op, v, in, out_ref);
+    sides first = {.n = 0}, rest = {.n = 0}, align = {.n = 0};
+    for (int k = 0; k < JOIN_SIDES; k++)
+        add_side(&first, in->tensor[k], in->crd[k], in->ref[k]);
+    int first_ref[JOIN_SIDES], rest_ref[EXPR_MAX_INDICES], align_ref[JOIN_SIDES];
+    int c1 = join_node(l, op, v, &first, first_ref);
+    add_side(&rest, in->tensor[0], c1, first_ref[0]);
+    for (int k = JOIN_SIDES; k < in->n; k++)
+        add_side(&rest, in->tensor[k], in->crd[k], in->ref[k]);
+    int c2 = join_tree(l, op, v, &rest, rest_ref);
+    add_side(&align, in->tensor[0], c2, rest_ref[0]);
+    for (int k = 1; k < JOIN_SIDES; k++)
+        add_side(&align, in->tensor[k], c1, first_ref[k]);
+    int crd = join_node(l, op, v, &align, align_ref);
+    for (int k = 0; k < in->n; k++)
+        out_ref[k] = k < JOIN_SIDES ? align_ref[k] : rest_ref[k - JOIN_SIDES + 1];
+    return crd;
+}
+
+static void join(lowering *l, const merge *m, int op, int v, const int *crd, const int *ref)
+{
+    sides in = {.n = 0};
+    int out_ref[EXPR_MAX_INDICES];
+    for (int k = 0; k < m->n; k++)
+        add_side(&in, m->tensor[k], crd[k], ref[k]);
+    l->crd[v] = join_tree(l, op, v, &in, out_ref);
+    for (int k = 0; k < m->n; k++)
+        l->ref[m->tensor[k]] = out_ref[k];
 }
 
 static void repeat(lowering *l, int t, int v)

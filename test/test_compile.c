@@ -256,14 +256,18 @@ typedef struct matrix {
     int64_t rows, cols;
 } matrix;
 
-static char *generate(const char *dir, const char *name, const char *shape, int seed)
+/* A random operand of shape "20x15", or "20x15@0.9" for density 0.9
+ * instead of 0.3. */
+static char *generate(const char *dir, const char *name, const char *spec, int seed)
 {
-    char file[64], seeds[16];
+    char file[64], seeds[16], shape[48];
     snprintf(file, sizeof file, "%s.tns", name);
     snprintf(seeds, sizeof seeds, "%d", seed);
+    snprintf(shape, sizeof shape, "%.*s", (int)strcspn(spec, "@"), spec);
+    const char *density = strchr(spec, '@') ? strchr(spec, '@') + 1 : "0.3";
     char *path = test_path(dir, file);
     assert_int_equal(test_run_samsim(NULL, NULL, "gen", "urandom", "--shape", shape, "--density",
-                                     "0.3", "--seed", seeds, "-o", path, NULL),
+                                     density, "--seed", seeds, "-o", path, NULL),
                      0);
     return path;
 }
@@ -408,7 +412,8 @@ static void test_compiled_kernels_suitesparse(void **state)
 }
 
 /* Beyond the list: dense operands and outputs, a 4-tensor, a sum of a
- * product with a reduction, scalars. */
+ * product with a reduction, scalars, and more tensors at one index than a
+ * joiner takes (a tree of joiners). */
 static const kernel beyond[] = {
     {"spmm_dense_C", "X(i,j)=B(i,k)*C(k,j) -f=X:ss -f=B:ss -f=C:dd -s=reorder(i,k,j)",
      "B:30x20 C:20x7"},
@@ -428,6 +433,18 @@ static const kernel beyond[] = {
     {"dense_elemmul", "X(i,j)=B(i,j)*C(i,j) -f=X:dd -f=B:ss -f=C:ss", "B:20x15 C:20x15"},
     {"dense_spmv", "x(i)=B(i,j)*c(j) -f=x:d -f=B:ss -f=c:s", "B:25x12 c:12"},
     {"spmv_transposed_out", "x(j)=B(i,j)*c(i) -f=x:s -f=B:ss -f=c:s", "B:25x12 c:25"},
+    {"sum_of_5", "X(i,j)=A(i,j)+B(i,j)+C(i,j)+D(i,j)+E(i,j)",
+     "A:20x15@0.05 B:20x15@0.05 C:20x15@0.05 D:20x15@0.05 E:20x15@0.05"},
+    {"product_of_6", "X(i,j)=A(i,j)*B(i,j)*C(i,j)*D(i,j)*E(i,j)*F(i,j) -f=C:sd -f=F:ds",
+     "A:20x15@0.9 B:20x15@0.9 C:20x15@0.9 D:20x15@0.9 E:20x15@0.9 F:20x15@0.9"},
+    {"sum_of_9", "x(i)=a(i)-b(i)+c(i)+d(i)-e(i)+f(i)+g(i)+h(i)-k(i)",
+     "a:60@0.05 b:60@0.05 c:60@0.05 d:60@0.05 e:60@0.05 f:60@0.05 g:60@0.05 h:60@0.05 "
+     "k:60@0.05"},
+    {"product_of_9", "x=a(i)*b(i)*c(i)*d(i)*e(i)*f(i)*g(i)*h(i)*k(i)",
+     "a:60@0.95 b:60@0.95 c:60@0.95 d:60@0.95 e:60@0.95 f:60@0.95 g:60@0.95 h:60@0.95 "
+     "k:60@0.95"},
+    {"spmv_plus_5", "x(i)=B(i,j)*c(j)+d(i)+e(i)+f(i)+g(i) -f=B:ss",
+     "B:25x12 c:12 d:25@0.2 e:25@0.2 f:25@0.2 g:25@0.2"},
 };
 
 static void test_beyond_the_list(void **state)
