@@ -22,7 +22,7 @@ CLI_OBJ  = $(CLI_SRC:%.c=$(BUILD)/%.o)
 TEST_BIN = $(TEST_SRC:test/%.c=$(BUILD)/test/%)
 BIN      = $(BUILD)/samsim
 
-.PHONY: all deps test test-run check demo clean
+.PHONY: all deps test test-run check demo install clean fuzz fuzz-replay
 all: samsim
 
 samsim: $(BIN)
@@ -48,8 +48,8 @@ deps:
 test: deps
 	$(MAKE) --no-print-directory test-run
 
-test-run: $(BIN) $(TEST_BIN)
-	@SAMSIM_BIN=$(abspath $(BIN)) test/run $(TEST_BIN)
+test-run: $(BIN) $(TEST_BIN) fuzz-replay
+	@SAMSIM_BIN=$(abspath $(BIN)) test/run $(TEST_BIN) $(REPLAY_BIN)
 
 # test/lsan.supp: memory Graphviz and Pango keep until exit (see there).
 check: deps
@@ -58,9 +58,41 @@ check: deps
 	    SANITIZE="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 	    test-run
 
+# Fuzzing (test/fuzz): `make fuzz` builds a libFuzzer harness per reader
+# with clang, build/fuzz/fuzz-NAME; `make test` replays every corpus input
+# under ASan and UBSan built with the default compiler (no clang needed).
+FUZZ_NAMES    = mtx tns samdir dot compile config stats
+FUZZ_SANITIZE = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+FUZZ_OBJ      = $(BUILD)/test/fuzz/fuzz_input.o $(BUILD)/libsamsim.a
+REPLAY_BIN    = $(FUZZ_NAMES:%=build/check/test/fuzz/replay-%)
+
+$(BUILD)/test/fuzz/replay-%: $(BUILD)/test/fuzz/fuzz_%.o $(BUILD)/test/fuzz/replay.o $(FUZZ_OBJ)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/fuzz-%: $(BUILD)/test/fuzz/fuzz_%.o $(FUZZ_OBJ)
+	$(CC) $(LDFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
+
+fuzz-replay:
+	@$(MAKE) --no-print-directory BUILD=build/check OPT=-O1 SANITIZE="$(FUZZ_SANITIZE)" \
+	    $(REPLAY_BIN)
+
+fuzz:
+	$(MAKE) --no-print-directory BUILD=build/fuzz CC=clang OPT=-O1 \
+	    SANITIZE="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all" \
+	    $(FUZZ_NAMES:%=build/fuzz/fuzz-%)
+
 demo: deps
 	$(MAKE) --no-print-directory samsim
 	@./scripts/demo
+
+# `make install PREFIX=/usr DESTDIR=/tmp/stage`: the binary, the man page and
+# the bash completion.
+PREFIX  ?= /usr/local
+install: samsim
+	install -D -m 755 samsim $(DESTDIR)$(PREFIX)/bin/samsim
+	install -D -m 644 samsim.1 $(DESTDIR)$(PREFIX)/share/man/man1/samsim.1
+	install -D -m 644 scripts/samsim-completion.bash \
+	    $(DESTDIR)$(PREFIX)/share/bash-completion/completions/samsim
 
 clean:
 	rm -rf build samsim

@@ -1,7 +1,24 @@
 #include "fibertree.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+
+int fibertree_dense_limit(int64_t *limit, sam_error *err)
+{
+    const char *env = getenv(FIBERTREE_DENSE_ENV);
+    *limit = FIBERTREE_DEFAULT_DENSE;
+    if (!env)
+        return 0;
+    char *end;
+    errno = 0;
+    long long v = strtoll(env, &end, 10);
+    if (*env < '0' || *env > '9' || *end || errno || v < 1 || v > FIBERTREE_MAX_DENSE)
+        return error_set(err, FIBERTREE_DENSE_ENV " is '%s', not a number of positions 1..%lld",
+                         env, (long long)FIBERTREE_MAX_DENSE);
+    *limit = v;
+    return 0;
+}
 
 void fibertree_free(fibertree *ft)
 {
@@ -80,7 +97,9 @@ static int build_compressed(fiber_level *l, const int64_t *crd, const size_t *pe
 static int build_levels(const tensor *t, fibertree *ft, const size_t *perm, int64_t *pos,
                         sam_error *err)
 {
-    int64_t positions = 1;
+    int64_t positions = 1, limit;
+    if (fibertree_dense_limit(&limit, err))
+        return -1;
     for (int k = 0; k < ft->order; k++) {
         fiber_level *l = &ft->lv[k];
         const int64_t *crd = t->crd[l->mode];
@@ -90,9 +109,10 @@ static int build_levels(const tensor *t, fibertree *ft, const size_t *perm, int6
             positions = (int64_t)l->ncrd;
             continue;
         }
-        if (l->dim && positions > FIBERTREE_MAX_DENSE / l->dim)
-            return error_set(err, "dense level %d would hold more than %lld positions", k,
-                             (long long)FIBERTREE_MAX_DENSE);
+        if (l->dim && positions > limit / l->dim)
+            return error_set(err, "dense level %d would hold %lld x %lld positions, more than "
+                             "the limit of %lld (set " FIBERTREE_DENSE_ENV " to raise it)", k,
+                             (long long)positions, (long long)l->dim, (long long)limit);
         for (size_t i = 0; i < t->nnz; i++)
             pos[i] = pos[i] * l->dim + crd[perm[i]];
         positions *= l->dim;
@@ -106,12 +126,26 @@ static int build_levels(const tensor *t, fibertree *ft, const size_t *perm, int6
     return 0;
 }
 
+/* An entry outside the shape would be stored past the end of its level. */
+static int check_entries(const tensor *t, sam_error *err)
+{
+    for (int m = 0; m < t->order; m++)
+        for (size_t e = 0; e < t->nnz; e++)
+            if (t->crd[m][e] < 0 || t->crd[m][e] >= t->dims[m])
+                return error_set(err, "entry %zu has coordinate %lld in mode %d, outside "
+                                 "0..%lld", e + 1, (long long)t->crd[m][e], m,
+                                 (long long)t->dims[m] - 1);
+    return 0;
+}
+
 int fibertree_build(const tensor *t, const level_format *f, fibertree *out, sam_error *err)
 {
     memset(out, 0, sizeof *out);
     if (f->nlevels != t->order)
         return error_set(err, "a format of %d levels for a tensor of order %d", f->nlevels,
                          t->order);
+    if (check_entries(t, err))
+        return -1;
     out->order = t->order;
     memcpy(out->dims, t->dims, sizeof out->dims);
     for (int k = 0; k < t->order; k++) {

@@ -14,8 +14,20 @@
 #include "tensor.h"
 
 /* Dense storage beyond this many positions is refused rather than
- * attempted. */
+ * attempted, whatever the limit below says: it bounds products of
+ * dimensions well away from overflow. */
 #define FIBERTREE_MAX_DENSE ((int64_t)1 << 34)
+
+/* The positions fibertree_build gives dense levels by default (64 MiB of
+ * values): a file of a few bytes may declare any shape, and storing it
+ * densely must not take gigabytes unless the user asks for it by setting
+ * the environment variable FIBERTREE_DENSE_ENV to a larger count. */
+#define FIBERTREE_DEFAULT_DENSE ((int64_t)1 << 23)
+#define FIBERTREE_DENSE_ENV "SAMSIM_MAX_DENSE"
+
+/* The dense limit in force: FIBERTREE_DENSE_ENV when set (a whole number
+ * 1..FIBERTREE_MAX_DENSE, else an error), FIBERTREE_DEFAULT_DENSE when not. */
+int fibertree_dense_limit(int64_t *limit, sam_error *err);
 
 typedef struct fiber_level {
     char kind;          /* 'd' or 's' */
@@ -36,7 +48,8 @@ typedef struct fibertree {
 } fibertree;
 
 /* Stores t (any entry order, no duplicate coordinates) in format f, whose
- * number of levels must equal t's order. */
+ * number of levels must equal t's order. Refuses entries outside t's dims
+ * and dense levels beyond fibertree_dense_limit. */
 int fibertree_build(const tensor *t, const level_format *f, fibertree *out, sam_error *err);
 
 /* The entries back as a canonical tensor. Positions that only exist because

@@ -52,12 +52,19 @@ static int parse_shape_comment(text_scan *s, tns_shape *sh, sam_error *err)
     return scan_end_line(s, err);
 }
 
-/* Skips blank and comment lines, reading a shape comment if one comes. */
-static int skip_comments(text_scan *s, tns_shape *sh, sam_error *err)
+/* Skips blank and comment lines, reading a shape comment if one comes.
+ * After the first entry (in_entries) a shape comment is refused: the
+ * entries before it were read against another shape, and a file whose
+ * shape changes halfway is more likely two files run together than one
+ * tensor. */
+static int skip_comments(text_scan *s, tns_shape *sh, int in_entries, sam_error *err)
 {
     while (!scan_at_eof(s)) {
         scan_blanks(s);
         if (!strncmp(s->p, SHAPE_COMMENT, strlen(SHAPE_COMMENT))) {
+            if (in_entries)
+                return scan_error(s, err, "a shape comment after the first entry (the shape "
+                                          "must come before the entries)");
             if (parse_shape_comment(s, sh, err))
                 return -1;
         } else if (*s->p == '#' || *s->p == '\n') {
@@ -114,10 +121,10 @@ static int start_tensor(text_scan *s, tns_shape *sh, tensor *t, sam_error *err)
 
 static int read_all(text_scan *s, tns_shape *sh, tensor *t, sam_error *err)
 {
-    if (skip_comments(s, sh, err) || start_tensor(s, sh, t, err))
+    if (skip_comments(s, sh, 0, err) || start_tensor(s, sh, t, err))
         return -1;
     while (!scan_at_eof(s)) {
-        if (read_entry(s, sh, t, err) || skip_comments(s, sh, err))
+        if (read_entry(s, sh, t, err) || skip_comments(s, sh, 1, err))
             return -1;
     }
     if (t->order == 0 && t->nnz != 1)

@@ -409,8 +409,8 @@ static void append(char *report, size_t size, const char *fmt, const char *a, co
         snprintf(report + n, size - n, fmt, a, b, c);
 }
 
-/* Who waits on what: full outputs, and empty inputs of blocks that still
- * hold tokens or are unfinished sinks. */
+/* Who waits on what, a line each: full outputs, and empty inputs of
+ * blocks that still hold tokens or are unfinished sinks. */
 static void describe_wait(const sim_engine *e, cycle_t t, char *report, size_t size)
 {
     for (int i = 0; i < e->nblocks; i++) {
@@ -423,13 +423,13 @@ static void describe_wait(const sim_engine *e, cycle_t t, char *report, size_t s
         for (int p = 0; p < b->nout; p++)
             if (b->out[p].ch && b->out[p].ch->capacity &&
                 channel_occupancy(b->out[p].ch) >= b->out[p].ch->capacity)
-                append(report, size, "; node %s (%s) waits on full output %s", b->node->id,
+                append(report, size, "\n  node %s (%s) waits on full output %s", b->node->id,
                        b->node->type, b->out_names[p]);
         if (!holds && !b->ops->collect)
             continue;
         for (int p = 0; p < b->nin; p++)
             if (b->in[p].ch && !channel_visible(b->in[p].ch, b->in[p].reader, t, 1))
-                append(report, size, "; node %s (%s) waits on empty input %s", b->node->id,
+                append(report, size, "\n  node %s (%s) waits on empty input %s", b->node->id,
                        b->node->type, b->in_names[p]);
     }
 }

@@ -11,8 +11,14 @@
  *                 fed to root blocks is not a stream of the graph and has
  *                 no row)
  *   readers       stream: NODE:PORT of each reader, separated by spaces
- *                 (port names are words: letters, digits, _ and -)
- *   kind          stream: crd, ref, val or repsig (the graph's edge type)
+ *                 (port names are words: letters, digits, _ and -). In
+ *                 both columns a node id that is empty or holds a blank
+ *                 or a quote is written in quotes, a quote in it doubled
+ *                 ("my node":crd_in), so that every DOT id reads back
+ *   kind          stream: crd, ref, val or repsig (the graph's edge type);
+ *                 run: empty, or why the run did not complete (`deadlock`,
+ *                 `stopped` at --max-cycles), the counts then being those
+ *                 up to the cycle it stopped in
  *   tokens        stream: tokens pushed; block: tokens it pushed on all
  *                 its outputs; run: token moves over all streams
  *   data          coordinates, references or values (by kind)
@@ -46,5 +52,10 @@
 /* Writes the statistics of engine e after a run of `cycles` cycles to path,
  * whole or not at all. */
 int sim_stats_write(const sim_engine *e, cycle_t cycles, const char *path, sam_error *err);
+
+/* The same for a run that did not complete, why naming the reason in the
+ * run row (NULL: a complete run). */
+int sim_stats_write_incomplete(const sim_engine *e, cycle_t cycles, const char *why,
+                               const char *path, sam_error *err);
 
 #endif

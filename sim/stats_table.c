@@ -110,11 +110,54 @@ static int split_port(reader *r, enum column c, const char *s, size_t len, stats
     return 0;
 }
 
+/* "NODE":PORT, quotes in NODE doubled (stats.h), at *s; moves past it. */
+static int quoted_port(reader *r, enum column c, const char **s, stats_port *p)
+{
+    const char *q = *s + 1;
+    char *node = malloc(strlen(q) + 1);
+    if (!(p->node = node)) {
+        fail_nomem(r);
+        return -1;
+    }
+    for (; *q && !(*q == '"' && q[1] != '"'); q++) {
+        q += *q == '"';
+        *node++ = *q;
+    }
+    *node = '\0';
+    if (q[0] != '"' || q[1] != ':' || q[2] == ' ' || q[2] == '\0')
+        return fail_cell(r, c, "is not NODE:PORT");
+    size_t len = strcspn(q + 2, " ");
+    if (!(p->port = strndup(q + 2, len))) {
+        fail_nomem(r);
+        return -1;
+    }
+    *s = q + 2 + len;
+    return 0;
+}
+
+/* One NODE:PORT at *s, the node id quoted or bare; moves past it. */
+static int next_port(reader *r, enum column c, const char **s, stats_port *p)
+{
+    if (**s == '"')
+        return quoted_port(r, c, s, p);
+    size_t len = strcspn(*s, " ");
+    const char *start = *s;
+    *s += len;
+    return split_port(r, c, start, len, p);
+}
+
+static int cell_producer(reader *r, stats_stream *s)
+{
+    const char *text = cell(r, C_PRODUCER);
+    if (next_port(r, C_PRODUCER, &text, &s->producer))
+        return -1;
+    return *text ? fail_cell(r, C_PRODUCER, "is not NODE:PORT") : 0;
+}
+
 static int cell_readers(reader *r, stats_stream *s)
 {
     const char *text = cell(r, C_READERS);
     for (const char *p = text + strspn(text, " "); *p; p += strspn(p, " ")) {
-        size_t len = strcspn(p, " ");
         stats_port *more = realloc(s->readers, ((size_t)s->nreaders + 1) * sizeof *more);
         if (!more) {
             fail_nomem(r);
@@ -123,9 +166,8 @@ static int cell_readers(reader *r, stats_stream *s)
         s->readers = more;
         stats_port *rp = &s->readers[s->nreaders++];
         *rp = (stats_port){0};
-        if (split_port(r, C_READERS, p, len, rp))
+        if (next_port(r, C_READERS, &p, rp))
             return -1;
-        p += len;
     }
     return 0;
 }
@@ -171,9 +213,8 @@ static int read_stream(reader *r)
     if (!s)
         return -1;
     s->line = r->line;
-    const char *prod = cell(r, C_PRODUCER);
     return cell_str(r, C_ID, &s->id) || cell_str(r, C_KIND, &s->kind) ||
-                   split_port(r, C_PRODUCER, prod, strlen(prod), &s->producer) ||
+                   cell_producer(r, s) ||
                    cell_readers(r, s) || cell_u64(r, C_TOKENS, &s->tokens) ||
                    cell_u64(r, C_DATA, &s->data) || cell_u64(r, C_STOPS, &s->stops) ||
                    cell_u64(r, C_EMPTY, &s->empty) || cell_u64(r, C_DONE, &s->done) ||

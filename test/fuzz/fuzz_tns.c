@@ -1,0 +1,21 @@
+/* FROSTT .tns reader: the input is the file. */
+#include "../../formats/tensor_file.h"
+#include "fuzz_input.h"
+
+static void read_tns(const char *path)
+{
+    tensor_file f = {.path = path};
+    tensor t;
+    sam_error err;
+    if (tensor_file_read(&f, &t, &err) == 0) {
+        fuzz_store_tensor(&t);
+        tensor_free(&t);
+    }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    fuzz_limits();
+    fuzz_with_file("in.tns", data, size, read_tns);
+    return 0;
+}
