@@ -1,5 +1,6 @@
 #include "args.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -21,6 +22,12 @@ int args_option(int argc, char **argv, int *i, const char *name, const char **va
         return 0;
     if (*i + 1 >= argc)
         return error_set(err, "option %s needs a value", name);
+    /* `-f -o x` forgot -f's value: taking "-o" would hide the mistake. A
+     * lone "-" (standard output) and negative numbers are values. */
+    const char *next = argv[*i + 1];
+    if (next[0] == '-' && next[1] && !isdigit((unsigned char)next[1]) && next[1] != '.')
+        return error_set(err, "option %s needs a value, not the option '%s' (write %s=VALUE for "
+                         "a value that starts with '-')", name, next, name);
     *i += 1;
     *value = argv[*i];
     return 1;

@@ -1,5 +1,6 @@
 /* samsim blocks: the block types samsim simulates, the implementations of
- * each (the default first) and the node attributes they read. */
+ * each (the default marked, as the registry declares it) and the node
+ * attributes they read. */
 #include <stdio.h>
 #include <string.h>
 
@@ -26,17 +27,16 @@ static void print_params(const char *params)
     }
 }
 
-/* Whether registry entry i is the default for the nodes it serves: no
- * earlier implementation of its type serves them too. */
-static int is_default(int i)
+static const char *role_mark(registry_role role)
 {
-    const block_ops *ops = registry_at(i);
-    for (int k = 0; k < i; k++) {
-        const block_ops *o = registry_at(k);
-        if (!strcmp(o->type, ops->type) && (!o->serves || o->serves == ops->serves))
-            return 0;
+    switch (role) {
+    case REGISTRY_DEFAULT:
+        return " [default]";
+    case REGISTRY_VARIANT:
+        return " [for the nodes it serves]";
+    default:
+        return "";
     }
-    return 1;
 }
 
 static void print_type(const char *type)
@@ -46,7 +46,7 @@ static void print_type(const char *type)
         const block_ops *ops = registry_at(i);
         if (strcmp(ops->type, type))
             continue;
-        printf("    %-12s %s%s\n", ops->impl, ops->about, is_default(i) ? " [default]" : "");
+        printf("    %-12s %s%s\n", ops->impl, ops->about, role_mark(registry_role_at(i)));
         print_params(ops->params);
     }
 }

@@ -6,6 +6,7 @@
 #include "../formats/tensor_file.h"
 #include "args.h"
 #include "commands.h"
+#include "outputs.h"
 
 typedef struct convert_opts {
     tensor_file in, out;
@@ -56,7 +57,9 @@ static int parse_args(int argc, char **argv, convert_opts *o, sam_error *err)
                               "[--tensor NAME] [--shift]");
     if (o->in.name && !o->out.name)
         o->out.name = o->in.name;
-    return 0;
+    const io_file in = {"IN", o->in.path, o->in.name};
+    const io_file out = {"OUT", o->out.path, o->out.name ? o->out.name : "B"};
+    return outputs_check("convert", &in, 1, &out, 1, err);
 }
 
 /* Replaces t by its SAM second-operand copy. */
@@ -79,13 +82,14 @@ int cmd_convert(int argc, char **argv)
         return args_fail(&err);
     /* A SAM directory copied to another keeps its layout unless told. */
     char stored[2 * TENSOR_MAX_ORDER + 1];
-    if (!o.out.format && o.in.has_stored && tensor_file_kind_of(o.out.path) == TENSOR_FILE_SAMDIR) {
+    if (!o.out.format && o.in.has_stored && tensor_file_kind_of(o.out.path) == TENSOR_FILE_SAMDIR &&
+        strcmp(o.out.path, "-")) {
         level_format_str(&o.in.stored, stored, sizeof stored);
         o.out.format = stored;
     }
     int rc = o.shift ? apply_shift(&t, &err) : 0;
     if (rc == 0)
-        rc = tensor_file_write(&o.out, &t, &err);
+        rc = outputs_write_tensor(&o.out, &t, &err);
     tensor_free(&t);
     return rc ? args_fail(&err) : 0;
 }

@@ -6,6 +6,7 @@
 #include "../formats/tensor_file.h"
 #include "args.h"
 #include "commands.h"
+#include "outputs.h"
 
 enum {
     GEN_URANDOM, GEN_RUNS, GEN_BLOCKS, GEN_RMAT, GEN_BANDED, GEN_IDENTITY, GEN_DENSE, GEN_KINDS
@@ -150,6 +151,10 @@ static int gen_parse(int argc, char **argv, gen_args *g, sam_error *err)
         return error_set(err, "gen %s: missing -o FILE", kind);
     if (!g->opt[OPT_SHAPE])
         return error_set(err, "gen %s: missing --shape", kind);
+    const char *tensor = g->opt[OPT_TENSOR] ? g->opt[OPT_TENSOR] : "B";
+    const io_file out[] = {{"-o", g->opt[OPT_OUT], tensor}, {"--second", g->opt[OPT_SECOND], "C"}};
+    if (outputs_check("gen", NULL, 0, out, 2, err))
+        return -1;
     g->seed = 1;
     if (args_shape("--shape", g->opt[OPT_SHAPE], &g->order, g->dims, err) ||
         gen_check_order(g, err) || gen_parse_count(g, err) ||
@@ -211,12 +216,14 @@ static int gen_write(const char *path, const char *name, const char *format, con
                      sam_error *err)
 {
     tensor_file f = {.path = path, .name = name, .format = format};
-    if (tensor_file_write(&f, t, err))
+    if (outputs_write_tensor(&f, t, err))
         return -1;
-    printf("wrote %s: ", path);
+    /* The tensor itself may be what standard output carries. */
+    FILE *note = strcmp(path, "-") ? stdout : stderr;
+    fprintf(note, "wrote %s: ", path);
     for (int m = 0; m < t->order; m++)
-        printf("%s%lld", m ? " x " : "", (long long)t->dims[m]);
-    printf(", %zu nonzeros\n", t->nnz);
+        fprintf(note, "%s%lld", m ? " x " : "", (long long)t->dims[m]);
+    fprintf(note, ", %zu nonzeros\n", t->nnz);
     return 0;
 }
 

@@ -20,6 +20,7 @@
 #include "../sim/stats_table.h"
 #include "args.h"
 #include "commands.h"
+#include "outputs.h"
 
 #define LEGEND_STEPS 5
 
@@ -48,7 +49,9 @@ static int parse_args(int argc, char **argv, render_opts *o, sam_error *err)
     if (!o->graph || !o->out)
         return error_set(err, "usage: samsim render GRAPH.dot [--stats FILE.csv] "
                               "-o OUT.svg|OUT.png");
-    return 0;
+    const io_file in[] = {{"graph", o->graph, NULL}, {"--stats", o->stats, NULL}};
+    const io_file out = {"-o", o->out, NULL};
+    return outputs_check("render", in, 2, &out, 1, err);
 }
 
 /* ---- matching the statistics to the graph ------------------------------ */

@@ -11,6 +11,7 @@
 #include "../sim/stats.h"
 #include "../formats/shift.h"
 #include "../formats/tensor_file.h"
+#include "../formats/text_out.h"
 #include "../graph/graph.h"
 #include "../sim/build.h"
 #include "../sim/config.h"
@@ -18,6 +19,7 @@
 #include "../sim/result.h"
 #include "args.h"
 #include "commands.h"
+#include "outputs.h"
 
 #define RUN_MAX_BINDINGS 16
 
@@ -28,6 +30,8 @@ typedef struct run_opts {
     int check, quiet;
     const char *bind_name[RUN_MAX_BINDINGS], *bind_value[RUN_MAX_BINDINGS];
     int nbind, shift;
+    const char *configs[RUN_MAX_BINDINGS];
+    int nconfigs;
     engine_mode engine;
     sim_config file_settings, cli_settings;
     uint64_t max_cycles;
@@ -79,10 +83,19 @@ static int parse_option(int argc, char **argv, int *i, run_opts *o, sam_error *e
         return r < 0 ? -1 : sim_config_add(&o->cli_settings, "channel.latency", v, "--latency", err);
     if ((r = args_option(argc, argv, i, "--impl", &v, err)))
         return r < 0 ? -1 : parse_impl(o, v, err);
-    if ((r = args_option(argc, argv, i, "--config", &v, err)))
-        return r < 0 ? -1 : sim_config_read(&o->file_settings, v, err);
-    if ((r = args_option(argc, argv, i, "--max-cycles", &v, err)))
-        return r < 0 || args_uint64("--max-cycles", v, &o->max_cycles, err) ? -1 : 0;
+    if ((r = args_option(argc, argv, i, "--config", &v, err))) {
+        if (r > 0 && o->nconfigs == RUN_MAX_BINDINGS)
+            return error_set(err, "run: more than %d --config files", RUN_MAX_BINDINGS);
+        if (r < 0)
+            return -1;
+        o->configs[o->nconfigs++] = v;
+        return sim_config_read(&o->file_settings, v, err);
+    }
+    if ((r = args_option(argc, argv, i, "--max-cycles", &v, err))) {
+        if (r < 0 || args_uint64("--max-cycles", v, &o->max_cycles, err))
+            return -1;
+        return o->max_cycles ? 0 : error_set(err, "run: --max-cycles must be at least 1");
+    }
     if ((r = args_option(argc, argv, i, "--expr", &v, err)))
         return r < 0 ? -1 : (o->expr = v, 0);
     if (!strcmp(argv[*i], "--shift"))
@@ -113,6 +126,9 @@ static int parse_args(int argc, char **argv, run_opts *o, sam_error *err)
                               "[--shift] [-o OUT] [--stats FILE.csv] [--check [--expr EXPR]] "
                               "[--engine event|cycle] [--depth N] [--latency N] "
                               "[--impl TYPE=NAME]... [--config FILE] [--max-cycles N] [--quiet]");
+    /* An expression that nothing checks would look like a passed check. */
+    if (o->expr && !o->check)
+        return error_set(err, "run: --expr is the expression --check evaluates; give --check too");
     return 0;
 }
 
@@ -211,6 +227,70 @@ static int written_only(const sam_graph *g, const char *name)
     return 1;
 }
 
+/* The first bound mode before operand k's mode m that the graph scans
+ * under the same index, as (*other, *other_mode); 0 when there is none. */
+static int earlier_mode(const sam_graph *g, const tensor *operands, int k, int m, int *other,
+                        int *other_mode)
+{
+    const char *idx = graph_tensor_index(g, g->tensors[k].name, m);
+    for (int j = 1; idx && j <= k; j++)
+        for (int n = 0; n < operands[j].order && (j < k || n < m); n++) {
+            const char *jdx = graph_tensor_index(g, g->tensors[j].name, n);
+            if (jdx && !strcmp(idx, jdx)) {
+                *other = j;
+                *other_mode = n;
+                return 1;
+            }
+        }
+    return 0;
+}
+
+/* Modes scanned under one index must have one size: otherwise the
+ * intersecters and lookups walk coordinates one operand does not have and
+ * the result is silently wrong. The graph's nodes say which index handles
+ * which mode, so this needs no expression. */
+static int check_index_sizes(const sam_graph *g, const tensor *operands, sam_error *err)
+{
+    for (int k = 1; k < g->ntensors; k++)
+        for (int m = 0; m < operands[k].order; m++) {
+            int j, n;
+            if (!earlier_mode(g, operands, k, m, &j, &n) ||
+                operands[j].dims[n] == operands[k].dims[m])
+                continue;
+            return error_at(err, g->path, 0, "index %s has size %lld in %s (mode %d) but %lld in "
+                            "%s (mode %d)", graph_tensor_index(g, g->tensors[k].name, m),
+                            (long long)operands[j].dims[n], g->tensors[j].name, n,
+                            (long long)operands[k].dims[m], g->tensors[k].name, m);
+        }
+    return 0;
+}
+
+static int is_operand(const sam_graph *g, const char *name)
+{
+    for (int k = 1; k < g->ntensors; k++)
+        if (!strcmp(g->tensors[k].name, name))
+            return 1;
+    return 0;
+}
+
+/* A -t for a name the graph lacks would be ignored, and with --shift a
+ * misspelt operand would quietly be derived instead. */
+static int check_bindings(const run_opts *o, const sam_graph *g, sam_error *err)
+{
+    for (int i = 0; i < o->nbind; i++) {
+        if (is_operand(g, o->bind_name[i]))
+            continue;
+        char names[256] = "";
+        size_t len = 0;
+        for (int k = 1; k < g->ntensors && len < sizeof names; k++)
+            len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", len ? ", " : "",
+                                    g->tensors[k].name);
+        return error_at(err, g->path, 0, "-t %s: the graph has no operand %s (its operands: %s)",
+                        o->bind_name[i], o->bind_name[i], len ? names : "none");
+    }
+    return 0;
+}
+
 /* Binds every operand; operands[k] keeps tensor k when it is checked. */
 static int bind_operands(const run_opts *o, const sam_graph *g, sim_data *d, tensor *operands,
                          sam_error *err)
@@ -218,6 +298,8 @@ static int bind_operands(const run_opts *o, const sam_graph *g, sim_data *d, ten
     for (int k = 1; k < g->ntensors; k++)
         if (!written_only(g, g->tensors[k].name) && bind_one(o, g, k, operands, d, err))
             return -1;
+    if (check_bindings(o, g, err) || check_index_sizes(g, operands, err))
+        return -1;
     /* The simulation reads the level storage; the lists stay for --check. */
     for (int k = 0; k < g->ntensors && !o->check; k++)
         tensor_free(&operands[k]);
@@ -228,9 +310,9 @@ static int write_result(const run_opts *o, const sam_graph *g, const tensor *t, 
 {
     char format[2 * TENSOR_MAX_ORDER + 1];
     level_format_str(&g->tensors[0].format, format, sizeof format);
-    int sam = tensor_file_kind_of(o->out) == TENSOR_FILE_SAMDIR;
+    int sam = tensor_file_kind_of(o->out) == TENSOR_FILE_SAMDIR && strcmp(o->out, "-");
     tensor_file f = {.path = o->out, .name = g->tensors[0].name, .format = sam ? format : NULL};
-    return tensor_file_write(&f, t, err);
+    return outputs_write_tensor(&f, t, err);
 }
 
 /* Evaluates the expression independently of the simulator and compares;
@@ -310,14 +392,45 @@ static void clear_progress(const progress *p)
         fprintf(stderr, "\r%*s\r", 72, "");
 }
 
+/* With -o - the result is standard output, so the summary goes to stderr. */
+static FILE *summary_stream(const run_opts *o)
+{
+    return o->out && !strcmp(o->out, "-") ? stderr : stdout;
+}
+
 static void print_summary(const run_opts *o, const sim_outcome *out, const char *check,
                           double wall)
 {
-    printf("engine: %s\ncycles: %llu\ntokens: %llu\ncheck: %s\nwall_seconds: %.6f\n",
-           o->engine == ENGINE_CYCLE ? "cycle" : "event", (unsigned long long)out->cycles,
-           (unsigned long long)out->tokens, check, wall);
+    FILE *f = summary_stream(o);
+    fprintf(f, "engine: %s\ncycles: %llu\ntokens: %llu\ncheck: %s\nwall_seconds: %.6f\n",
+            o->engine == ENGINE_CYCLE ? "cycle" : "event", (unsigned long long)out->cycles,
+            (unsigned long long)out->tokens, check, wall);
     if (wall > 0)
-        printf("tokens_per_second: %.0f\n", (double)out->tokens / wall);
+        fprintf(f, "tokens_per_second: %.0f\n", (double)out->tokens / wall);
+}
+
+/* A result this small is shown when no -o asks for a file. */
+#define RESULT_SHOW 20
+
+/* Where the result went: the file, or (without -o) nowhere, with its
+ * entries when there are few. */
+static void print_result(const run_opts *o, const sam_graph *g, const tensor *t)
+{
+    const char *name = g->tensors[0].name;
+    if (o->out) {
+        fprintf(summary_stream(o), "result: %s written to %s\n", name,
+                strcmp(o->out, "-") ? o->out : "standard output");
+        return;
+    }
+    printf("result: %s, %zu nonzeros, not written (-o FILE writes it)\n", name, t->nnz);
+    for (size_t i = 0; t->nnz <= RESULT_SHOW && i < t->nnz; i++) {
+        char value[32];
+        text_format_double(value, t->vals[i]);
+        printf("  %s(", name);
+        for (int m = 0; m < t->order; m++)
+            printf("%s%lld", m ? "," : "", (long long)t->crd[m][i]);
+        printf(") = %s\n", value);
+    }
 }
 
 /* What a finished run produced: written, checked, summarised. Returns the
@@ -341,11 +454,29 @@ static int finish(const run_opts *o, const sam_graph *g, const tensor *operands,
         mismatch = -1;
     if (mismatch >= 0 && o->stats && sim_stats_write(e, out->cycles, o->stats, err))
         mismatch = -1;
+    if (mismatch >= 0) {
+        print_summary(o, out, verdict, wall);
+        print_result(o, g, &result);
+    }
     tensor_free(&result);
     if (mismatch < 0)
         return 1;
-    print_summary(o, out, verdict, wall);
     return mismatch ? 3 : 0;
+}
+
+/* A run that cannot complete: the report, and the statistics so far so
+ * that the stall can be inspected. Returns the exit status, 2. */
+static int stalled(const run_opts *o, const sam_graph *g, const sim_engine *e,
+                   const sim_outcome *out, const char *report, sam_error *err)
+{
+    fprintf(stderr, "samsim: %s: %s\n", g->path, report);
+    const char *why = out->cycles >= o->max_cycles ? "stopped" : "deadlock";
+    if (o->stats && sim_stats_write_incomplete(e, out->cycles, why, o->stats, err))
+        return 1;
+    if (o->stats)
+        fprintf(stderr, "samsim: statistics up to cycle %llu (marked %s) in %s\n",
+                (unsigned long long)out->cycles, why, o->stats);
+    return 2;
 }
 
 /* Runs the engine and finishes; 2 when the run cannot complete. */
@@ -369,10 +500,27 @@ static int simulate(const run_opts *o, sam_graph *g, const tensor *operands,
     double wall = seconds_since(&shown.start);
     clear_progress(&shown);
     if (rc > 0)
-        fprintf(stderr, "samsim: %s: %s\n", g->path, report);
-    rc = rc > 0 ? 2 : rc < 0 ? 1 : finish(o, g, operands, &e, d, &out, wall, err);
+        rc = stalled(o, g, &e, &out, report, err);
+    else
+        rc = rc < 0 ? 1 : finish(o, g, operands, &e, d, &out, wall, err);
     sim_engine_free(&e);
     return rc;
+}
+
+/* Every file the run reads, against -o and --stats. */
+static int check_outputs(const run_opts *o, const sam_graph *g, sam_error *err)
+{
+    io_file in[2 + 2 * RUN_MAX_BINDINGS + 64];
+    int n = 0;
+    in[n++] = (io_file){"graph", o->graph, NULL};
+    for (int i = 0; i < o->nconfigs; i++)
+        in[n++] = (io_file){"--config", o->configs[i], NULL};
+    for (int i = 0; i < o->nbind; i++)
+        in[n++] = (io_file){"-t", o->bind_value[i], o->bind_name[i]};
+    for (int k = 1; k < g->ntensors && k <= 64 && o->data; k++)
+        in[n++] = (io_file){"--data", o->data, g->tensors[k].name};
+    const io_file out[] = {{"-o", o->out, g->tensors[0].name}, {"--stats", o->stats, NULL}};
+    return outputs_check("run", in, n, out, 2, err);
 }
 
 int cmd_run(int argc, char **argv)
@@ -391,7 +539,7 @@ int cmd_run(int argc, char **argv)
         error_set(&err, "out of memory");
     else if (o.check && !o.expr && !graph_attr_get(&g, "expr"))
         error_at(&err, g.path, 0, "--check needs --expr: the graph records no expression");
-    else if (bind_operands(&o, &g, &d, operands, &err) == 0)
+    else if (check_outputs(&o, &g, &err) == 0 && bind_operands(&o, &g, &d, operands, &err) == 0)
         rc = simulate(&o, &g, operands, &d, &err);
     if (rc == 1)
         args_fail(&err);

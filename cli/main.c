@@ -1,45 +1,168 @@
 /* samsim: compile tensor expressions to SAM graphs, simulate them on real
  * data, and convert, generate and describe the tensors they run on. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "commands.h"
+#include "version.h"
 
 typedef struct command {
     const char *name;
     int (*run)(int argc, char **argv);
     const char *usage;
+    const char *options;    /* what `samsim help NAME` adds under the usage */
 } command;
 
 static const command commands[] = {
     {"compile", cmd_compile,
-     "compile EXPR [-f=T:LEVELS[:ORDER]]... [-s=reorder(i,j,...)] [-o FILE.dot]"},
+     "compile EXPR [-f=T:LEVELS[:ORDER]]... [-s=reorder(i,j,...)] [-o FILE.dot]",
+     "Compiles a tensor index expression to a SAM graph (Custard's arguments).\n"
+     "  -f=T:LEVELS[:ORDER]     tensor T's levels (d dense, s compressed), mode order\n"
+     "  -s=reorder(i,j,...)     the loop order\n"
+     "  -o FILE                 the graph (default and '-': standard output);\n"
+     "                          --print-sam-graph=FILE is the same\n"},
     {"run", cmd_run,
      "run GRAPH.dot [-t NAME=FILE|NUMBER]... [--data DIR] [--shift] [-o OUT] [--stats FILE.csv]\n"
      "          [--check [--expr EXPR]]\n"
      "          [--engine event|cycle] [--depth N] [--latency N] [--max-cycles N]\n"
-     "          [--impl TYPE=NAME]... [--config FILE] [--quiet]"},
-    {"blocks", cmd_blocks, "blocks"},
+     "          [--impl TYPE=NAME]... [--config FILE] [--quiet]",
+     "Simulates a SAM graph on tensors bound to its names.\n"
+     "  -t NAME=FILE|NUMBER     binds operand NAME (a number for a scalar)\n"
+     "  --data DIR              a SAM level-file directory holding the operands\n"
+     "  --shift                 derives each missing operand from the one before it\n"
+     "  -o OUT                  writes the result ('-': Matrix Market on standard output);\n"
+     "                          without it a result of at most 20 entries is printed\n"
+     "  --stats FILE.csv        writes per-stream and per-block statistics (also of a run\n"
+     "                          that deadlocks or reaches --max-cycles, marked incomplete)\n"
+     "  --check                 compares with an independent evaluation (exit 3 on mismatch)\n"
+     "  --expr EXPR             the expression --check evaluates (needs --check)\n"
+     "  --engine event|cycle    the engine (default event)\n"
+     "  --depth N               bounds every channel to N tokens\n"
+     "  --latency N             cycles every channel delays a token (default 1)\n"
+     "  --max-cycles N          stops an unfinished run after N cycles (N >= 1; exit 2)\n"
+     "  --impl TYPE=NAME        the implementation of every TYPE block (see samsim blocks)\n"
+     "  --config FILE           timing and implementation settings (key = value lines)\n"
+     "  --quiet                 no progress line on a terminal\n"},
+    {"blocks", cmd_blocks, "blocks",
+     "Lists every block type, its implementations (the default marked) and parameters.\n"},
     {"convert", cmd_convert,
      "convert IN OUT [--format LEVELS[:ORDER]] [--tensor NAME] [--in-tensor NAME]\n"
-     "          [--in-format LEVELS[:ORDER]] [--shape DIMS] [--shift]"},
+     "          [--in-format LEVELS[:ORDER]] [--shape DIMS] [--shift]",
+     "Converts a tensor between formats ('-' as OUT: Matrix Market on standard output).\n"
+     "  --format LEVELS[:ORDER]     level format of a SAM directory written\n"
+     "  --tensor NAME               tensor name in both directories\n"
+     "  --in-tensor NAME            tensor name in the input directory\n"
+     "  --in-format LEVELS[:ORDER]  how to read the input directory\n"
+     "  --shape DIMS                dimensions of a .tns input, e.g. 12x10x9\n"
+     "  --shift                     writes the SAM convention's second operand\n"},
     {"info", cmd_info,
      "info FILE [--format LEVELS[:ORDER]] [--tensor NAME] [--in-format LEVELS[:ORDER]]\n"
-     "          [--shape DIMS]"},
+     "          [--shape DIMS]",
+     "Prints order, dimensions, nonzeros, density and per-level fiber statistics.\n"
+     "  --format LEVELS[:ORDER]     the level format the statistics are for\n"
+     "  --tensor NAME               tensor name in a SAM directory\n"
+     "  --in-format LEVELS[:ORDER]  how to read a SAM directory\n"
+     "  --shape DIMS                dimensions of a .tns input\n"},
     {"gen", cmd_gen,
      "gen KIND [--shape DIMS] [--density D | --nnz N] [--seed N] -o FILE [--second FILE]\n"
-     "          KIND: urandom runs blocks rmat banded identity dense"},
-    {"stats", cmd_stats, "stats FILE.csv [--top N]"},
-    {"render", cmd_render, "render GRAPH.dot [--stats FILE.csv] -o OUT.svg|OUT.png"},
+     "          KIND: urandom runs blocks rmat banded identity dense",
+     "Generates a tensor; the same seed gives the same bits on any machine.\n"
+     "  --shape DIMS            dimensions, e.g. 250x100\n"
+     "  --density D, --nnz N    how many nonzeros (urandom, runs, blocks, rmat)\n"
+     "  --seed N                the seed (default 1)\n"
+     "  -o FILE                 the tensor ('-': Matrix Market on standard output)\n"
+     "  --second FILE           the partner vector of runs and blocks\n"
+     "  --run N, --block N      run or block length (runs, blocks; default 10)\n"
+     "  --rmat-a/-b/-c P        R-MAT quadrant probabilities (rmat)\n"
+     "  --lower N, --upper N    band widths (banded; default 1)\n"
+     "  --format LEVELS         level format of a SAM directory written\n"
+     "  --tensor NAME           tensor name in a SAM directory (default B)\n"},
+    {"stats", cmd_stats, "stats FILE.csv [--top N]",
+     "Summarises a statistics file of samsim run --stats.\n"
+     "  --top N                 how many blocks and streams to show (default 10)\n"},
+    {"render", cmd_render, "render GRAPH.dot [--stats FILE.csv] -o OUT.svg|OUT.png",
+     "Draws a graph with Graphviz's dot layout, as a heat map with --stats.\n"
+     "  --stats FILE.csv        colours blocks and streams by the run's statistics\n"
+     "  -o OUT.svg|OUT.png      the picture ('-': SVG on standard output)\n"},
 };
+
+#define NCOMMANDS (sizeof commands / sizeof commands[0])
+
+static const command *find_command(const char *name)
+{
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        if (!strcmp(name, commands[i].name))
+            return &commands[i];
+    return NULL;
+}
 
 static void usage(FILE *f)
 {
     fprintf(f, "usage: samsim COMMAND [ARGS]\n\ncommands:\n");
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    for (size_t i = 0; i < NCOMMANDS; i++)
         fprintf(f, "  samsim %s\n", commands[i].usage);
-    fprintf(f, "\nFILE: NAME.mtx (Matrix Market), NAME.tns (FROSTT), or a directory of SAM level "
+    fprintf(f, "\n  samsim help [COMMAND]    (or samsim COMMAND --help)\n"
+               "  samsim --version\n"
+               "\nFILE: NAME.mtx (Matrix Market), NAME.tns (FROSTT), or a directory of SAM level "
                "files\n");
+}
+
+/* Standard output can fail late (a full disk, a closed pipe): the exit
+ * status must say so. */
+static int flush_stdout(int rc)
+{
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "samsim: standard output: write error: %s\n", strerror(errno));
+        return rc ? rc : 1;
+    }
+    return rc;
+}
+
+static int help(const char *name)
+{
+    if (!name) {
+        usage(stdout);
+        return 0;
+    }
+    const command *c = find_command(name);
+    if (!c) {
+        fprintf(stderr, "samsim: help: unknown command '%s' (try samsim help)\n", name);
+        return 1;
+    }
+    printf("usage: samsim %s\n\n%s", c->usage, c->options);
+    return 0;
+}
+
+static int asks_help(int argc, char **argv)
+{
+    for (int i = 0; i < argc; i++)
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+            return 1;
+    return 0;
+}
+
+static int dispatch(int argc, char **argv)
+{
+    const char *first = argv[1];
+    if (!strcmp(first, "help") || !strcmp(first, "--help") || !strcmp(first, "-h")) {
+        if (argc <= 3)
+            return help(argc == 3 ? argv[2] : NULL);
+        fprintf(stderr, "samsim: usage: samsim help [COMMAND]\n");
+        return 1;
+    }
+    if (!strcmp(first, "--version")) {
+        printf("samsim %s\n", SAMSIM_VERSION);
+        return 0;
+    }
+    const command *c = find_command(first);
+    if (!c) {
+        fprintf(stderr, "samsim: unknown command '%s' (try samsim help)\n", first);
+        return 1;
+    }
+    if (asks_help(argc - 2, argv + 2))
+        return help(first);
+    return c->run(argc - 2, argv + 2);
 }
 
 int main(int argc, char **argv)
@@ -48,13 +171,5 @@ int main(int argc, char **argv)
         usage(stderr);
         return 1;
     }
-    if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-        usage(stdout);
-        return 0;
-    }
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (!strcmp(argv[1], commands[i].name))
-            return commands[i].run(argc - 2, argv + 2);
-    fprintf(stderr, "samsim: unknown command '%s' (try samsim help)\n", argv[1]);
-    return 1;
+    return flush_stdout(dispatch(argc, argv));
 }

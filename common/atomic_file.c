@@ -6,9 +6,37 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+static int is_stdout(const char *path)
+{
+    return !strcmp(path, "-");
+}
+
+static int is_special(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+}
+
+static int open_in_place(atomic_file *af, const char *path, sam_error *err)
+{
+    const char *name = is_stdout(path) ? "standard output" : path;
+    af->path = strdup(name);
+    if (!af->path)
+        return error_set(err, "out of memory");
+    af->f = is_stdout(path) ? stdout : fopen(path, "w");
+    if (!af->f) {
+        int e = errno;
+        atomic_file_discard(af);
+        return error_at(err, path, 0, "cannot open: %s", strerror(e));
+    }
+    return 0;
+}
+
 int atomic_file_open(atomic_file *af, const char *path, sam_error *err)
 {
     memset(af, 0, sizeof *af);
+    if (is_stdout(path) || is_special(path))
+        return open_in_place(af, path, err);
     size_t n = strlen(path);
     af->path = malloc(n + 1);
     af->tmp_path = malloc(n + 16);
@@ -39,10 +67,11 @@ int atomic_file_open(atomic_file *af, const char *path, sam_error *err)
     return 0;
 }
 
+/* Standard output is flushed, not closed: later messages still go there. */
 int atomic_file_close(atomic_file *af, sam_error *err)
 {
     int failed = ferror(af->f);
-    if (fclose(af->f) != 0)
+    if ((af->f == stdout ? fflush(af->f) : fclose(af->f)) != 0)
         failed = 1;
     af->f = NULL;
     if (failed)
@@ -52,6 +81,8 @@ int atomic_file_close(atomic_file *af, sam_error *err)
 
 int atomic_file_publish(atomic_file *af, sam_error *err)
 {
+    if (!af->tmp_path)
+        return 0;
     if (rename(af->tmp_path, af->path) != 0)
         return error_at(err, af->path, 0, "cannot rename into place: %s", strerror(errno));
     free(af->tmp_path);
@@ -61,7 +92,7 @@ int atomic_file_publish(atomic_file *af, sam_error *err)
 
 void atomic_file_discard(atomic_file *af)
 {
-    if (af->f)
+    if (af->f && af->f != stdout)
         fclose(af->f);
     if (af->tmp_path)
         unlink(af->tmp_path);

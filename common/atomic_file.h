@@ -10,11 +10,15 @@
 #include "error.h"
 
 typedef struct atomic_file {
-    char *path;       /* the target */
-    char *tmp_path;   /* where the data is written until publish */
+    char *path;       /* the target ("standard output" for "-") */
+    char *tmp_path;   /* where the data is written until publish; NULL when
+                         written in place */
     FILE *f;
 } atomic_file;
 
+/* Path "-" is standard output, and a target that exists but is not a
+ * regular file (a device such as /dev/null, a FIFO) cannot be renamed
+ * over: both are written in place, and publish does nothing. */
 int atomic_file_open(atomic_file *af, const char *path, sam_error *err);
 
 /* Flushes and closes the temporary file, reporting any write error. */

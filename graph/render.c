@@ -19,6 +19,8 @@
 
 const char *graph_render_format(const char *path)
 {
+    if (!strcmp(path, "-"))
+        return "svg";
     const char *dot = strrchr(path, '.');
     const char *slash = strrchr(path, '/');
     if (!dot || (slash && dot < slash))

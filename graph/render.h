@@ -38,7 +38,8 @@ typedef struct render_style {
     int nlegends;
 } render_style;
 
-/* The output format path's extension asks for ("svg" or "png"), or NULL. */
+/* The output format path's extension asks for ("svg" or "png"), or NULL;
+ * "-" (standard output) is SVG. */
 const char *graph_render_format(const char *path);
 
 /* Lays g out and writes it to path in the format of its extension; style
