@@ -155,8 +155,11 @@ static int summarise(const stats_table *t, int top, sam_error *err)
                  ? -1
                  : 0;
     if (rc == 0) {
-        printf("run: %llu cycles, %llu token moves\n", (unsigned long long)t->cycles,
+        printf("run: %llu cycles, %llu token moves", (unsigned long long)t->cycles,
                (unsigned long long)t->tokens);
+        if (t->incomplete)
+            printf(" (incomplete: %s)", t->incomplete);
+        putchar('\n');
         print_blocks(t, blocks, top);
         print_streams(t, streams, top);
         print_chain(t, chain, n);

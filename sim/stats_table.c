@@ -185,7 +185,12 @@ static int read_run(reader *r)
     if (cell_u64(r, C_TOKENS, &t->tokens) || (*cell(r, C_LAST) && cell_u64(r, C_LAST, &last)))
         return -1;
     t->cycles = *cell(r, C_LAST) ? last + 1 : 0;
-    return 0;
+    const char *why = cell(r, C_KIND);
+    if (!*why)
+        return 0;
+    if (strcmp(why, "deadlock") && strcmp(why, "stopped"))
+        return fail_cell(r, C_KIND, "is not empty, deadlock or stopped");
+    return cell_str(r, C_KIND, &t->incomplete);
 }
 
 /* Grows *items (of *n, room for *cap) by one zeroed item of size bytes. */
@@ -417,6 +422,7 @@ void stats_table_free(stats_table *t)
         free(t->blocks[i].type);
         free(t->blocks[i].impl);
     }
+    free(t->incomplete);
     free(t->streams);
     free(t->blocks);
     memset(t, 0, sizeof *t);

@@ -58,6 +58,8 @@ typedef struct stats_block {
 typedef struct stats_table {
     uint64_t cycles;        /* the run row's last_cycle + 1, 0 without one */
     uint64_t tokens;        /* token moves of the run */
+    char *incomplete;       /* why the run stopped early ("deadlock", "stopped"), or
+                               NULL: it completed */
     stats_stream *streams;  /* in file order */
     int nstreams;
     stats_block *blocks;    /* in file order */
@@ -68,7 +70,8 @@ typedef struct stats_table {
  * and err holds one line "PATH:LINE: problem" (a column missing from the
  * header, a field count different from the header's, an unknown row kind,
  * a non-number in a numeric column, a malformed NODE:PORT, no or two run
- * rows, malformed CSV). */
+ * rows, a run row's kind other than empty, deadlock or stopped, malformed
+ * CSV). */
 int stats_table_read(const char *path, stats_table *t, sam_error *err);
 
 void stats_table_free(stats_table *t);

@@ -356,8 +356,31 @@ static void test_stalled_run_keeps_statistics(void **state)
     assert_contains(text, "\"run\",\"\",\"\",\"\",\"\",\"\",\"deadlock\"");
     free(text);
     assert_int_equal(test_run_samsim(&out, NULL, "stats", csv, NULL), 0);
-    assert_contains(out, "run: 1 cycles");
+    assert_contains(out, "run: 1 cycles, 0 token moves (incomplete: deadlock)\n");
     free(out);
+
+    /* A run cut short by --max-cycles is marked stopped. */
+    char *ok = test_write_file(dir, "ok.gv",
+        "digraph SAM {\n comment=\"X=s0,B=s0\"\n"
+        " 1 [type=fiberlookup index=i tensor=B mode=0 format=compressed root=true]\n"
+        " 2 [type=fiberwrite index=i tensor=X mode=0 format=compressed sink=true]\n"
+        " 1 -> 2 [label=crd type=crd]\n}\n");
+    assert_int_equal(test_run_samsim(NULL, NULL, "run", ok, "-t", tb, "--max-cycles", "2",
+                                     "--stats", csv, NULL), 2);
+    assert_int_equal(test_run_samsim(&out, NULL, "stats", csv, NULL), 0);
+    assert_contains(out, "(incomplete: stopped)\n");
+    free(out);
+
+    /* Any other word there is not a run row samsim wrote. */
+    text = test_read_file(csv);
+    char *kind = strstr(text, "\"stopped\"");
+    assert_non_null(kind);
+    memcpy(kind + 1, "stalled", 7);
+    char *bad = test_write_file(dir, "bad.csv", text);
+    assert_int_equal(test_run_samsim(NULL, &se, "stats", bad, NULL), 1);
+    assert_contains(se, "bad.csv:2:");
+    assert_contains(se, "is not empty, deadlock or stopped");
+    free(se), free(text), free(bad), free(ok);
     free(graph), free(b), free(tb), free(csv);
     test_tmpdir_remove(dir);
 }
