@@ -114,22 +114,10 @@ static void test_against_graphblas(void **state)
     free(graphs), free(data);
 }
 
-static int setup(void **state)
-{
-    (void)state;
-    return GrB_init(GrB_NONBLOCKING) == GrB_SUCCESS ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    return GrB_finalize() == GrB_SUCCESS ? 0 : -1;
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_against_graphblas),
     };
-    return cmocka_run_group_tests_name("graphblas", tests, setup, teardown);
+    return cmocka_run_group_tests_name("graphblas", tests, grb_setup, grb_teardown);
 }

@@ -57,3 +57,15 @@ void grb_expect_equal(const tensor *x, GrB_Matrix want)
     assert_int_equal(nonzeros, want_nonzeros);
     free(r), free(c), free(v);
 }
+
+int grb_setup(void **state)
+{
+    (void)state;
+    return GrB_init(GrB_NONBLOCKING) == GrB_SUCCESS ? 0 : -1;
+}
+
+int grb_teardown(void **state)
+{
+    (void)state;
+    return GrB_finalize() == GrB_SUCCESS ? 0 : -1;
+}

@@ -1,12 +1,16 @@
 /* Results compared with SuiteSparse:GraphBLAS, for the tests that check
- * simulated products against it. Call GrB_init before and GrB_finalize
- * after. */
+ * simulated products against it, in a cmocka group run with grb_setup and
+ * grb_teardown. */
 #ifndef SAMSIM_TEST_GRB_H
 #define SAMSIM_TEST_GRB_H
 
 #include <GraphBLAS.h>
 
 #include "../formats/tensor.h"
+
+/* A cmocka group's setup and teardown: GraphBLAS started and finished. */
+int grb_setup(void **state);
+int grb_teardown(void **state);
 
 /* Reads a tensor file; fails the test when it cannot. */
 tensor test_read_tensor(const char *path);

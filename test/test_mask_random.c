@@ -263,22 +263,10 @@ static void test_masked_products(void **state)
     free(graphs);
 }
 
-static int setup(void **state)
-{
-    (void)state;
-    return GrB_init(GrB_NONBLOCKING) == GrB_SUCCESS ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    return GrB_finalize() == GrB_SUCCESS ? 0 : -1;
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_masked_products),
     };
-    return cmocka_run_group_tests_name("masked products", tests, setup, teardown);
+    return cmocka_run_group_tests_name("masked products", tests, grb_setup, grb_teardown);
 }

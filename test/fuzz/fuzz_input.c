@@ -90,3 +90,13 @@ void fuzz_store_tensor(const tensor *t)
         f.kind[k] = 'd';
     store_as(t, &f, 0);
 }
+
+void fuzz_read_tensor(tensor_file *f)
+{
+    tensor t;
+    sam_error err;
+    if (tensor_file_read(f, &t, &err) == 0) {
+        fuzz_store_tensor(&t);
+        tensor_free(&t);
+    }
+}

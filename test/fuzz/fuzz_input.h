@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../../formats/tensor.h"
+#include "../../formats/tensor_file.h"
 
 /* The libFuzzer entry point each harness defines (replay.c calls it too). */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -38,5 +38,9 @@ void fuzz_limits(void);
 /* Stores t in several level formats and reads it back, aborting where a
  * store that succeeded does not validate or loses entries. */
 void fuzz_store_tensor(const tensor *t);
+
+/* Reads the tensor file f and, when it reads, stores it as
+ * fuzz_store_tensor does. */
+void fuzz_read_tensor(tensor_file *f);
 
 #endif

@@ -24,12 +24,7 @@ static void part_name(int k, char *name, size_t n)
 static void read_dir(const fuzz_dir *d, const char *format)
 {
     tensor_file f = {.path = d->path, .name = "B", .format = *format ? format : NULL};
-    tensor t;
-    sam_error err;
-    if (tensor_file_read(&f, &t, &err) == 0) {
-        fuzz_store_tensor(&t);
-        tensor_free(&t);
-    }
+    fuzz_read_tensor(&f);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -5,12 +5,7 @@
 static void read_tns(const char *path)
 {
     tensor_file f = {.path = path};
-    tensor t;
-    sam_error err;
-    if (tensor_file_read(&f, &t, &err) == 0) {
-        fuzz_store_tensor(&t);
-        tensor_free(&t);
-    }
+    fuzz_read_tensor(&f);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
