@@ -242,6 +242,40 @@ static void test_graph_errors(void **state)
     test_tmpdir_remove(dir);
 }
 
+/* A failed check: exit 3, the headline first, then the coordinates, a
+ * missing entry named absent, each with its rounding bound
+ * 2 (n + f) DBL_EPSILON sum|t| (custard/gold.h): 8, 48 and 28 epsilons.
+ * Checking x(i) = b(i) * c(i) against b + c leaves entries the product
+ * lacks. */
+static void test_check_failure_report(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir();
+    char *graph = test_path(dir, "mul.gv");
+    assert_int_equal(test_run_samsim(NULL, NULL, "compile", "x(i)=b(i)*c(i)", "-o", graph, NULL),
+                     0);
+    char *b = test_write_file(dir, "b.tns", "# shape: 4\n1 2.0\n2 3.0\n");
+    char *c = test_write_file(dir, "c.tns", "# shape: 4\n2 5.0\n4 7.0\n");
+    char bb[4200], bc[4200], *out = NULL, *err = NULL;
+    snprintf(bb, sizeof bb, "b=%s", b);
+    snprintf(bc, sizeof bc, "c=%s", c);
+    int rc = test_run_samsim(&out, &err, "run", graph, "-t", bb, "-t", bc, "--check", "--expr",
+                             "x(i)=b(i)+c(i)", NULL);
+    assert_int_equal(rc, 3);
+    char want[8192];
+    snprintf(want, sizeof want,
+             "samsim: %s: check failed: 3 coordinates differ from the reference evaluation of "
+             "x(i)=b(i)+c(i) beyond rounding\n"
+             "  at (0): simulated absent, reference 2, difference 2 beyond the bound 1.78e-15\n"
+             "  at (1): simulated 15, reference 8, difference 7 beyond the bound 1.07e-14\n"
+             "  at (3): simulated absent, reference 7, difference 7 beyond the bound 6.22e-15\n",
+             graph);
+    assert_string_equal(err, want);
+    assert_non_null(strstr(out, "check: fail\n"));
+    free(out), free(err), free(graph), free(b), free(c);
+    test_tmpdir_remove(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -252,6 +286,7 @@ int main(void)
         cmocka_unit_test(test_run_that_cannot_finish),
         cmocka_unit_test(test_bounded_channels),
         cmocka_unit_test(test_graph_errors),
+        cmocka_unit_test(test_check_failure_report),
     };
     return cmocka_run_group_tests_name("run", tests, NULL, NULL);
 }
