@@ -16,7 +16,8 @@
 typedef struct kernel {
     char *graph, *expr;
     char *operands;         /* NAME=SPEC ... : M matrix, S --shift, v0/v1 a vector as long
-                               as the matrix's rows/columns, or a number (a scalar) */
+                               as the matrix's rows/columns, m1 a square matrix as wide as
+                               its columns, or a number (a scalar) */
     int square_only;
 } kernel;
 
@@ -54,16 +55,24 @@ static void free_kernels(kernel *k, size_t n)
 static const char *const matrices[] = {"bcsstm02", "bcsstk01", "west0479", "Tina_AskCal",
                                        "GD97_b", "lp_scsd1", "ash219"};
 
-/* Generates a vector of length n into dir/name.tns and returns the path. */
-static char *gen_vector(const char *dir, const char *name, int64_t n, int seed)
+/* Generates operand spec (v0, v1: a vector as long as the matrix's rows or
+ * columns; m1: a square matrix as wide as its columns) into dir/name.tns
+ * and returns the path. */
+static char *gen_operand(const char *dir, const char *name, const char *spec,
+                         const int64_t *dims, int seed)
 {
-    char file[64], shape[32], seeds[16];
+    char file[64], shape[48], seeds[16];
+    long long n = (long long)dims[spec[1] - '0'];
     snprintf(file, sizeof file, "%s.tns", name);
-    snprintf(shape, sizeof shape, "%lld", (long long)n);
+    if (spec[0] == 'm')
+        snprintf(shape, sizeof shape, "%lldx%lld", n, n);
+    else
+        snprintf(shape, sizeof shape, "%lld", n);
     snprintf(seeds, sizeof seeds, "%d", seed);
     char *path = test_path(dir, file);
     assert_int_equal(test_run_samsim(NULL, NULL, "gen", "urandom", "--shape", shape, "--density",
-                                     "0.3", "--seed", seeds, "-o", path, NULL), 0);
+                                     spec[0] == 'm' ? "0.05" : "0.3", "--seed", seeds, "-o",
+                                     path, NULL), 0);
     return path;
 }
 
@@ -89,8 +98,8 @@ static void run_matrix_kernel(const kernel *k, const char *graphs, const char *m
             continue;
         }
         char *vec = NULL;
-        if (what[0] == 'v')
-            vec = gen_vector(dir, op, dims[what[1] - '0'], seed++);
+        if (what[0] == 'v' || what[0] == 'm')
+            vec = gen_operand(dir, op, what, dims, seed++);
         snprintf(bind, 4200, "%s=%s", op, !strcmp(what, "M") ? m : vec ? vec : what);
         free(vec);
         argv[n++] = "-t";
@@ -124,8 +133,8 @@ static void test_matrix_kernels_on_suitesparse(void **state)
             const kernel *k = &matrix_kernels[ki];
             if (k->square_only && t.dims[0] != t.dims[1])
                 continue;
-            char label[128];
-            snprintf(label, sizeof label, "%s on %s", k->graph, matrices[mi]);
+            char label[256];
+            snprintf(label, sizeof label, "%s (%s) on %s", k->graph, k->operands, matrices[mi]);
             run_matrix_kernel(k, graphs, m, t.dims, dir, label);
             runs++;
         }
