@@ -9,11 +9,20 @@
  * the broadcast), its kind, and a reader on the edge's target (or, past a
  * broadcast, on any block the broadcast feeds); where a block has two
  * such streams (a crddrop's outer and inner into one writer) the one
- * whose producer or reader port name the edge's label holds wins. */
+ * whose producer or reader port name the edge's label holds wins.
+ *
+ * A stream no edge carries is one the run added to the graph: the
+ * feedback of a skip intersecter to the fiberlookups it reads. It is
+ * drawn from its producer to each reader, dashed in a colour of its own,
+ * labelled with its ports and tokens, and without moving the blocks.
+ *
+ * On a terminal, a drawing that takes more than a second shows what
+ * Graphviz is doing on standard error. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../graph/graph.h"
 #include "../graph/render.h"
@@ -23,6 +32,7 @@
 #include "outputs.h"
 
 #define LEGEND_STEPS 5
+#define FEEDBACK_COLOUR "#c51b7d"
 
 typedef struct render_opts {
     const char *graph, *stats, *out;
@@ -80,6 +90,10 @@ static int check_match(const sam_graph *g, const stats_table *t, const char *pat
         if (stats_table_block_find(t, s->producer.node) < 0)
             return error_at(err, path, s->line, "stream %s comes from %s, which has no block row",
                             s->id, s->producer.node);
+        for (int k = 0; k < s->nreaders; k++)
+            if (stats_table_block_find(t, s->readers[k].node) < 0)
+                return error_at(err, path, s->line, "stream %s goes to %s, which has no block row",
+                                s->id, s->readers[k].node);
     }
     for (int n = 0; n < g->nnodes; n++)
         if (!is_broadcast(g, n) && stats_table_block_find(t, g->nodes[n].id) < 0)
@@ -199,6 +213,11 @@ typedef struct edge_paint {
     char text[48];
 } edge_paint;
 
+typedef struct extra_paint {
+    char label[96];
+    char text[48];
+} extra_paint;
+
 typedef struct legend_paint {
     render_legend legend;
     render_legend_entry entries[LEGEND_STEPS];
@@ -206,13 +225,20 @@ typedef struct legend_paint {
     char text[LEGEND_STEPS][48];
 } legend_paint;
 
+/* The legends: busy blocks, stream tokens, and the feedback streams when
+ * there are any. */
 typedef struct paint {
     render_node_style *nodes;
     node_paint *np;
     render_edge_style *edges;
     edge_paint *ep;
-    legend_paint legends[2];
-    render_legend legend_list[2];
+    char *carried;              /* per stream row: some edge carries it */
+    render_extra_edge *extra;
+    extra_paint *xp;
+    int nextra;
+    legend_paint legends[3];
+    render_legend legend_list[3];
+    int nlegends;
 } paint;
 
 static void paint_nodes(const sam_graph *g, const stats_table *t, paint *p)
@@ -247,11 +273,33 @@ static void paint_edges(const sam_graph *g, const stats_table *t, paint *p)
             p->edges[k] = (render_edge_style){"gray70", 1, "no stream"};
             continue;
         }
+        p->carried[s - t->streams] = 1;
         double f = token_scale(s->tokens, most);
         token_colour(f, p->ep[k].color);
         snprintf(p->ep[k].text, sizeof p->ep[k].text, "%llu tok",
                  (unsigned long long)s->tokens);
         p->edges[k] = (render_edge_style){p->ep[k].color, 1 + 5 * f, p->ep[k].text};
+    }
+}
+
+/* Each reader of each stream no edge carries; check_match made sure they
+ * are all nodes of g. */
+static void paint_feedback(const sam_graph *g, const stats_table *t, paint *p)
+{
+    uint64_t most = most_tokens(t);
+    extra_paint *x = p->xp;
+    render_extra_edge *e = p->extra;
+    for (int i = 0; i < t->nstreams; i++) {
+        const stats_stream *s = &t->streams[i];
+        double width = 1 + 5 * token_scale(s->tokens, most);
+        for (int k = 0; !p->carried[i] && k < s->nreaders; k++, x++, e++) {
+            snprintf(x->label, sizeof x->label, "%s -> %s", s->producer.port,
+                     s->readers[k].port);
+            snprintf(x->text, sizeof x->text, "%llu tok", (unsigned long long)s->tokens);
+            *e = (render_extra_edge){graph_node_index(g, s->producer.node),
+                                     graph_node_index(g, s->readers[k].node), x->label,
+                                     "dashed", {FEEDBACK_COLOUR, width, x->text}};
+        }
     }
 }
 
@@ -275,6 +323,13 @@ static void paint_legends(const stats_table *t, paint *p)
                                            LEGEND_STEPS};
     p->legend_list[0] = p->legends[0].legend;
     p->legend_list[1] = p->legends[1].legend;
+    p->nlegends = 2;
+    if (p->nextra > 0) {
+        legend_paint *fb = &p->legends[2];
+        fb->entries[0] = (render_legend_entry){FEEDBACK_COLOUR, "dashed: ports, tokens"};
+        fb->legend = (render_legend){"feedback streams (not in the graph)", fb->entries, 1};
+        p->legend_list[p->nlegends++] = fb->legend;
+    }
 }
 
 static void paint_free(paint *p)
@@ -283,10 +338,22 @@ static void paint_free(paint *p)
     free(p->np);
     free(p->edges);
     free(p->ep);
+    free(p->carried);
+    free(p->extra);
+    free(p->xp);
 }
 
-static int paint_make(const sam_graph *g, const stats_table *t, paint *p, render_style *st,
-                      sam_error *err)
+/* The readers of the streams no edge carries, once paint_edges has found
+ * the others. */
+static int count_extra(const stats_table *t, const paint *p)
+{
+    int n = 0;
+    for (int i = 0; i < t->nstreams; i++)
+        n += p->carried[i] ? 0 : t->streams[i].nreaders;
+    return n;
+}
+
+static int paint_alloc(const sam_graph *g, const stats_table *t, paint *p, sam_error *err)
 {
     memset(p, 0, sizeof *p);
     size_t nn = (size_t)g->nnodes, ne = (size_t)g->nedges;
@@ -294,18 +361,42 @@ static int paint_make(const sam_graph *g, const stats_table *t, paint *p, render
     p->np = p->nodes ? error_alloc(err, nn, sizeof *p->np) : NULL;
     p->edges = p->np ? error_alloc(err, ne, sizeof *p->edges) : NULL;
     p->ep = p->edges ? error_alloc(err, ne, sizeof *p->ep) : NULL;
-    if (!p->ep) {
+    p->carried = p->ep ? error_alloc(err, (size_t)t->nstreams, 1) : NULL;
+    if (p->carried)
+        return 0;
+    paint_free(p);
+    return -1;
+}
+
+static int paint_make(const sam_graph *g, const stats_table *t, paint *p, render_style *st,
+                      sam_error *err)
+{
+    if (paint_alloc(g, t, p, err))
+        return -1;
+    paint_nodes(g, t, p);
+    paint_edges(g, t, p);
+    p->nextra = count_extra(t, p);
+    p->extra = error_alloc(err, (size_t)p->nextra, sizeof *p->extra);
+    p->xp = p->extra ? error_alloc(err, (size_t)p->nextra, sizeof *p->xp) : NULL;
+    if (!p->xp) {
         paint_free(p);
         return -1;
     }
-    paint_nodes(g, t, p);
-    paint_edges(g, t, p);
+    paint_feedback(g, t, p);
     paint_legends(t, p);
-    *st = (render_style){p->nodes, p->edges, p->legend_list, 2};
+    *st = (render_style){.nodes = p->nodes, .edges = p->edges, .extra_edges = p->extra,
+                         .nextra_edges = p->nextra, .legends = p->legend_list,
+                         .nlegends = p->nlegends};
     return 0;
 }
 
 /* ---- the command ------------------------------------------------------ */
+
+/* Progress only where someone watches it, as `samsim run` shows its. */
+static FILE *progress_stream(void)
+{
+    return isatty(STDERR_FILENO) ? stderr : NULL;
+}
 
 static int render_with_stats(const sam_graph *g, const render_opts *o, sam_error *err)
 {
@@ -316,7 +407,7 @@ static int render_with_stats(const sam_graph *g, const render_opts *o, sam_error
     render_style st;
     int rc = check_match(g, &t, o->stats, err);
     if (rc == 0 && (rc = paint_make(g, &t, &p, &st, err)) == 0) {
-        rc = graph_render(g, &st, o->out, err);
+        rc = graph_render(g, &st, o->out, progress_stream(), err);
         paint_free(&p);
     }
     stats_table_free(&t);
@@ -336,7 +427,8 @@ int cmd_render(int argc, char **argv)
     sam_graph g;
     if (graph_read_dot(o.graph, &g, &err))
         return args_fail(&err);
-    int rc = o.stats ? render_with_stats(&g, &o, &err) : graph_render(&g, NULL, o.out, &err);
+    int rc = o.stats ? render_with_stats(&g, &o, &err)
+                     : graph_render(&g, NULL, o.out, progress_stream(), &err);
     graph_free(&g);
     return rc ? args_fail(&err) : 0;
 }

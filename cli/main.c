@@ -83,7 +83,8 @@ static const command commands[] = {
      "  --top N                 how many blocks and streams to show (default 10)\n"},
     {"render", cmd_render, "render GRAPH.dot [--stats FILE.csv] -o OUT.svg|OUT.png",
      "Draws a graph with Graphviz's dot layout, as a heat map with --stats.\n"
-     "  --stats FILE.csv        colours blocks and streams by the run's statistics\n"
+     "  --stats FILE.csv        colours blocks and streams by the run's statistics and\n"
+     "                          draws the streams it added (skip feedback), dashed\n"
      "  -o OUT.svg|OUT.png      the picture ('-': SVG on standard output)\n"},
 };
 

@@ -1,11 +1,16 @@
 /* Drawing with libgvc: the sam_graph is copied into a fresh cgraph graph
  * with presentation attributes only, laid out by the dot engine and
- * rendered into a temporary file that is renamed into place. */
+ * rendered into a temporary file that is renamed into place. Layout and
+ * rendering are single Graphviz calls that can take seconds, so a second
+ * thread reports their progress while the caller's thread is inside. */
 #include "render.h"
 
+#include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <gvc.h>
 
@@ -97,21 +102,23 @@ static int add_node(Agraph_t *ag, const graph_node *n, const render_node_style *
     return v ? 0 : -1;
 }
 
-static int add_edge(Agraph_t *ag, const sam_graph *g, const graph_edge *e,
-                    const render_edge_style *st)
+/* An edge from node src to node dst with the label and the line style
+ * given and the caller's colour, width and extra label; NULL when memory
+ * ran out. */
+static Agedge_t *styled_edge(Agraph_t *ag, const sam_graph *g, int src, int dst,
+                             const char *label, const char *line, const render_edge_style *st)
 {
-    Agnode_t *t = agnode(ag, g->nodes[e->src].id, 0), *h = agnode(ag, g->nodes[e->dst].id, 0);
+    Agnode_t *t = agnode(ag, g->nodes[src].id, 0), *h = agnode(ag, g->nodes[dst].id, 0);
     Agedge_t *a = t && h ? agedge(ag, t, h, NULL, 1) : NULL;
-    char *label = lines(e->label ? e->label : "", st ? st->extra : NULL);
-    if (!a || !label) {
-        free(label);
-        return -1;
+    char *text = lines(label ? label : "", st ? st->extra : NULL);
+    if (!a || !text) {
+        free(text);
+        return NULL;
     }
-    set(a, "label", label);
-    const char *style = graph_edge_style(e);
+    set(a, "label", text);
     /* With a width of its own, bold would only fight it. */
-    if (style && !(st && st->penwidth > 0 && !strcmp(style, "bold")))
-        set(a, "style", style);
+    if (line && !(st && st->penwidth > 0 && !strcmp(line, "bold")))
+        set(a, "style", line);
     if (st && st->color) {
         set(a, "color", st->color);
         set(a, "fontcolor", st->color);
@@ -121,8 +128,24 @@ static int add_edge(Agraph_t *ag, const sam_graph *g, const graph_edge *e,
         snprintf(w, sizeof w, "%.2f", st->penwidth);
         set(a, "penwidth", w);
     }
-    free(label);
-    return 0;
+    free(text);
+    return a;
+}
+
+static int add_edge(Agraph_t *ag, const sam_graph *g, const graph_edge *e,
+                    const render_edge_style *st)
+{
+    return styled_edge(ag, g, e->src, e->dst, e->label, graph_edge_style(e), st) ? 0 : -1;
+}
+
+/* Ranked as if it were not there, so that the graph keeps the shape its
+ * own edges give it, whichever way the extra edge points. */
+static int add_extra_edge(Agraph_t *ag, const sam_graph *g, const render_extra_edge *x)
+{
+    Agedge_t *a = styled_edge(ag, g, x->src, x->dst, x->label, x->line, &x->style);
+    if (a)
+        set(a, "constraint", "false");
+    return a ? 0 : -1;
 }
 
 /* ---- legends ----------------------------------------------------------- */
@@ -179,6 +202,145 @@ static int add_legends(Agraph_t *ag, const render_style *st)
     return 0;
 }
 
+/* ---- progress ---------------------------------------------------------- */
+
+#define PROGRESS_AFTER 1.0      /* seconds of a stage before it is shown */
+#define PROGRESS_EVERY 0.25     /* seconds between two showings */
+
+/* The reporting thread and what it shares with the drawing thread; the
+ * fields below lock are read and written under it. */
+typedef struct progress_thread {
+    FILE *out;              /* NULL: no thread, nothing shown */
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    char stage[128];
+    struct timespec since;  /* when the stage began */
+    int width;              /* of the longest line shown, 0 while none is */
+    int done;
+} progress_thread;
+
+static double seconds_between(const struct timespec *a, const struct timespec *b)
+{
+    return (double)(b->tv_sec - a->tv_sec) + 1e-9 * (double)(b->tv_nsec - a->tv_nsec);
+}
+
+static struct timespec later(struct timespec t, double seconds)
+{
+    long ns = t.tv_nsec + (long)(seconds * 1e9);
+    t.tv_sec += ns / 1000000000L;
+    t.tv_nsec = ns % 1000000000L;
+    return t;
+}
+
+/* A count with a comma between groups of three digits: 4123 is "4,123". */
+static void group_digits(int n, char out[16])
+{
+    char digits[16];
+    int len = snprintf(digits, sizeof digits, "%d", n), k = 0;
+    for (int i = 0; i < len; i++) {
+        if (i > 0 && (len - i) % 3 == 0)
+            out[k++] = ',';
+        out[k++] = digits[i];
+    }
+    out[k] = '\0';
+}
+
+/* The line is padded to the longest one shown, which it overwrites. */
+static void progress_show(progress_thread *p, double seconds)
+{
+    int n = fprintf(p->out, "\rsamsim: render: %s ... %.1f s", p->stage, seconds) - 1;
+    if (n < 0)
+        return;
+    if (n < p->width)
+        fprintf(p->out, "%*s", p->width - n, "");
+    p->width = n > p->width ? n : p->width;
+    fflush(p->out);
+}
+
+static void *progress_main(void *arg)
+{
+    progress_thread *p = arg;
+    pthread_mutex_lock(&p->lock);
+    while (!p->done) {
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        struct timespec until = later(now, PROGRESS_EVERY);
+        pthread_cond_timedwait(&p->wake, &p->lock, &until);
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        double seconds = seconds_between(&p->since, &now);
+        if (!p->done && seconds >= PROGRESS_AFTER)
+            progress_show(p, seconds);
+    }
+    pthread_mutex_unlock(&p->lock);
+    return NULL;
+}
+
+/* The condition variable waits on the monotonic clock, which the stage
+ * times are taken from too. */
+static int progress_init(progress_thread *p)
+{
+    pthread_condattr_t attr;
+    if (pthread_condattr_init(&attr))
+        return -1;
+    int rc = pthread_condattr_setclock(&attr, CLOCK_MONOTONIC) ||
+             pthread_cond_init(&p->wake, &attr) ? -1 : 0;
+    pthread_condattr_destroy(&attr);
+    if (rc == 0 && pthread_mutex_init(&p->lock, NULL)) {
+        pthread_cond_destroy(&p->wake);
+        rc = -1;
+    }
+    return rc;
+}
+
+/* Progress is a courtesy: without a thread the drawing goes on silently. */
+static void progress_start(progress_thread *p, FILE *out)
+{
+    *p = (progress_thread){.out = out};
+    clock_gettime(CLOCK_MONOTONIC, &p->since);
+    if (!out)
+        return;
+    if (progress_init(p)) {
+        p->out = NULL;
+        return;
+    }
+    if (pthread_create(&p->thread, NULL, progress_main, p)) {
+        pthread_mutex_destroy(&p->lock);
+        pthread_cond_destroy(&p->wake);
+        p->out = NULL;
+    }
+}
+
+__attribute__((format(printf, 2, 3)))
+static void progress_stage(progress_thread *p, const char *fmt, ...)
+{
+    if (!p->out)
+        return;
+    pthread_mutex_lock(&p->lock);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(p->stage, sizeof p->stage, fmt, ap);
+    va_end(ap);
+    clock_gettime(CLOCK_MONOTONIC, &p->since);
+    pthread_mutex_unlock(&p->lock);
+}
+
+/* Ends the thread and clears its line, before any message of the caller. */
+static void progress_stop(progress_thread *p)
+{
+    if (!p->out)
+        return;
+    pthread_mutex_lock(&p->lock);
+    p->done = 1;
+    pthread_cond_signal(&p->wake);
+    pthread_mutex_unlock(&p->lock);
+    pthread_join(p->thread, NULL);
+    if (p->width > 0)
+        fprintf(p->out, "\r%*s\r", p->width, "");
+    pthread_mutex_destroy(&p->lock);
+    pthread_cond_destroy(&p->wake);
+}
+
 /* ---- the drawing ------------------------------------------------------- */
 
 static Agraph_t *build(const sam_graph *g, const render_style *st)
@@ -191,6 +353,8 @@ static Agraph_t *build(const sam_graph *g, const render_style *st)
         rc = add_node(ag, &g->nodes[i], st && st->nodes ? &st->nodes[i] : NULL);
     for (int i = 0; i < g->nedges && !rc; i++)
         rc = add_edge(ag, g, &g->edges[i], st && st->edges ? &st->edges[i] : NULL);
+    for (int i = 0; st && i < st->nextra_edges && !rc; i++)
+        rc = add_extra_edge(ag, g, &st->extra_edges[i]);
     if (rc == 0)
         rc = add_legends(ag, st);
     if (rc) {
@@ -218,10 +382,11 @@ static int graphviz_error(sam_error *err, const char *path, const char *what)
 }
 
 static int lay_out_and_write(GVC_t *gvc, Agraph_t *ag, const char *format, const char *path,
-                             sam_error *err)
+                             progress_thread *p, sam_error *err)
 {
     if (gvLayout(gvc, ag, "dot") != 0)
         return graphviz_error(err, path, "Graphviz cannot lay the graph out");
+    progress_stage(p, "writing %s", format);
     atomic_file af;
     int rc = atomic_file_open(&af, path, err);
     if (rc == 0 && gvRender(gvc, ag, format, af.f) != 0) {
@@ -236,10 +401,25 @@ static int lay_out_and_write(GVC_t *gvc, Agraph_t *ag, const char *format, const
     return rc;
 }
 
+/* Graphviz is reported on as it lays out and renders ag. */
+static int draw(GVC_t *gvc, Agraph_t *ag, const sam_graph *g, const render_style *style,
+                const char *format, const char *path, FILE *out, sam_error *err)
+{
+    char nodes[16], edges[16];
+    group_digits(g->nnodes, nodes);
+    group_digits(g->nedges + (style ? style->nextra_edges : 0), edges);
+    progress_thread p;
+    progress_start(&p, out);
+    progress_stage(&p, "laying out %s nodes, %s edges", nodes, edges);
+    int rc = lay_out_and_write(gvc, ag, format, path, &p, err);
+    progress_stop(&p);
+    return rc;
+}
+
 /* Graphviz prints its messages on standard error unless the threshold is
  * AGMAX, which keeps them for aglasterr; the caller's is restored. */
 int graph_render(const sam_graph *g, const render_style *style, const char *path,
-                 sam_error *err)
+                 FILE *progress, sam_error *err)
 {
     const char *format = graph_render_format(path);
     if (!format)
@@ -248,7 +428,7 @@ int graph_render(const sam_graph *g, const render_style *style, const char *path
     agreseterrors();
     GVC_t *gvc = gvContext();
     Agraph_t *ag = gvc ? build(g, style) : NULL;
-    int rc = ag ? lay_out_and_write(gvc, ag, format, path, err)
+    int rc = ag ? draw(gvc, ag, g, style, format, path, progress, err)
                 : error_at(err, path, 0, "out of memory");
     if (ag)
         agclose(ag);

@@ -1,6 +1,7 @@
-/* Progress of a long run: shown on standard error when it is a terminal
- * (here a pseudo-terminal), cleared before the summary, and absent when
- * standard error is not a terminal or with --quiet. */
+/* Progress of a long run and of a long render: shown on standard error
+ * when it is a terminal (here a pseudo-terminal), cleared before the
+ * summary, and absent when standard error is not a terminal or with
+ * --quiet. */
 #define _XOPEN_SOURCE 700
 #include <fcntl.h>
 #include <stdio.h>
@@ -92,10 +93,57 @@ static void test_progress_on_terminal(void **state)
     test_tmpdir_remove(dir);
 }
 
+/* A ladder of n nodes, each joined to the next two: dot spends most of
+ * its time ordering the crossing edges. */
+static char *ladder(const char *dir, int n)
+{
+    size_t cap = 64 + (size_t)n * 96, len = 0;
+    char *text = malloc(cap);
+    len += (size_t)snprintf(text + len, cap - len, "digraph SAM {\n");
+    for (int i = 0; i < n; i++)
+        len += (size_t)snprintf(text + len, cap - len, "%d [type=mul]\n", i);
+    for (int i = 1; i < n; i++)
+        len += (size_t)snprintf(text + len, cap - len, "%d -> %d [type=val label=val]\n", i - 1,
+                                i);
+    for (int i = 2; i < n; i++)
+        len += (size_t)snprintf(text + len, cap - len, "%d -> %d [type=val label=val]\n", i - 2,
+                                i);
+    snprintf(text + len, cap - len, "}\n");
+    char *path = test_write_file(dir, "ladder.gv", text);
+    free(text);
+    return path;
+}
+
+/* A 1000-node ladder takes dot about two seconds to lay out: the stage
+ * is named after the first second, and the line is cleared at the end. */
+static void test_render_progress(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir(), *graph = ladder(dir, 1000), *svg = test_path(dir, "l.svg");
+    const char *argv[] = {"render", graph, "-o", svg, NULL};
+    int rc;
+    char *shown = run_with_stderr(argv, 1, &rc);
+    assert_int_equal(rc, 0);
+    assert_true(test_exists(svg));
+    const char *line = "\rsamsim: render: laying out 1,000 nodes, 1,997 edges ... ";
+    const char *at = strstr(shown, line);
+    assert_non_null(at);
+    double seconds;
+    assert_int_equal(sscanf(at + strlen(line), "%lf s", &seconds), 1);
+    assert_true(seconds >= 1.0);
+    assert_int_equal(shown[strlen(shown) - 1], '\r');
+    char *piped = run_with_stderr(argv, 0, &rc);
+    assert_int_equal(rc, 0);
+    assert_string_equal(piped, "");
+    free(shown), free(piped), free(graph), free(svg);
+    test_tmpdir_remove(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_progress_on_terminal),
+        cmocka_unit_test(test_render_progress),
     };
     return cmocka_run_group_tests_name("progress", tests, NULL, NULL);
 }

@@ -1,6 +1,7 @@
 /* samsim render: SVG and PNG of compiled graphs, every node named, the
- * heat map's colours from statistics (hand-made and from a real run), and
- * refusals that leave no file behind. */
+ * heat map's colours from statistics (hand-made and from a real run), the
+ * feedback streams of a skip run drawn as extra edges, and refusals that
+ * leave no file behind. */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,11 +9,15 @@
 
 #include "../graph/dot_write.h"
 #include "../graph/graph.h"
+#include "../sim/stats_table.h"
 #include "test_util.h"
 
 static const char header[] =
     "row,id,type,impl,producer,readers,kind,tokens,data,stops,empty,done,repeat,repeat_stop,"
     "first_cycle,last_cycle,idle_between,idle_before,idle_after,busy,starved,blocked\n";
+
+/* The colour render gives the streams that no edge of the graph carries. */
+#define FEEDBACK_COLOUR "#c51b7d"
 
 /* X(i,j)=B(i,j) as samsim compiles it: 0 and 1 scan i and j, 2 reads the
  * values, 3 to 5 write; in a run of 50 cycles node 1 is always busy and
@@ -110,6 +115,62 @@ static void node_fill(const char *svg, const char *id, char fill[16])
     size_t n = strcspn(f, "\"");
     assert_true(n < 16);
     snprintf(fill, 16, "%.*s", (int)n, f);
+}
+
+/* text as Graphviz writes it in SVG text and titles. */
+static void svg_escape(const char *text, char *out, size_t size)
+{
+    size_t n = 0;
+    for (const char *p = text; *p && n + 8 < size; p++) {
+        const char *esc = *p == '&' ? "&amp;" : *p == '<' ? "&lt;" : *p == '>' ? "&gt;"
+                        : *p == '-' ? "&#45;" : NULL;
+        n += (size_t)(esc ? sprintf(out + n, "%s", esc) : sprintf(out + n, "%c", *p));
+    }
+    out[n] = '\0';
+}
+
+/* The edge group of the SVG from node src to node dst whose label is
+ * label (malloc'd), or NULL. */
+static char *svg_edge(const char *svg, const char *src, const char *dst, const char *label)
+{
+    char tail[128], head[128], want[256], title[300], text[300];
+    svg_escape(src, tail, sizeof tail);
+    svg_escape(dst, head, sizeof head);
+    snprintf(title, sizeof title, "<title>%s&#45;&gt;%s</title>", tail, head);
+    svg_escape(label, want, sizeof want);
+    snprintf(text, sizeof text, ">%s</text>", want);
+    for (const char *g = strstr(svg, "class=\"edge\">"); g; g = strstr(g + 1, "class=\"edge\">")) {
+        const char *end = strstr(g, "</g>");
+        assert_non_null(end);
+        char *group = strndup(g, (size_t)(end - g));
+        if (strstr(group, title) && strstr(group, text))
+            return group;
+        free(group);
+    }
+    return NULL;
+}
+
+/* The top of the shape of node id in the SVG: its rank in the layout. */
+static double node_top(const char *svg, const char *id)
+{
+    char title[64];
+    snprintf(title, sizeof title, "<title>%s</title>", id);
+    const char *t = strstr(svg, title);
+    assert_non_null(t);
+    const char *pts = strstr(t, "points=\"");
+    assert_non_null(pts);
+    double top = 0;
+    int first = 1;
+    for (const char *p = pts + 8; *p && *p != '"';) {
+        double x, y;
+        int used;
+        assert_int_equal(sscanf(p, "%lf,%lf%n", &x, &y, &used), 2);
+        top = first || y < top ? y : top;
+        first = 0;
+        p += used;
+        p += *p == ' ';
+    }
+    return top;
 }
 
 static void assert_png(const char *path)
@@ -211,6 +272,97 @@ static void test_real_run(void **state)
     test_tmpdir_remove(dir);
 }
 
+/* Runs graph on bound operands with extra options, statistics into stats. */
+static void run_stats(const char *graph, const char *b, const char *c, const char *impl,
+                      const char *stats)
+{
+    char bb[4200], bc[4200];
+    snprintf(bb, sizeof bb, "B=%s", b);
+    snprintf(bc, sizeof bc, "C=%s", c);
+    const char *argv[] = {"run", graph, "-t", bb, "-t", bc, "--stats", stats, impl ? "--impl"
+                          : NULL, impl, NULL};
+    assert_int_equal(test_run_samsim_argv(NULL, NULL, argv), 0);
+}
+
+/* Each feedback stream of the run is an edge of the SVG from its producer
+ * to each reader, dashed in the feedback colour, named by its ports and
+ * its tokens; returns how many. */
+static int assert_feedback_edges(const char *svg, const char *stats)
+{
+    stats_table t;
+    sam_error err;
+    assert_int_equal(stats_table_read(stats, &t, &err), 0);
+    int n = 0;
+    for (int i = 0; i < t.nstreams; i++) {
+        const stats_stream *s = &t.streams[i];
+        if (strcmp(s->kind, "feedback"))
+            continue;
+        char ports[128], tokens[64];
+        snprintf(tokens, sizeof tokens, ">%llu tok<", (unsigned long long)s->tokens);
+        for (int r = 0; r < s->nreaders; r++, n++) {
+            snprintf(ports, sizeof ports, "%s -> %s", s->producer.port, s->readers[r].port);
+            char *edge = svg_edge(svg, s->producer.node, s->readers[r].node, ports);
+            if (!edge)
+                fail_msg("no edge %s -> %s labelled '%s'", s->producer.node, s->readers[r].node,
+                         ports);
+            assert_non_null(strstr(edge, "stroke=\"" FEEDBACK_COLOUR "\""));
+            assert_non_null(strstr(edge, "stroke-dasharray="));
+            assert_non_null(strstr(edge, tokens));
+            free(edge);
+        }
+    }
+    stats_table_free(&t);
+    return n;
+}
+
+/* An elementwise product run with skip intersecters: the skip streams
+ * back to the fiberlookups, which the graph has no edge for, are drawn
+ * too, and a two-finger run of the same graph has none. */
+static void test_feedback_streams(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir(), *graph = compile(dir, "g.gv", "X(i,j)=B(i,j)*C(i,j)");
+    char *b = test_path(dir, "B.mtx"), *c = test_path(dir, "C.mtx");
+    char *skip = test_path(dir, "skip.csv"), *plain = test_path(dir, "plain.csv");
+    char *skip_svg = test_path(dir, "skip.svg"), *plain_svg = test_path(dir, "plain.svg");
+    assert_int_equal(test_run_samsim(NULL, NULL, "gen", "urandom", "--shape", "30x30",
+                                     "--density", "0.2", "--seed", "1", "-o", b, NULL),
+                     0);
+    assert_int_equal(test_run_samsim(NULL, NULL, "gen", "urandom", "--shape", "30x30",
+                                     "--density", "0.2", "--seed", "2", "-o", c, NULL),
+                     0);
+    run_stats(graph, b, c, "intersect=skip", skip);
+    run_stats(graph, b, c, NULL, plain);
+    assert_int_equal(test_run_samsim(NULL, NULL, "render", graph, "--stats", skip, "-o",
+                                     skip_svg, NULL),
+                     0);
+    assert_int_equal(test_run_samsim(NULL, NULL, "render", graph, "--stats", plain, "-o",
+                                     plain_svg, NULL),
+                     0);
+    char *with = test_read_file(skip_svg), *without = test_read_file(plain_svg);
+    assert_svg(with);
+    assert_named(graph, with);
+    assert_null(strstr(with, "no stream"));
+    /* two intersecters, each with a skip stream back to both sides */
+    assert_int_equal(assert_feedback_edges(with, skip), 4);
+    assert_non_null(strstr(with, "feedback streams"));
+    assert_svg(without);
+    assert_int_equal(assert_feedback_edges(without, plain), 0);
+    assert_null(strstr(without, "skip&#45;"));
+    assert_null(strstr(without, FEEDBACK_COLOUR));
+    assert_null(strstr(without, "feedback streams"));
+    /* the feedback edges leave every block on its rank */
+    sam_graph g;
+    sam_error err;
+    assert_int_equal(graph_read_dot(graph, &g, &err), 0);
+    for (int i = 0; i < g.nnodes; i++)
+        assert_true(node_top(with, g.nodes[i].id) == node_top(without, g.nodes[i].id));
+    graph_free(&g);
+    free(with), free(without), free(graph), free(b), free(c), free(skip), free(plain);
+    free(skip_svg), free(plain_svg);
+    test_tmpdir_remove(dir);
+}
+
 /* Nothing but the inputs in dir: no output, no temporary file. */
 static void assert_only_inputs(const char *dir, int ninputs)
 {
@@ -260,6 +412,14 @@ static void test_errors(void **state)
     assert_fails(want, (const char *const[]){"render", graph, "--stats", stats, "-o", svg, NULL});
     assert_only_inputs(dir, 2);
 
+    snprintf(rows, sizeof rows, "%sstream,5,,,0:crd,9:crd,crd,5,3,1,0,1,0,0,0,4,0,0,45,,,\n",
+             identity_stats);
+    free(stats);
+    stats = write_stats(dir, rows);
+    snprintf(want, sizeof want, "%s:14: stream 5 goes to 9, which has no block row", stats);
+    assert_fails(want, (const char *const[]){"render", graph, "--stats", stats, "-o", svg, NULL});
+    assert_only_inputs(dir, 2);
+
     free(stats);
     stats = write_stats(dir, "run,,,,,,,0,,,,,,,0,49,,,,,,\n");
     snprintf(want, sizeof want, "%s: no row for block 0 of %s", stats, graph);
@@ -275,6 +435,7 @@ int main(void)
         cmocka_unit_test(test_plain),
         cmocka_unit_test(test_heat_map),
         cmocka_unit_test(test_real_run),
+        cmocka_unit_test(test_feedback_streams),
         cmocka_unit_test(test_errors),
     };
     return cmocka_run_group_tests_name("render", tests, NULL, NULL);
