@@ -4,12 +4,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-int fibertree_dense_limit(int64_t *limit, sam_error *err)
+int fibertree_dense_limit(size_t nnz, int64_t *limit, sam_error *err)
 {
     const char *env = getenv(FIBERTREE_DENSE_ENV);
     *limit = FIBERTREE_DEFAULT_DENSE;
-    if (!env)
+    if (!env) {
+        if (nnz > (size_t)(FIBERTREE_MAX_DENSE / FIBERTREE_DENSE_PER_ENTRY))
+            *limit = FIBERTREE_MAX_DENSE;
+        else if ((int64_t)nnz * FIBERTREE_DENSE_PER_ENTRY > *limit)
+            *limit = (int64_t)nnz * FIBERTREE_DENSE_PER_ENTRY;
         return 0;
+    }
     char *end;
     errno = 0;
     long long v = strtoll(env, &end, 10);
@@ -98,7 +103,7 @@ static int build_levels(const tensor *t, fibertree *ft, const size_t *perm, int6
                         sam_error *err)
 {
     int64_t positions = 1, limit;
-    if (fibertree_dense_limit(&limit, err))
+    if (fibertree_dense_limit(t->nnz, &limit, err))
         return -1;
     for (int k = 0; k < ft->order; k++) {
         fiber_level *l = &ft->lv[k];

@@ -18,16 +18,21 @@
  * dimensions well away from overflow. */
 #define FIBERTREE_MAX_DENSE ((int64_t)1 << 34)
 
-/* The positions fibertree_build gives dense levels by default (64 MiB of
- * values): a file of a few bytes may declare any shape, and storing it
- * densely must not take gigabytes unless the user asks for it by setting
- * the environment variable FIBERTREE_DENSE_ENV to a larger count. */
+/* The positions fibertree_build gives dense levels by default: at least
+ * FIBERTREE_DEFAULT_DENSE (64 MiB of values), and FIBERTREE_DENSE_PER_ENTRY
+ * per entry of the tensor. A file of a few bytes may declare any shape, and
+ * storing it densely must not take gigabytes; a real tensor stored densely
+ * takes what its shape needs (the sparsest shared matrix stored densely,
+ * add32, needs 1,030 positions an entry). The environment variable
+ * FIBERTREE_DENSE_ENV sets the limit instead. */
 #define FIBERTREE_DEFAULT_DENSE ((int64_t)1 << 23)
+#define FIBERTREE_DENSE_PER_ENTRY 4096
 #define FIBERTREE_DENSE_ENV "SAMSIM_MAX_DENSE"
 
-/* The dense limit in force: FIBERTREE_DENSE_ENV when set (a whole number
- * 1..FIBERTREE_MAX_DENSE, else an error), FIBERTREE_DEFAULT_DENSE when not. */
-int fibertree_dense_limit(int64_t *limit, sam_error *err);
+/* The dense limit in force for a tensor of nnz entries: FIBERTREE_DENSE_ENV
+ * when set (a whole number 1..FIBERTREE_MAX_DENSE, else an error), else the
+ * default above. */
+int fibertree_dense_limit(size_t nnz, int64_t *limit, sam_error *err);
 
 typedef struct fiber_level {
     char kind;          /* 'd' or 's' */

@@ -96,15 +96,23 @@ static void test_dense_limit_refuses_tiny_file(void **state)
     test_tmpdir_remove(dir);
 }
 
-static int build_dense(int64_t n, sam_error *err)
+/* Stores a vector of n positions with `entries` entries densely. */
+static int build_dense(int64_t n, int64_t entries, sam_error *err)
 {
-    int64_t dims[1] = {n}, at[1] = {n - 1};
+    int64_t dims[1] = {n};
     tensor t;
     fibertree ft;
     level_format f;
     level_format_parse("d0", &f, err);
-    if (tensor_init(&t, 1, dims, err) || tensor_append(&t, at, 1.0, err))
+    if (tensor_init(&t, 1, dims, err))
         return -1;
+    for (int64_t k = 0; k < entries; k++) {
+        int64_t at[1] = {n - 1 - k};
+        if (tensor_append(&t, at, 1.0, err)) {
+            tensor_free(&t);
+            return -1;
+        }
+    }
     int rc = fibertree_build(&t, &f, &ft, err);
     if (rc == 0)
         fibertree_free(&ft);
@@ -112,23 +120,30 @@ static int build_dense(int64_t n, sam_error *err)
     return rc;
 }
 
-/* The limit is the environment's when set there, and a bad value is an
- * error rather than no limit. */
+/* The default grows with the tensor: 2^23 positions for a few entries,
+ * 4096 an entry beyond (add32 stored densely needs 1,030). The limit is
+ * the environment's when set there, and a bad value is an error rather
+ * than no limit. */
 static void test_dense_limit_from_environment(void **state)
 {
     (void)state;
     sam_error err;
-    int64_t limit;
-    assert_int_equal(build_dense(FIBERTREE_DEFAULT_DENSE, &err), 0);
-    assert_int_equal(build_dense(FIBERTREE_DEFAULT_DENSE + 1, &err), -1);
+    int64_t limit, per = FIBERTREE_DENSE_PER_ENTRY, floor = FIBERTREE_DEFAULT_DENSE;
+    assert_int_equal(build_dense(floor, 1, &err), 0);
+    assert_int_equal(build_dense(floor + 1, 1, &err), -1);
+    int64_t many = floor / per + 10;
+    assert_int_equal(fibertree_dense_limit((size_t)many, &limit, &err), 0);
+    assert_int_equal(limit, many * per);
+    assert_int_equal(build_dense(many * per, many, &err), 0);
+    assert_int_equal(build_dense(many * per + 1, many, &err), -1);
     setenv(FIBERTREE_DENSE_ENV, "100", 1);
-    assert_int_equal(fibertree_dense_limit(&limit, &err), 0);
+    assert_int_equal(fibertree_dense_limit((size_t)many, &limit, &err), 0);
     assert_int_equal(limit, 100);
-    assert_int_equal(build_dense(100, &err), 0);
-    assert_int_equal(build_dense(101, &err), -1);
+    assert_int_equal(build_dense(100, 1, &err), 0);
+    assert_int_equal(build_dense(101, 1, &err), -1);
     assert_non_null(strstr(err.msg, "more than the limit of 100"));
     setenv(FIBERTREE_DENSE_ENV, "lots", 1);
-    assert_int_equal(build_dense(2, &err), -1);
+    assert_int_equal(build_dense(2, 1, &err), -1);
     assert_non_null(strstr(err.msg, FIBERTREE_DENSE_ENV " is 'lots'"));
     unsetenv(FIBERTREE_DENSE_ENV);
 }
