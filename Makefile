@@ -88,8 +88,8 @@ demo: deps
 # `make install PREFIX=/usr DESTDIR=/tmp/stage`: the binary, the man page and
 # the bash completion.
 PREFIX  ?= /usr/local
-install: samsim
-	install -D -m 755 samsim $(DESTDIR)$(PREFIX)/bin/samsim
+install: $(BIN)
+	install -D -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/samsim
 	install -D -m 644 samsim.1 $(DESTDIR)$(PREFIX)/share/man/man1/samsim.1
 	install -D -m 644 scripts/samsim-completion.bash \
 	    $(DESTDIR)$(PREFIX)/share/bash-completion/completions/samsim
