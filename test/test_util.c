@@ -195,7 +195,7 @@ static const char *const engine_options[][4] = {
 
 /* Runs samsim with argv (NULL-terminated) in every engine; the check must
  * pass and all agree on cycles, token moves and the result file. */
-void test_run_engines(const char *label, const char *dir, const char **argv)
+long long test_run_engines(const char *label, const char *dir, const char **argv)
 {
     long long cycles[NENGINES], tokens[NENGINES];
     char *results[NENGINES], *stats[NENGINES];
@@ -231,4 +231,5 @@ void test_run_engines(const char *label, const char *dir, const char **argv)
                      strcmp(stats[e], stats[0]) ? "other statistics" : "same statistics");
     for (int e = 0; e < NENGINES; e++)
         free(results[e]), free(stats[e]);
+    return cycles[0];
 }

@@ -51,8 +51,8 @@ char *test_read_file(const char *path);
  * --check, -o and --stats, under the event engine, the cycle engine and the
  * event engine's queue: the check must pass and all must agree on cycles,
  * token moves, the result file and the statistics file. label names the
- * run in failures. */
-void test_run_engines(const char *label, const char *dir, const char **argv);
+ * run in failures. Returns the cycles they agree on. */
+long long test_run_engines(const char *label, const char *dir, const char **argv);
 
 /* 1 when path exists. */
 int test_exists(const char *path);
