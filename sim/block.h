@@ -27,7 +27,8 @@ typedef struct block_ctx {
 
 typedef struct block_ops {
     const char *type;       /* the DOT type= it implements */
-    const char *impl;       /* implementation name; the first registered is the default */
+    const char *impl;       /* implementation name; sim/registry.c says which is the
+                               type's default */
     const char *about;      /* one line for `samsim blocks` */
     /* The node attributes this implementation reads beyond the graph's
      * own, "name=meaning (default)" separated by "; ", or NULL. */
