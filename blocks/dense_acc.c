@@ -184,15 +184,3 @@ int64_t dense_acc_index_dim(const block_ctx *ctx, const char *idx)
     return dim;
 }
 
-int dense_acc_attr(block *b, const block_ctx *ctx, const char *key, int64_t def, int64_t *v,
-                   sam_error *err)
-{
-    *v = def;
-    if (!graph_node_attr(ctx->node, key))
-        return 0;
-    if (block_attr_int(ctx, key, v, err))
-        return -1;
-    if (*v < 1)
-        return block_error(b, err, "%s=%lld: must be at least 1", key, (long long)*v);
-    return 0;
-}

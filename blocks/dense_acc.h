@@ -68,9 +68,4 @@ void dense_acc_free(dense_acc *a);
  * the graph scans under idx, in a tensor bound to data; 0 when none is. */
 int64_t dense_acc_index_dim(const block_ctx *ctx, const char *idx);
 
-/* Reads the optional attribute key, which must be a positive integer;
- * def when absent. */
-int dense_acc_attr(block *b, const block_ctx *ctx, const char *key, int64_t def, int64_t *v,
-                   sam_error *err);
-
 #endif

@@ -191,17 +191,16 @@ static int compressed_create(block *b, const block_ctx *ctx, sam_error *err)
     return compressed_make(b, ctx, 1, err);
 }
 
-#define VECTOR_WIDTH 4
-#define VECTOR_MAX_WIDTH 65536
+static const block_param vector_params[] = {
+    {"width", "coordinates per cycle", 4, 1, 65536},
+    {NULL, NULL, 0, 0, 0},
+};
 
 static int vector_create(block *b, const block_ctx *ctx, sam_error *err)
 {
-    int64_t width = VECTOR_WIDTH;
-    if (graph_node_attr(ctx->node, "width") && block_attr_int(ctx, "width", &width, err))
+    int64_t width;
+    if (block_param_get(b, ctx, "width", &width, err))
         return -1;
-    if (width < 1 || width > VECTOR_MAX_WIDTH)
-        return error_set(err, "node %s (%s): width=%lld is not 1 to %d", ctx->node->id,
-                         ctx->node->type, (long long)width, VECTOR_MAX_WIDTH);
     return compressed_make(b, ctx, width, err);
 }
 
@@ -233,7 +232,7 @@ const block_ops fiberlookup_vector_ops = {
     .type = "fiberlookup",
     .impl = "vector",
     .about = "coordinates and positions of a compressed level, several per cycle",
-    .params = "width=coordinates per cycle (4)",
+    .params = vector_params,
     .serves = compressed_serves,
     .create = vector_create,
     .port = scanner_port,

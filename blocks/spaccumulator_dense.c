@@ -50,16 +50,19 @@ static void dense_destroy(void *store)
     free(st);
 }
 
+static const block_param dense_params[] = {
+    {"scan", "bitmap slots the read-out inspects per cycle", 8, 1, 1 << 20},
+    {"banks", "order 1: dense rows, one summing the open run while the others are read out", 2,
+     1, 1024},
+    {NULL, NULL, 0, 0, 0},
+};
+
 static void *dense_create(block *b, const block_ctx *ctx, int order, sam_error *err)
 {
     int64_t scan, banks;
-    if (dense_acc_attr(b, ctx, "scan", 8, &scan, err) ||
-        dense_acc_attr(b, ctx, "banks", 2, &banks, err))
+    if (block_param_get(b, ctx, "scan", &scan, err) ||
+        block_param_get(b, ctx, "banks", &banks, err))
         return NULL;
-    if (banks > 1024) {
-        block_error(b, err, "banks=%lld: at most 1024", (long long)banks);
-        return NULL;
-    }
     dense_store *st = calloc(1, sizeof *st);
     int n = order == 2 ? 1 : (int)banks;
     if (st) {
@@ -142,8 +145,7 @@ const block_ops spaccumulator_dense_ops = {
     .about = "sums (outer, inner) points, orders 1 and 2, in dense rows with an occupancy "
              "bitmap: a completed run is read out scanning the bitmap, a cycle per entry and "
              "per empty word between its first and last entry",
-    .params = "scan=bitmap slots the read-out inspects per cycle (8); banks=order 1: dense "
-              "rows, one summing the open run while the others are read out (2)",
+    .params = dense_params,
     .create = spacc_dense_create,
     .port = spacc_port,
     .step = spacc_step,

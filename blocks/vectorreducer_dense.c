@@ -38,10 +38,15 @@ static vecred_read dense_read(void *store, int64_t *crd, double *v)
     }
 }
 
+static const block_param dense_params[] = {
+    {"scan", "bitmap slots the read-out inspects per cycle", 8, 1, 1 << 20},
+    {NULL, NULL, 0, 0, 0},
+};
+
 static void *dense_create(block *b, const block_ctx *ctx, sam_error *err)
 {
     int64_t scan;
-    if (dense_acc_attr(b, ctx, "scan", 8, &scan, err))
+    if (block_param_get(b, ctx, "scan", &scan, err))
         return NULL;
     const char *idx = graph_node_attr(ctx->node, "accum_index");
     if (!idx)
@@ -79,7 +84,7 @@ const block_ops vectorreducer_dense_ops = {
     .about = "sums the fibers of a level into one in a dense row with an occupancy bitmap, "
              "read out scanning the bitmap: a cycle per entry and per empty word between the "
              "first and last entry",
-    .params = "scan=bitmap slots the read-out inspects per cycle (8)",
+    .params = dense_params,
     .create = vecred_dense_create,
     .port = vecred_port,
     .step = vecred_step,

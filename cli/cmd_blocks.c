@@ -16,15 +16,12 @@ static int type_seen(const char *type, int i)
     return 0;
 }
 
-/* Prints "name=meaning (default); ..." one parameter a line. */
-static void print_params(const char *params)
+/* One parameter a line: "name=meaning (default D, MIN to MAX)". */
+static void print_params(const block_param *params)
 {
-    for (const char *p = params; p && *p;) {
-        const char *end = strstr(p, "; ");
-        int n = end ? (int)(end - p) : (int)strlen(p);
-        printf("        %.*s\n", n, p);
-        p = end ? end + 2 : NULL;
-    }
+    for (const block_param *p = params; p && p->name; p++)
+        printf("        %s=%s (default %lld, %lld to %lld)\n", p->name, p->about,
+               (long long)p->def, (long long)p->min, (long long)p->max);
 }
 
 static const char *role_mark(registry_role role)

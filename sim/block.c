@@ -87,3 +87,21 @@ int block_closing_stop(block *b, int port, cycle_t now, token *stop)
     }
     return 1;
 }
+
+int block_param_get(const block *b, const block_ctx *ctx, const char *name, int64_t *v,
+                    sam_error *err)
+{
+    const block_param *p = b->ops->params;
+    while (p && p->name && strcmp(p->name, name))
+        p++;
+    if (!p || !p->name)
+        return block_error(b, err, "reads parameter %s, which %s does not declare", name,
+                           b->ops->impl);
+    *v = p->def;
+    if (graph_node_attr(ctx->node, name) && block_attr_int(ctx, name, v, err))
+        return -1;
+    if (*v < p->min || *v > p->max)
+        return block_error(b, err, "%s=%lld is not %lld to %lld", name, (long long)*v,
+                           (long long)p->min, (long long)p->max);
+    return 0;
+}

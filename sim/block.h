@@ -25,14 +25,23 @@ typedef struct block_ctx {
     const void *data;
 } block_ctx;
 
+/* A parameter an implementation reads from its node's attributes, as
+ * data: `samsim blocks` lists it, --config knows it, and block_param_get
+ * reads every one the same way. Parameters are whole numbers. */
+typedef struct block_param {
+    const char *name;       /* NULL ends a list */
+    const char *about;
+    int64_t def, min, max;
+} block_param;
+
 typedef struct block_ops {
     const char *type;       /* the DOT type= it implements */
     const char *impl;       /* implementation name; sim/registry.c says which is the
                                type's default */
     const char *about;      /* one line for `samsim blocks` */
     /* The node attributes this implementation reads beyond the graph's
-     * own, "name=meaning (default)" separated by "; ", or NULL. */
-    const char *params;
+     * own and the timing ones every block has, or NULL. */
+    const block_param *params;
     /* Optional: whether this implementation serves that node (e.g. a
      * compressed vs a dense fiberlookup); NULL serves every node. */
     int (*serves)(const graph_node *n);
@@ -136,6 +145,12 @@ int block_closing_stop(block *b, int port, cycle_t now, token *stop);
 /* The port of an edge into a sink whose one input carries streams of
  * kind; sinks have no outputs. */
 int block_sink_port(block *b, const graph_edge *e, int input, const char *kind, sam_error *err);
+
+/* Parameter name of the block's implementation: the node's attribute, or
+ * the declared default without one; -1 with err set when it is not a whole
+ * number in the declared range. */
+int block_param_get(const block *b, const block_ctx *ctx, const char *name, int64_t *v,
+                    sam_error *err);
 
 /* Helpers for constructors. */
 int block_attr_int(const block_ctx *ctx, const char *key, int64_t *v, sam_error *err);

@@ -82,19 +82,16 @@ int sim_config_read(sim_config *c, const char *path, sam_error *err)
     return rc;
 }
 
-/* Whether some implementation of type lists parameter name. */
+/* Whether some implementation of type declares parameter name. */
 static int type_has_param(const char *type, const char *name)
 {
-    size_t n = strlen(name);
     for (int i = 0; i < registry_count(); i++) {
         const block_ops *ops = registry_at(i);
-        if (strcmp(ops->type, type) || !ops->params)
+        if (strcmp(ops->type, type))
             continue;
-        for (const char *p = ops->params; p; p = strstr(p, "; ")) {
-            p += p[0] == ';' ? 2 : 0;
-            if (!strncmp(p, name, n) && p[n] == '=')
+        for (const block_param *p = ops->params; p && p->name; p++)
+            if (!strcmp(p->name, name))
                 return 1;
-        }
     }
     return 0;
 }

@@ -361,13 +361,15 @@ static void test_vector_bad_width(void **state)
     assert_int_equal(test_run_samsim(NULL, NULL, "gen", "identity", "--shape", "4x4", "-o", b,
                                      NULL),
                      0);
-    static const char *const widths[] = {"0", "-2", "x"};
-    for (size_t k = 0; k < 3; k++) {
+    /* The range is the parameter's declaration (sim/block.h), 1 to 65536. */
+    static const char *const widths[] = {"0", "-2", "x", "65537"};
+    for (size_t k = 0; k < sizeof widths / sizeof *widths; k++) {
         char *gv = vector_graph(dir, g, "bad.gv", widths[k]), *so = NULL, *se = NULL;
-        char bind[4200];
+        char bind[4200], want[64];
         snprintf(bind, sizeof bind, "B=%s", b);
         assert_int_equal(test_run_samsim(&so, &se, "run", gv, "-t", bind, NULL), 1);
-        assert_non_null(strstr(se, "width"));
+        snprintf(want, sizeof want, "width=%s is not 1 to 65536", widths[k]);
+        assert_non_null(strstr(se, strcmp(widths[k], "x") ? want : "width"));
         free(so), free(se), free(gv);
     }
     free(g), free(b);

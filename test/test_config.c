@@ -174,13 +174,11 @@ static void test_blocks_listing(void **state)
         assert_non_null(type_at);
         assert_non_null(at);
         assert_true(at > type_at);
-        for (const char *p = ops->params; p && *p;) {
-            const char *end = strstr(p, "; ");
+        for (const block_param *p = ops->params; p && p->name; p++) {
             char param[300];
-            snprintf(param, sizeof param, "\n        %.*s\n",
-                     end ? (int)(end - p) : (int)strlen(p), p);
+            snprintf(param, sizeof param, "\n        %s=%s (default %lld, %lld to %lld)\n",
+                     p->name, p->about, (long long)p->def, (long long)p->min, (long long)p->max);
             assert_non_null(strstr(at, param));
-            p = end ? end + 2 : NULL;
         }
     }
 }
