@@ -3,7 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine.h"
 
 #define CHANNEL_MIN_RING 16
 
@@ -65,9 +64,9 @@ void channel_note_pop(channel *c, channel_reader *rd, cycle_t now)
         rd->pops_in_cycle = 0;
     }
     rd->pops_in_cycle++;
-    if (c->waiting_producer && c->engine) {
+    if (c->waiting_producer && c->wake) {
         c->waiting_producer = 0;
-        sim_engine_wake(c->engine, c->producer, now + 1);
+        c->wake(c->wake_ctx, c->producer, now + 1);
     }
 }
 
@@ -88,8 +87,8 @@ int channel_has_room(channel *c, cycle_t now)
         return 1;
     /* Room freed by a pop in this very cycle is there next cycle: no later
      * pop may come to wake the producer, so wake it now for then. */
-    if (freed_now && c->engine)
-        sim_engine_wake(c->engine, c->producer, now + 1);
+    if (freed_now && c->wake)
+        c->wake(c->wake_ctx, c->producer, now + 1);
     else
         c->waiting_producer = 1;
     return 0;
@@ -118,7 +117,8 @@ int channel_make_room(channel *c)
 
 void channel_wake_readers(channel *c, cycle_t at)
 {
-    sim_engine_wake_readers(c->engine, c, at);
+    for (int r = 0; r < c->nreaders; r++)
+        c->wake(c->wake_ctx, c->readers[r].block, at);
 }
 
 uint64_t channel_room(const channel *c, cycle_t now)

@@ -15,7 +15,6 @@
 
 typedef uint64_t cycle_t;
 
-struct sim_engine;
 
 /* Readers of one stream; SAM graphs fan a stream out to a handful. */
 #define CHANNEL_MAX_READERS 16
@@ -56,8 +55,13 @@ typedef struct channel {
     int waiting_producer;   /* the producer found it full */
     channel_reader readers[CHANNEL_MAX_READERS];   /* in place: read every cycle */
     int nreaders;
-    struct sim_engine *engine;
-    int wakes;              /* the engine schedules readers on pushes */
+    /* Told that block may step again at cycle at: the engine that runs the
+     * channel's blocks sets it (as a backend tells Redis's event loop), so
+     * the channel knows nothing of how steps are scheduled. NULL: nobody
+     * is told. */
+    void (*wake)(void *ctx, int block, cycle_t at);
+    void *wake_ctx;
+    int wakes;              /* readers are told of pushes, not only producers of pops */
     uint64_t pushed;        /* token moves, for statistics */
     channel_stats stats;
     const char *kind;       /* crd, ref, val or repsig: the graph's edge type */

@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+static void wake(void *e, int b, cycle_t at);
+
 int sim_engine_start(sim_engine *e, sam_error *err)
 {
     /* Wakes go at most a channel latency or an initiation interval ahead. */
@@ -26,7 +28,8 @@ int sim_engine_start(sim_engine *e, sam_error *err)
     for (size_t i = 0; i < (size_t)e->nblocks * (size_t)e->nslots; i++)
         e->woken_for[i] = UINT64_MAX;
     for (int c = 0; c < e->nchannels; c++) {
-        e->channels[c].engine = e;
+        e->channels[c].wake = wake;
+        e->channels[c].wake_ctx = e;
         e->bounded |= e->channels[c].capacity != 0;
     }
     return 0;
@@ -55,15 +58,10 @@ static void schedule(sim_engine *e, int b, cycle_t at)
     e->slot_blocks[slot][e->slot_count[slot]++] = b;
 }
 
-void sim_engine_wake(sim_engine *e, int b, cycle_t at)
+/* The channels' wake callback: lists block b for a step at cycle at. */
+static void wake(void *e, int b, cycle_t at)
 {
     schedule(e, b, at);
-}
-
-void sim_engine_wake_readers(sim_engine *e, const channel *c, cycle_t at)
-{
-    for (int r = 0; r < c->nreaders; r++)
-        schedule(e, c->readers[r].block, at);
 }
 
 /* Steps that changed block b, the first at `first` and the last at
@@ -202,7 +200,7 @@ static int run_events(sim_engine *e, cycle_t max, int *remaining, cycle_t *t, cy
     for (int c = 0; c < e->nchannels; c++)
         for (uint64_t h = 0; h < e->channels[c].tail; h++)
             for (int r = 0; r < e->channels[c].nreaders; r++)
-                sim_engine_wake(e, e->channels[c].readers[r].block,
+                schedule(e, e->channels[c].readers[r].block,
                                 e->channels[c].buf[h & e->channels[c].mask].visible);
     while (*remaining > 0 && *t < max && !e->failed) {
         int slot = (int)(*t & (cycle_t)(e->nslots - 1));

@@ -50,12 +50,6 @@ typedef struct sim_outcome {
 /* Sets up scheduling once blocks and channels exist. */
 int sim_engine_start(sim_engine *e, sam_error *err);
 
-/* Lists block b to be stepped at cycle at. */
-void sim_engine_wake(sim_engine *e, int b, cycle_t at);
-
-/* Lists every reader of c to be stepped at cycle at. */
-void sim_engine_wake_readers(sim_engine *e, const channel *c, cycle_t at);
-
 /* Token moves so far over all channels. */
 uint64_t sim_engine_tokens(const sim_engine *e);
 
