@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -114,18 +115,32 @@ static char *ladder(const char *dir, int n)
     return path;
 }
 
-/* A 1000-node ladder takes dot about two seconds to lay out: the stage
- * is named after the first second, and the line is cleared at the end. */
+/* A 1500-node ladder takes dot about 2.5 s to lay out on an idle 2-core
+ * machine of this project's kind (1000 nodes: under a second): the stage
+ * is named after the first second, and the line is cleared at the end. A
+ * machine that draws it in less than the first second plus a tick (and
+ * its start and writing) shows nothing, rightly, and the test says so
+ * instead of failing. */
 static void test_render_progress(void **state)
 {
     (void)state;
-    char *dir = test_tmpdir(), *graph = ladder(dir, 1000), *svg = test_path(dir, "l.svg");
+    char *dir = test_tmpdir(), *graph = ladder(dir, 1500), *svg = test_path(dir, "l.svg");
     const char *argv[] = {"render", graph, "-o", svg, NULL};
     int rc;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     char *shown = run_with_stderr(argv, 1, &rc);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
     assert_int_equal(rc, 0);
     assert_true(test_exists(svg));
-    const char *line = "\rsamsim: render: laying out 1,000 nodes, 1,997 edges ... ";
+    double took = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    if (took < 1.5 && !*shown) {
+        printf("note: the render took %.2f s here, too short for progress; skipping\n", took);
+        free(shown), free(graph), free(svg);
+        test_tmpdir_remove(dir);
+        skip();
+    }
+    const char *line = "\rsamsim: render: laying out 1,500 nodes, 2,997 edges ... ";
     const char *at = strstr(shown, line);
     assert_non_null(at);
     double seconds;
