@@ -19,8 +19,8 @@
 
 typedef struct reducer {
     double sum;
-    token pend;             /* a stop token Sk (k >= 1) that owes S(k-1) */
-    int pending;
+    token pend;             /* a stop token Sk (k >= 1) that owes S(k-1); any
+                               other token: none */
     int after_done;
 } reducer;
 
@@ -32,9 +32,9 @@ static int reduce_step(block *b, cycle_t now)
         *r = (reducer){0};
         return 1;
     }
-    if (r->pending) {
+    if (token_is_stop(r->pend)) {
         out_push(b, 0, now, token_stop_above(r->pend));
-        r->pending = 0;
+        r->pend = token_empty();
         return 1;
     }
     if (!in_peek(b, 0, now, &t))
@@ -47,8 +47,7 @@ static int reduce_step(block *b, cycle_t now)
         if (!t.hollow)
             out_push(b, 0, now, token_val(r->sum));
         r->sum = 0.0;
-        r->pend = t;
-        r->pending = t.level > 0;
+        r->pend = t.level > 0 ? t : token_empty();
     } else {
         r->sum += t.kind == TOKEN_VAL ? t.v : t.kind == TOKEN_CRD ? (double)t.i : 0.0;
     }

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../common/atomic_file.h"
 #include "../formats/mtx.h"
 #include "../formats/tns.h"
 
@@ -26,12 +27,6 @@ static void resolve(const char *path, char out[PATH_MAX])
         snprintf(out, PATH_MAX, "%.*s/%s", PATH_MAX / 2, real_dir, basename(base));
     else
         snprintf(out, PATH_MAX, "%s", path);
-}
-
-static int is_device(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
 }
 
 /* Whether a and b are one file: the same inode when both exist (hard
@@ -54,7 +49,7 @@ static int collide(const io_file *a, const io_file *b)
     int a_out = !strcmp(a->path, "-"), b_out = !strcmp(b->path, "-");
     if (a_out || b_out)
         return a_out && b_out;
-    if (is_device(a->path) || !same_path(a->path, b->path))
+    if (atomic_file_special(a->path) || !same_path(a->path, b->path))
         return 0;
     int samdir = tensor_file_kind_of(a->path) == TENSOR_FILE_SAMDIR;
     return !samdir || !a->tensor || !b->tensor || !strcmp(a->tensor, b->tensor);

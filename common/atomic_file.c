@@ -11,7 +11,7 @@ static int is_stdout(const char *path)
     return !strcmp(path, "-");
 }
 
-static int is_special(const char *path)
+int atomic_file_special(const char *path)
 {
     struct stat st;
     return stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
@@ -35,7 +35,7 @@ static int open_in_place(atomic_file *af, const char *path, sam_error *err)
 int atomic_file_open(atomic_file *af, const char *path, sam_error *err)
 {
     memset(af, 0, sizeof *af);
-    if (is_stdout(path) || is_special(path))
+    if (is_stdout(path) || atomic_file_special(path))
         return open_in_place(af, path, err);
     size_t n = strlen(path);
     af->path = malloc(n + 1);

@@ -16,9 +16,13 @@ typedef struct atomic_file {
     FILE *f;
 } atomic_file;
 
+/* Whether path exists and is neither a regular file nor a directory (a
+ * device such as /dev/null, a FIFO). */
+int atomic_file_special(const char *path);
+
 /* Path "-" is standard output, and a target that exists but is not a
- * regular file (a device such as /dev/null, a FIFO) cannot be renamed
- * over: both are written in place, and publish does nothing. */
+ * regular file (atomic_file_special) cannot be renamed over: both are
+ * written in place, and publish does nothing. */
 int atomic_file_open(atomic_file *af, const char *path, sam_error *err);
 
 /* Flushes and closes the temporary file, reporting any write error. */

@@ -163,11 +163,7 @@ static void test_run_that_cannot_finish(void **state)
 {
     (void)state;
     char *dir = test_tmpdir();
-    char *graph = test_write_file(dir, "stuck.gv",
-        "digraph SAM {\n comment=\"X=s0,B=s0\"\n"
-        " 1 [type=fiberlookup index=i tensor=B mode=0 format=compressed root=false]\n"
-        " 2 [type=fiberwrite index=i tensor=X mode=0 format=compressed]\n"
-        " 1 -> 2 [label=crd type=crd]\n 1 -> 1 [label=ref type=ref]\n}\n");
+    char *graph = test_write_stuck_graph(dir);
     char *b = test_write_file(dir, "b.tns", "1 1.0\n3 2.0\n");
     char *se = NULL;
     char bind[4200];

@@ -233,3 +233,13 @@ long long test_run_engines(const char *label, const char *dir, const char **argv
         free(results[e]), free(stats[e]);
     return cycles[0];
 }
+
+char *test_write_stuck_graph(const char *dir)
+{
+    return test_write_file(dir, "stuck.gv",
+                           "digraph SAM {\n comment=\"X=s0,B=s0\"\n"
+                           " 1 [type=fiberlookup index=i tensor=B mode=0 format=compressed "
+                           "root=false]\n"
+                           " 2 [type=fiberwrite index=i tensor=X mode=0 format=compressed]\n"
+                           " 1 -> 2 [label=crd type=crd]\n 1 -> 1 [label=ref type=ref]\n}\n");
+}

@@ -54,6 +54,10 @@ char *test_read_file(const char *path);
  * run in failures. Returns the cycles they agree on. */
 long long test_run_engines(const char *label, const char *dir, const char **argv);
 
+/* dir/stuck.gv, a graph that deadlocks at once: a scanner whose references
+ * come from its own output; the path is malloc'd. */
+char *test_write_stuck_graph(const char *dir);
+
 /* 1 when path exists. */
 int test_exists(const char *path);
 
