@@ -233,6 +233,7 @@ const block_ops fiberlookup_vector_ops = {
     .impl = "vector",
     .about = "coordinates and positions of a compressed level, several per cycle",
     .params = vector_params,
+    .wide = 1,
     .serves = compressed_serves,
     .create = vector_create,
     .port = scanner_port,

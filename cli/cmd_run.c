@@ -33,6 +33,7 @@ typedef struct run_opts {
     const char *configs[RUN_MAX_BINDINGS];
     int nconfigs;
     engine_mode engine;
+    uint64_t split;
     sim_config file_settings, cli_settings;
     uint64_t max_cycles;
 } run_opts;
@@ -73,10 +74,15 @@ static int parse_option(int argc, char **argv, int *i, run_opts *o, sam_error *e
     if ((r = args_option(argc, argv, i, "--stats", &v, err)))
         return r < 0 ? -1 : (o->stats = v, 0);
     if ((r = args_option(argc, argv, i, "--engine", &v, err))) {
-        if (r > 0 && strcmp(v, "event") && strcmp(v, "cycle"))
-            return error_set(err, "run: --engine is event or cycle, not '%s'", v);
-        return r < 0 ? -1 : (o->engine = strcmp(v, "cycle") ? ENGINE_EVENT : ENGINE_CYCLE, 0);
+        if (r < 0)
+            return -1;
+        for (int m = 0; m < ENGINE_MODES; m++)
+            if (!strcmp(v, engine_names[m]))
+                return o->engine = (engine_mode)m, 0;
+        return error_set(err, "run: --engine is event, step or cycle, not '%s'", v);
     }
+    if ((r = args_option(argc, argv, i, "--split", &v, err)))
+        return r < 0 ? -1 : args_uint64("--split", v, &o->split, err);
     if ((r = args_option(argc, argv, i, "--depth", &v, err)))
         return r < 0 ? -1 : sim_config_add(&o->cli_settings, "channel.capacity", v, "--depth", err);
     if ((r = args_option(argc, argv, i, "--latency", &v, err)))
@@ -124,7 +130,7 @@ static int parse_args(int argc, char **argv, run_opts *o, sam_error *err)
     if (!o->graph)
         return error_set(err, "usage: samsim run GRAPH.dot [-t NAME=FILE]... [--data DIR] "
                               "[--shift] [-o OUT] [--stats FILE.csv] [--check [--expr EXPR]] "
-                              "[--engine event|cycle] [--depth N] [--latency N] "
+                              "[--engine event|step|cycle] [--split SEED] [--depth N] [--latency N] "
                               "[--impl TYPE=NAME]... [--config FILE] [--max-cycles N] [--quiet]");
     /* An expression that nothing checks would look like a passed check. */
     if (o->expr && !o->check)
@@ -403,7 +409,7 @@ static void print_summary(const run_opts *o, const sim_outcome *out, const char 
 {
     FILE *f = summary_stream(o);
     fprintf(f, "engine: %s\ncycles: %llu\ntokens: %llu\ncheck: %s\nwall_seconds: %.6f\n",
-            o->engine == ENGINE_CYCLE ? "cycle" : "event", (unsigned long long)out->cycles,
+            engine_names[o->engine], (unsigned long long)out->cycles,
             (unsigned long long)out->tokens, check, wall);
     if (wall > 0)
         fprintf(f, "tokens_per_second: %.0f\n", (double)out->tokens / wall);
@@ -494,6 +500,7 @@ static int simulate(const run_opts *o, sam_graph *g, const tensor *operands,
         e.progress = show_progress;
         e.progress_ctx = &shown;
     }
+    e.split = o->split;
     sim_outcome out;
     char report[2048];
     int rc = sim_engine_run(&e, o->engine, o->max_cycles, &out, report, sizeof report, err);

@@ -28,7 +28,7 @@ _samsim()
             COMPREPLY=($(compgen -W "$(_samsim_impls)" -- "$cur"))
             return ;;
         --engine)
-            COMPREPLY=($(compgen -W "event cycle" -- "$cur"))
+            COMPREPLY=($(compgen -W "event step cycle" -- "$cur"))
             return ;;
         help)
             COMPREPLY=($(compgen -W "$_samsim_commands" -- "$cur"))

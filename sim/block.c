@@ -105,3 +105,131 @@ int block_param_get(const block *b, const block_ctx *ctx, const char *name, int6
                            (long long)p->min, (long long)p->max);
     return 0;
 }
+
+cycle_t block_next_arrival(const block *b, cycle_t t)
+{
+    cycle_t next = CYCLE_NONE;
+    for (int p = 0; p < b->nin; p++) {
+        const channel *c = b->in[p].ch;
+        uint64_t lo = c->readers[b->in[p].reader].head, hi = c->tail;
+        /* Mostly the head itself is the token still to come. */
+        if (lo < hi && c->buf[lo & c->mask].visible > t)
+            hi = lo;
+        while (lo < hi) {
+            uint64_t mid = lo + (hi - lo) / 2;
+            if (c->buf[mid & c->mask].visible > t)
+                hi = mid;
+            else
+                lo = mid + 1;
+        }
+        if (lo < c->tail && c->buf[lo & c->mask].visible < next)
+            next = c->buf[lo & c->mask].visible;
+    }
+    return next;
+}
+
+/* A refusal for room at t starts a blocked stretch, unless the block is
+ * idle then: its last step changed nothing and no input has come since,
+ * so it waits for input, whatever its outputs hold. */
+static void note_refused(block *b, cycle_t t)
+{
+    block_stats *s = &b->stats;
+    if (s->blocked_since != CYCLE_NONE)
+        return;
+    if (b->idle_from != CYCLE_NONE && block_next_arrival(b, b->idle_from) > t)
+        return;
+    s->blocked_since = t;
+}
+
+/* Whether every reader of c has made all its pops before t. */
+static int readers_reached(const channel *c, cycle_t t)
+{
+    for (int r = 0; r < c->nreaders; r++)
+        if (c->readers[r].clock && *c->readers[r].clock < t)
+            return 0;
+    return 1;
+}
+
+/* Whether b's outputs let it step at t: 1; 0 when one is full, with *next
+ * the first cycle it may not be; -1 when that is not known yet. */
+static int room_for_step(block *b, cycle_t t, cycle_t *next)
+{
+    int unknown = 0, full = 0;
+    cycle_t through = 0;
+    for (int p = 0; p < b->nout; p++) {
+        const channel *c = b->out[p].ch;
+        if (!c || !c->capacity)
+            continue;
+        cycle_t f;
+        int room = channel_room_at(c, t, &f);
+        if (room == 0) {
+            full = 1;
+            through = f > through ? f : through;
+        } else if (room < 0 || (b->ops->wide && !readers_reached(c, t))) {
+            unknown = 1;
+        }
+    }
+    if (full) {
+        note_refused(b, t);
+        *next = through == CYCLE_NONE ? through : through + 1;
+        return 0;
+    }
+    return unknown ? -1 : 1;
+}
+
+int block_step_at(block *b, cycle_t t)
+{
+    cycle_t next;
+    if (b->done || t < b->ready_at || (b->bounded_out && room_for_step(b, t, &next) != 1))
+        return 0;
+    if (b->ops->step(b, t)) {
+        block_changed(b, t);
+        return 1;
+    }
+    block_idle(b, t);
+    return 0;
+}
+
+cycle_t block_unchanged(block *b, cycle_t t, cycle_t until)
+{
+    block_idle(b, t);
+    cycle_t next = block_next_arrival(b, t);
+    return next < until ? next : until;
+}
+
+int block_next_cycle(block *b, cycle_t *t, cycle_t until)
+{
+    while (*t < until && !b->done && !b->failed && !b->fault) {
+        if (*t < b->ready_at) {
+            *t = b->ready_at;
+            continue;
+        }
+        cycle_t next;
+        int room = b->bounded_out ? room_for_step(b, *t, &next) : 1;
+        if (room > 0)
+            return 1;
+        if (room < 0)
+            break;
+        *t = next;
+    }
+    b->clock = *t > b->clock ? *t : b->clock;
+    return 0;
+}
+
+void block_run(block *b, cycle_t until)
+{
+    cycle_t t = b->clock;
+    int (*step)(block *, cycle_t) = b->ops->step;
+    while (block_next_cycle(b, &t, until))
+        t = step(b, t) ? block_changed(b, t) : block_unchanged(b, t, until);
+}
+
+void block_close_stats(block *b, cycle_t end)
+{
+    block_stats *s = &b->stats;
+    s->blocked_since = CYCLE_NONE;
+    if (s->busy && end && s->last_busy >= end) {
+        s->busy -= s->last_busy - (end - 1);
+        s->last_busy = end - 1;
+    }
+}

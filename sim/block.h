@@ -51,6 +51,14 @@ typedef struct block_ops {
      * with err set when the edge does not fit the block. */
     int (*port)(block *b, const graph_edge *e, int input, sam_error *err);
     int (*step)(block *b, cycle_t now);
+    /* Optional: the block's own loop over its cycles from b->clock up to
+     * until, with exactly the meaning of block_run (the adapter over step,
+     * sim/block.c), using its helpers for the bookkeeping; a block without
+     * it runs through the adapter. */
+    void (*run)(block *b, cycle_t until);
+    /* Pushes several tokens on one output in a cycle, as many as
+     * out_room allows: it steps only once that room is exact. */
+    int wide;
     void (*destroy)(block *b);
     /* Sinks only: the run ends when every sink is done; collect stores
      * what the sink wrote into the result tree. */
@@ -86,8 +94,6 @@ typedef struct block_stats {
     cycle_t blocked_since;      /* CYCLE_NONE unless refused now */
 } block_stats;
 
-#define CYCLE_NONE UINT64_MAX
-
 struct block {
     const block_ops *ops;
     const graph_node *node;
@@ -107,6 +113,11 @@ struct block {
     uint32_t ii;            /* initiation interval: a busy step at t, the
                                next at t + ii at the earliest */
     cycle_t ready_at;       /* the earliest cycle of the next step */
+    cycle_t clock;          /* every cycle before this one is simulated */
+    cycle_t last_step;      /* the last step that changed the block */
+    cycle_t idle_from;      /* the last step, which changed nothing and so
+                               waits for input; CYCLE_NONE after a change */
+    int bounded_out;        /* some output has a capacity */
 };
 
 static inline int in_peek(const block *b, int p, cycle_t now, token *t)
@@ -122,7 +133,8 @@ static inline int in_has(const block *b, int p, cycle_t now)
 
 static inline void in_pop(block *b, int p, cycle_t now)
 {
-    channel_pop(b->in[p].ch, b->in[p].reader, now);
+    if (channel_pop(b->in[p].ch, b->in[p].reader, now))
+        b->failed = 1;
 }
 
 static inline void out_push(block *b, int p, cycle_t now, token t)
@@ -160,6 +172,65 @@ int block_error(const block *b, sam_error *err, const char *fmt, ...)
 /* The level of tensor name that stores mode, or NULL with err set. */
 const fiber_level *block_level(const block_ctx *ctx, const char *name, int mode,
                                const fibertree **tree, sam_error *err);
+
+/* The engines' rules around a block's steps, shared by the cycle engine
+ * and run-ahead so that both keep the same statistics: a finished sink
+ * does nothing, a busy step at t occupies the block until t + ii, and a
+ * block steps only when each bounded output has room. */
+
+/* One cycle at t, every block's each cycle in the cycle engine: whether
+ * the block changed. */
+int block_step_at(block *b, cycle_t t);
+
+/* Advances b from b->clock through the cycles before until, its inputs
+ * being final below until: it steps where the rules above allow, skips
+ * from a step that changed nothing straight to the next token arrival,
+ * and stops early when a bounded output's room at its cycle depends on a
+ * reader that has not reached it. b->clock is where it stopped. */
+void block_run(block *b, cycle_t until);
+
+/* For native runs, the steps of the adapter's loop. block_next_cycle
+ * moves *t past initiation intervals and full outputs and says whether
+ * the block may step at *t below until; 0 leaves b->clock at where the
+ * run stops. After a step at t, block_changed or block_unchanged does the
+ * bookkeeping and returns the cycle of the next one to try. */
+int block_next_cycle(block *b, cycle_t *t, cycle_t until);
+
+static inline cycle_t block_changed(block *b, cycle_t t)
+{
+    block_stats *s = &b->stats;
+    if (!s->busy)
+        s->first_busy = t;
+    s->busy += b->ii;
+    s->last_busy = t + b->ii - 1;
+    b->ready_at = t + b->ii;
+    b->last_step = t;
+    b->idle_from = CYCLE_NONE;
+    /* The first step after a blocked stretch ends it; the block waited on
+     * its output only if that step then made progress. */
+    if (s->blocked_since != CYCLE_NONE) {
+        s->blocked += t - s->blocked_since;
+        s->blocked_since = CYCLE_NONE;
+    }
+    return b->ready_at;
+}
+
+/* A step at t that changed nothing: the block waits for input. */
+static inline void block_idle(block *b, cycle_t t)
+{
+    b->idle_from = t;
+    b->stats.blocked_since = CYCLE_NONE;
+}
+
+cycle_t block_unchanged(block *b, cycle_t t, cycle_t until);
+
+/* The first cycle after t at which a token not visible at t appears on an
+ * input of b, or CYCLE_NONE. */
+cycle_t block_next_arrival(const block *b, cycle_t t);
+
+/* Ends the statistics of a run that ended at cycle end: an open blocked
+ * stretch led to no progress, and a busy one ends with the run. */
+void block_close_stats(block *b, cycle_t end);
 
 /* Tokens output port p can still take at cycle now, UINT64_MAX when it is
  * unbounded or unconnected: for a block that pushes several in a cycle. */

@@ -20,6 +20,8 @@ int channel_init(channel *c, uint64_t capacity, uint32_t latency)
 
 void channel_free(channel *c)
 {
+    for (int r = 0; r < c->nreaders; r++)
+        free(c->readers[r].pops);
     free(c->buf);
     memset(c, 0, sizeof *c);
 }
@@ -29,7 +31,7 @@ int channel_add_reader(channel *c, int block)
     if (c->nreaders == CHANNEL_MAX_READERS)
         return -1;
     c->readers[c->nreaders] =
-        (channel_reader){.head = c->tail, .block = block, .pop_cycle = UINT64_MAX};
+        (channel_reader){.head = c->tail, .block = block};
     return c->nreaders++;
 }
 
@@ -57,41 +59,75 @@ int channel_visible(const channel *c, int r, cycle_t now, int limit)
     return n;
 }
 
-void channel_note_pop(channel *c, channel_reader *rd, cycle_t now)
+/* Doubles reader rd's ring of pop cycles. */
+static int grow_pops(channel_reader *rd)
 {
-    if (rd->pop_cycle != now) {
-        rd->pop_cycle = now;
-        rd->pops_in_cycle = 0;
-    }
-    rd->pops_in_cycle++;
-    if (c->waiting_producer && c->wake) {
-        c->waiting_producer = 0;
-        c->wake(c->wake_ctx, c->producer, now + 1);
-    }
+    uint64_t size = rd->pop_mask + 1, nsize = rd->pops ? 2 * size : CHANNEL_MIN_RING;
+    cycle_t *np = malloc(nsize * sizeof *np);
+    if (!np)
+        return -1;
+    for (uint64_t h = rd->head > size ? rd->head - size : 0; rd->pops && h < rd->head; h++)
+        np[h & (nsize - 1)] = rd->pops[h & rd->pop_mask];
+    free(rd->pops);
+    rd->pops = np;
+    rd->pop_mask = nsize - 1;
+    return 0;
 }
 
-int channel_has_room(channel *c, cycle_t now)
+/* The pop of entry rd->head overwrites that of entry head - ring size,
+ * which the producer may still ask about unless it was made before the
+ * producer's clock: then the ring grows. */
+int channel_note_pop(channel *c, channel_reader *rd, cycle_t now)
 {
-    if (c->capacity == 0)
+    uint64_t h = rd->head;
+    if (!rd->pops || (h > rd->pop_mask &&
+                      (!c->producer_clock || rd->pops[h & rd->pop_mask] >= *c->producer_clock)))
+        if (grow_pops(rd))
+            return -1;
+    rd->pops[h & rd->pop_mask] = now;
+    return 0;
+}
+
+/* The cycle from which reader rd's pop of entry idx makes room: the cycle
+ * after it. 0 when it was made so long ago that its cycle is forgotten
+ * (before the producer's clock), CYCLE_NONE when it is not made yet. */
+static cycle_t freed_from(const channel_reader *rd, uint64_t idx)
+{
+    if (idx >= rd->head)
+        return CYCLE_NONE;
+    if (idx + rd->pop_mask + 1 <= rd->head)
+        return 0;
+    return rd->pops[idx & rd->pop_mask] + 1;
+}
+
+int channel_room_at(const channel *c, cycle_t now, cycle_t *full_through)
+{
+    if (!c->capacity || c->tail < c->capacity)
         return 1;
-    int full = 0, freed_now = 0;
+    /* The entry `capacity` back from the tail must be gone for every reader. */
+    uint64_t idx = c->tail - c->capacity;
+    int full = 0, unknown = 0;
+    cycle_t through = 0;
     for (int r = 0; r < c->nreaders; r++) {
         const channel_reader *rd = &c->readers[r];
-        uint64_t popped = rd->pop_cycle == now ? rd->pops_in_cycle : 0;
-        if (c->tail - rd->head + popped >= c->capacity) {
-            full = 1;
-            freed_now |= c->tail - rd->head < c->capacity;
+        cycle_t from = freed_from(rd, idx), last;
+        if (from <= now)
+            continue;
+        if (from != CYCLE_NONE) {
+            last = from - 1;
+        } else if (!rd->clock || *rd->clock >= now) {
+            /* No pop before the reader's clock: full up to it. */
+            last = rd->clock ? *rd->clock : now;
+        } else {
+            unknown = 1;
+            continue;
         }
+        full = 1;
+        through = last > through ? last : through;
     }
-    if (!full)
-        return 1;
-    /* Room freed by a pop in this very cycle is there next cycle: no later
-     * pop may come to wake the producer, so wake it now for then. */
-    if (freed_now && c->wake)
-        c->wake(c->wake_ctx, c->producer, now + 1);
-    else
-        c->waiting_producer = 1;
-    return 0;
+    if (full)
+        *full_through = through;
+    return full ? 0 : unknown ? -1 : 1;
 }
 
 /* Doubles the ring, keeping the entries not yet taken by every reader. */
@@ -115,12 +151,6 @@ int channel_make_room(channel *c)
     return c->tail - c->floor > c->mask ? grow(c) : 0;
 }
 
-void channel_wake_readers(channel *c, cycle_t at)
-{
-    for (int r = 0; r < c->nreaders; r++)
-        c->wake(c->wake_ctx, c->readers[r].block, at);
-}
-
 uint64_t channel_room(const channel *c, cycle_t now)
 {
     if (c->capacity == 0)
@@ -128,9 +158,12 @@ uint64_t channel_room(const channel *c, cycle_t now)
     uint64_t held = 0;
     for (int r = 0; r < c->nreaders; r++) {
         const channel_reader *rd = &c->readers[r];
-        uint64_t n = c->tail - rd->head + (rd->pop_cycle == now ? rd->pops_in_cycle : 0);
-        if (n > held)
-            held = n;
+        /* Pops in this cycle or later free nothing yet. */
+        uint64_t h = rd->head;
+        while (h > 0 && freed_from(rd, h - 1) > now)
+            h--;
+        if (c->tail - h > held)
+            held = c->tail - h;
     }
     return held < c->capacity ? c->capacity - held : 0;
 }

@@ -4,7 +4,14 @@
  * property of the channel, and a bounded channel refuses pushes when the
  * slowest reader is `capacity` entries behind. Room freed by a pop counts
  * from the next cycle, so the order in which blocks are stepped within a
- * cycle never matters. */
+ * cycle never matters.
+ *
+ * Time lives on the data: a bounded channel keeps the cycle of each
+ * reader's recent pops (its credits), so whether there is room at any
+ * cycle is exact whatever cycle the reader has reached since, and a
+ * producer may run ahead of its readers as far as the room they have
+ * already made. Each reader and the producer point to their block's
+ * clock (all its cycles before it are simulated), set by the engine. */
 #ifndef SAMSIM_CHANNEL_H
 #define SAMSIM_CHANNEL_H
 
@@ -14,6 +21,8 @@
 #include "token.h"
 
 typedef uint64_t cycle_t;
+
+#define CYCLE_NONE UINT64_MAX
 
 
 /* Readers of one stream; SAM graphs fan a stream out to a handful. */
@@ -26,9 +35,12 @@ typedef struct channel_entry {
 
 typedef struct channel_reader {
     uint64_t head;          /* entries taken so far */
-    int block;              /* consumer block, woken by pushes */
-    cycle_t pop_cycle;      /* the cycle of the last pop, and how many */
-    uint32_t pops_in_cycle;
+    int block;              /* consumer block */
+    const cycle_t *clock;   /* the reader has made every pop before this
+                               cycle; NULL: every pop so far is all there is */
+    cycle_t *pops;          /* bounded channels: ring of the cycles of the
+                               latest pops, entry h at h & pop_mask */
+    uint64_t pop_mask;
 } channel_reader;
 
 /* Stop tokens are counted by level up to this one; deeper ones count here. */
@@ -51,17 +63,12 @@ typedef struct channel {
                                the ring looks full) */
     uint64_t capacity;      /* 0: unbounded */
     uint32_t latency;
-    int producer;           /* woken when a full channel drains */
-    int waiting_producer;   /* the producer found it full */
+    int producer;           /* producing block, -1: tokens placed before the run */
+    /* The producer's clock: it asks about room at no cycle before it, so
+     * a pop older than that never needs its cycle again. NULL: any. */
+    const cycle_t *producer_clock;
     channel_reader readers[CHANNEL_MAX_READERS];   /* in place: read every cycle */
     int nreaders;
-    /* Told that block may step again at cycle at: the engine that runs the
-     * channel's blocks sets it (as a backend tells Redis's event loop), so
-     * the channel knows nothing of how steps are scheduled. NULL: nobody
-     * is told. */
-    void (*wake)(void *ctx, int block, cycle_t at);
-    void *wake_ctx;
-    int wakes;              /* readers are told of pushes, not only producers of pops */
     uint64_t pushed;        /* token moves, for statistics */
     channel_stats stats;
     const char *kind;       /* crd, ref, val or repsig: the graph's edge type */
@@ -104,25 +111,37 @@ static inline token channel_at(const channel *c, int r, int k)
     return c->buf[(c->readers[r].head + (uint64_t)k) & c->mask].tok;
 }
 
-void channel_note_pop(channel *c, channel_reader *rd, cycle_t now);
+/* Records the cycle of a pop of a bounded channel; -1 when memory runs
+ * out for the ring of pop cycles. */
+int channel_note_pop(channel *c, channel_reader *rd, cycle_t now);
 
 /* Inline, with the bookkeeping for bounded channels out of line, since
  * every token passes here. */
-static inline void channel_pop(channel *c, int r, cycle_t now)
+static inline int channel_pop(channel *c, int r, cycle_t now)
 {
     channel_reader *rd = &c->readers[r];
+    if (c->capacity && channel_note_pop(c, rd, now))
+        return -1;
     rd->head++;
-    if (c->capacity)
-        channel_note_pop(c, rd, now);
+    return 0;
 }
 
-/* Room for one more token at cycle now. */
-int channel_has_room(channel *c, cycle_t now);
+/* Whether one more token fits at cycle now: 1, 0 when it is known not to
+ * fit up to and including cycle *full_through, or -1 when that is not
+ * known yet, because a reader's clock has not reached now. */
+int channel_room_at(const channel *c, cycle_t now, cycle_t *full_through);
+
+/* Room for one more token at cycle now, for callers whose readers' clocks
+ * are all at now or beyond. */
+static inline int channel_has_room(const channel *c, cycle_t now)
+{
+    cycle_t through;
+    return channel_room_at(c, now, &through) == 1;
+}
 
 int channel_make_room(channel *c);
-void channel_wake_readers(channel *c, cycle_t at);
 
-/* Appends a token visible at now + latency and wakes the readers. Returns
+/* Appends a token visible at now + latency. Returns
  * -1 when memory runs out. Heads only move forward, so the floor, however
  * stale, never lets the ring overwrite what a reader still needs. */
 static inline int channel_push(channel *c, cycle_t now, token t)
@@ -139,8 +158,6 @@ static inline int channel_push(channel *c, cycle_t now, token t)
     c->stats.by_kind[t.kind]++;
     if (t.kind == TOKEN_STOP)
         c->stats.stops[t.level < CHANNEL_STOP_LEVELS ? t.level : CHANNEL_STOP_LEVELS - 1]++;
-    if (c->wakes)
-        channel_wake_readers(c, at);
     return 0;
 }
 
@@ -148,8 +165,8 @@ static inline int channel_push(channel *c, cycle_t now, token t)
 uint64_t channel_occupancy(const channel *c);
 
 /* Tokens that still fit at cycle now, UINT64_MAX when unbounded; by the
- * rule of channel_has_room (room freed by a pop counts from the next
- * cycle), of which it is the count. A query: it arranges no wake-up. */
+ * rule of channel_room_at (room freed by a pop counts from the next
+ * cycle), of which it is the count once every reader's clock is at now. */
 uint64_t channel_room(const channel *c, cycle_t now);
 
 #endif

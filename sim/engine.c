@@ -3,124 +3,30 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void wake(void *e, int b, cycle_t at);
+const char *const engine_names[ENGINE_MODES] = {"event", "step", "cycle"};
+
+/* The clock of a block that has finished: far ahead, yet with room to add
+ * a channel latency. */
+#define CLOCK_END (UINT64_MAX / 4)
 
 int sim_engine_start(sim_engine *e, sam_error *err)
 {
-    /* Wakes go at most a channel latency or an initiation interval ahead. */
-    uint32_t ahead = 1;
-    for (int c = 0; c < e->nchannels; c++)
-        if (e->channels[c].latency > ahead)
-            ahead = e->channels[c].latency;
-    for (int b = 0; b < e->nblocks; b++)
-        if (e->blocks[b].ii > ahead)
-            ahead = e->blocks[b].ii;
-    /* A power of two, so that a cycle's slot is a mask, not a division. */
-    e->nslots = 2;
-    while ((uint32_t)e->nslots <= ahead)
-        e->nslots *= 2;
-    e->slot_blocks = calloc((size_t)e->nslots, sizeof *e->slot_blocks);
-    e->slot_count = calloc((size_t)e->nslots, sizeof *e->slot_count);
-    e->slot_cap = calloc((size_t)e->nslots, sizeof *e->slot_cap);
-    e->woken_for = malloc((size_t)e->nblocks * (size_t)e->nslots * sizeof *e->woken_for + 1);
-    if (!e->slot_blocks || !e->slot_count || !e->slot_cap || !e->woken_for)
-        return error_set(err, "out of memory for the scheduler");
-    for (size_t i = 0; i < (size_t)e->nblocks * (size_t)e->nslots; i++)
-        e->woken_for[i] = UINT64_MAX;
+    (void)err;
     for (int c = 0; c < e->nchannels; c++) {
-        e->channels[c].wake = wake;
-        e->channels[c].wake_ctx = e;
-        e->bounded |= e->channels[c].capacity != 0;
+        channel *ch = &e->channels[c];
+        ch->producer_clock = ch->producer >= 0 ? &e->blocks[ch->producer].clock : NULL;
+        for (int r = 0; r < ch->nreaders; r++)
+            if (ch->readers[r].block >= 0)
+                ch->readers[r].clock = &e->blocks[ch->readers[r].block].clock;
+        e->bounded |= ch->capacity != 0;
+    }
+    for (int i = 0; i < e->nblocks; i++) {
+        block *b = &e->blocks[i];
+        b->idle_from = b->last_step = CYCLE_NONE;
+        for (int p = 0; p < b->nout; p++)
+            b->bounded_out |= b->out[p].ch && b->out[p].ch->capacity;
     }
     return 0;
-}
-
-/* Lists block b for cycle at (event engine only). */
-static void schedule(sim_engine *e, int b, cycle_t at)
-{
-    if (b < 0 || !e->woken_for)
-        return;
-    int slot = (int)(at & (cycle_t)(e->nslots - 1));
-    cycle_t *stamp = &e->woken_for[(size_t)b * (size_t)e->nslots + (size_t)slot];
-    if (*stamp == at)
-        return;
-    *stamp = at;
-    if (e->slot_count[slot] == e->slot_cap[slot]) {
-        int cap = e->slot_cap[slot] ? 2 * e->slot_cap[slot] : 64;
-        int *list = realloc(e->slot_blocks[slot], (size_t)cap * sizeof *list);
-        if (!list) {
-            e->failed = 1;
-            return;
-        }
-        e->slot_blocks[slot] = list;
-        e->slot_cap[slot] = cap;
-    }
-    e->slot_blocks[slot][e->slot_count[slot]++] = b;
-}
-
-/* The channels' wake callback: lists block b for a step at cycle at. */
-static void wake(void *e, int b, cycle_t at)
-{
-    schedule(e, b, at);
-}
-
-/* Steps that changed block b, the first at `first` and the last at
- * `last`: each occupies the block for its initiation interval, and the next
- * step comes at last + ii at the earliest. */
-static inline void note_busy_steps(block *b, cycle_t first, cycle_t last, uint64_t steps)
-{
-    block_stats *s = &b->stats;
-    if (!s->busy)
-        s->first_busy = first;
-    s->busy += steps * b->ii;
-    s->last_busy = last + b->ii - 1;
-    b->ready_at = last + b->ii;
-}
-
-/* Whether b may not step at t for a full output; a refusal starts a
- * blocked stretch. */
-static int refused_for_room(block *b, cycle_t t)
-{
-    for (int p = 0; p < b->nout; p++)
-        if (b->out[p].ch && !channel_has_room(b->out[p].ch, t)) {
-            if (b->stats.blocked_since == CYCLE_NONE)
-                b->stats.blocked_since = t;
-            return 1;
-        }
-    return 0;
-}
-
-/* The first step after a blocked stretch ends it. The block waited on its
- * output only if that step then made progress: one that had nothing left
- * to do was waiting for input all along. */
-static void end_blocked(block *b, cycle_t t, int changed)
-{
-    if (changed)
-        b->stats.blocked += t - b->stats.blocked_since;
-    b->stats.blocked_since = CYCLE_NONE;
-}
-
-/* Steps block i at cycle t unless it is a finished sink, within its
- * initiation interval, or an output is full; counts sinks finishing.
- * Returns whether the block changed. */
-static int step_block(sim_engine *e, int i, cycle_t t, int *remaining, cycle_t *last_done)
-{
-    block *b = &e->blocks[i];
-    if (b->done || t < b->ready_at || (e->bounded && refused_for_room(b, t)))
-        return 0;
-    int changed = b->ops->step(b, t);
-    if (b->stats.blocked_since != CYCLE_NONE)
-        end_blocked(b, t, changed);
-    if (changed)
-        note_busy_steps(b, t, t, 1);
-    if (b->failed || b->fault)
-        e->failed = 1;
-    if (b->done) {
-        (*remaining)--;
-        if (t > *last_done)
-            *last_done = t;
-    }
-    return changed;
 }
 
 /* Progress is reported when the cycle crosses a multiple of this. */
@@ -138,16 +44,6 @@ uint64_t sim_engine_tokens(const sim_engine *e)
     for (int c = 0; c < e->nchannels; c++)
         tokens += e->channels[c].pushed;
     return tokens;
-}
-
-static int next_busy_slot(const sim_engine *e, cycle_t t, cycle_t *next)
-{
-    for (int d = 1; d < e->nslots; d++)
-        if (e->slot_count[(t + (cycle_t)d) & (cycle_t)(e->nslots - 1)]) {
-            *next = t + (cycle_t)d;
-            return 1;
-        }
-    return 0;
 }
 
 /* The cycle in which the newest token pushed anywhere becomes visible:
@@ -191,212 +87,256 @@ static cycle_t stuck_cycle(const sim_engine *e, cycle_t last_changed)
     return last_changed + 1 > latest ? last_changed + 1 : latest;
 }
 
-static int run_events(sim_engine *e, cycle_t max, int *remaining, cycle_t *t, cycle_t *last)
+/* What a run has seen of the sinks and of change. */
+typedef struct run_state {
+    int remaining;              /* sinks not done */
+    cycle_t last_done;          /* the step in which the last sink finished */
+    cycle_t last_changed;       /* the last step that changed any block */
+} run_state;
+
+/* Bookkeeping after block b ran or stepped: whether it changed. */
+static int note_run(sim_engine *e, block *b, int was_done, cycle_t last_step, run_state *rs)
 {
-    cycle_t last_changed = 0;
-    for (int i = 0; i < e->nblocks; i++)
-        schedule(e, i, 0);
-    /* Tokens placed before the run (the root streams) wake their readers. */
-    for (int c = 0; c < e->nchannels; c++)
-        for (uint64_t h = 0; h < e->channels[c].tail; h++)
-            for (int r = 0; r < e->channels[c].nreaders; r++)
-                schedule(e, e->channels[c].readers[r].block,
-                                e->channels[c].buf[h & e->channels[c].mask].visible);
-    while (*remaining > 0 && *t < max && !e->failed) {
-        int slot = (int)(*t & (cycle_t)(e->nslots - 1));
-        if (e->slot_count[slot] == 0) {
-            cycle_t from = *t;
-            if (!next_busy_slot(e, *t, t)) {
-                *t = stuck_cycle(e, last_changed);
-                return 1;
-            }
-            report_progress(e, from, *t);
-            continue;
-        }
-        /* Wakes made now are for later cycles, so this list is stable. */
-        for (int k = 0; k < e->slot_count[slot]; k++) {
-            int i = e->slot_blocks[slot][k];
-            if (step_block(e, i, *t, remaining, last)) {
-                schedule(e, i, e->blocks[i].ready_at);
-                last_changed = *t;
-            }
-        }
-        e->slot_count[slot] = 0;
-        report_progress(e, *t, *t + 1);
-        (*t)++;
+    if (b->failed || b->fault)
+        e->failed = 1;
+    if (b->done && !was_done) {
+        rs->remaining--;
+        if (b->last_step > rs->last_done)
+            rs->last_done = b->last_step;
+        b->clock = CLOCK_END;
     }
-    return *remaining > 0;
+    if (b->last_step == last_step)
+        return 0;
+    if (b->last_step > rs->last_changed)
+        rs->last_changed = b->last_step;
+    return 1;
 }
 
-/* Run-ahead (unbounded channels, acyclic graphs): blocks in topological
- * order, each stepped on its own clock as far as its inputs are final, that
- * is up to its producers' clocks plus the channel latency, and skipping
- * straight to the next token arrival whenever a step changes nothing. Each
- * block sees exactly what it would see cycle by cycle, without a global
- * event queue. A window bounds how far ahead of the slowest block anything
- * runs, and so how many tokens wait in channels. */
+static int run_cycles(sim_engine *e, cycle_t max, run_state *rs, cycle_t *t)
+{
+    for (; rs->remaining > 0 && *t < max && !e->failed; (*t)++) {
+        int changed = 0;
+        for (int i = 0; e->bounded && i < e->nblocks; i++)
+            if (!e->blocks[i].done)
+                e->blocks[i].clock = *t;
+        for (int i = 0; i < e->nblocks; i++) {
+            block *b = &e->blocks[i];
+            int was_done = b->done;
+            cycle_t last = b->last_step;
+            block_step_at(b, *t);
+            changed |= note_run(e, b, was_done, last, rs);
+        }
+        if (!changed && rs->remaining > 0 && *t >= latest_pending(e))
+            return 1;
+        report_progress(e, *t, *t + 1);
+    }
+    return rs->remaining > 0;
+}
+
+/* Run-ahead: each block advances on its own clock as far as its inputs
+ * are final (its producers' clocks plus the channel latency) and its
+ * bounded outputs' readers have made room, emitting what it can in one
+ * call. A block whose clock moves wakes the blocks that wait on it: the
+ * readers of its outputs, and the producers of its bounded inputs, which
+ * may be waiting for room. The next block to run is the first woken in a
+ * topological order (feedback edges broken), so data flows down the graph
+ * in sweeps. A window bounds how far ahead of the slowest block anything
+ * runs, and so how many tokens wait in unbounded channels. */
 #define RUN_AHEAD_WINDOW 512
 
-static int topological_order(const sim_engine *e, int *order)
+typedef struct ahead {
+    int *order;                 /* rank -> block */
+    int *rank;                  /* block -> rank */
+    int *wake_first, *wakes;    /* block i wakes wakes[wake_first[i] ..
+                                   wake_first[i + 1] - 1] */
+    uint64_t *queued;           /* bit per rank */
+    int nwords;
+} ahead;
+
+/* Kahn's order; when only blocks in a cycle remain, the first of them
+ * goes next, which breaks a feedback edge. */
+static int rank_blocks(const sim_engine *e, ahead *a)
 {
-    int *pending = calloc((size_t)e->nblocks + 1, sizeof *pending), n = 0;
-    if (!pending)
+    int *pending = calloc((size_t)e->nblocks + 1, sizeof *pending);
+    char *placed = calloc((size_t)e->nblocks + 1, 1);
+    if (!pending || !placed) {
+        free(pending), free(placed);
         return -1;
+    }
     for (int c = 0; c < e->nchannels; c++)
         for (int r = 0; r < e->channels[c].nreaders && e->channels[c].producer >= 0; r++)
             pending[e->channels[c].readers[r].block]++;
-    for (int i = 0; i < e->nblocks; i++)
-        if (!pending[i])
-            order[n++] = i;
-    for (int k = 0; k < n; k++) {
-        const block *b = &e->blocks[order[k]];
+    int n = 0, done = 0, next_forced = 0;
+    while (done < e->nblocks) {
+        for (int i = 0; n == done && i < e->nblocks; i++)
+            if (!placed[i] && !pending[i])
+                placed[i] = 1, a->order[n++] = i;
+        while (n == done && placed[next_forced])
+            next_forced++;
+        if (n == done)
+            placed[next_forced] = 1, a->order[n++] = next_forced;
+        const block *b = &e->blocks[a->order[done++]];
         for (int p = 0; p < b->nout; p++)
-            for (int r = 0; b->out[p].ch && r < b->out[p].ch->nreaders; r++)
-                if (--pending[b->out[p].ch->readers[r].block] == 0)
-                    order[n++] = b->out[p].ch->readers[r].block;
+            for (int r = 0; b->out[p].ch && r < b->out[p].ch->nreaders; r++) {
+                int to = b->out[p].ch->readers[r].block;
+                if (--pending[to] == 0 && !placed[to])
+                    placed[to] = 1, a->order[n++] = to;
+            }
     }
-    free(pending);
-    return n == e->nblocks ? 0 : -1;
+    for (int k = 0; k < e->nblocks; k++)
+        a->rank[a->order[k]] = k;
+    free(pending), free(placed);
+    return 0;
 }
 
-/* The first cycle after t at which a token not visible at t appears on an
- * input of b (entries appear in push order), or UINT64_MAX. */
-static cycle_t next_arrival(const block *b, cycle_t t)
+/* Adds block `to` to block i's wake list (counting only, while wakes is
+ * NULL). */
+static void add_wake(ahead *a, int i, int to, int *n)
 {
-    cycle_t next = UINT64_MAX;
-    for (int p = 0; p < b->nin; p++) {
-        const channel *c = b->in[p].ch;
-        uint64_t lo = c->readers[b->in[p].reader].head, hi = c->tail;
-        /* Mostly the head itself is the token still to come. */
-        if (lo < hi && c->buf[lo & c->mask].visible > t)
-            hi = lo;
-        while (lo < hi) {
-            uint64_t mid = lo + (hi - lo) / 2;
-            if (c->buf[mid & c->mask].visible > t)
-                hi = mid;
-            else
-                lo = mid + 1;
+    if (a->wakes)
+        a->wakes[a->wake_first[i] + n[i]] = to;
+    n[i]++;
+}
+
+static void list_wakes(const sim_engine *e, ahead *a, int *n)
+{
+    memset(n, 0, ((size_t)e->nblocks + 1) * sizeof *n);
+    for (int c = 0; c < e->nchannels; c++) {
+        const channel *ch = &e->channels[c];
+        for (int r = 0; r < ch->nreaders && ch->producer >= 0; r++) {
+            add_wake(a, ch->producer, ch->readers[r].block, n);
+            if (ch->capacity)
+                add_wake(a, ch->readers[r].block, ch->producer, n);
         }
-        if (lo < c->tail && c->buf[lo & c->mask].visible < next)
-            next = c->buf[lo & c->mask].visible;
     }
-    return next;
 }
 
-static cycle_t input_horizon(const cycle_t *clock, const block *b)
+static int ahead_init(const sim_engine *e, ahead *a)
 {
-    cycle_t h = UINT64_MAX;
+    size_t nb = (size_t)e->nblocks + 1;
+    memset(a, 0, sizeof *a);
+    a->nwords = (e->nblocks + 63) / 64;
+    a->order = malloc(nb * sizeof *a->order);
+    a->rank = malloc(nb * sizeof *a->rank);
+    a->wake_first = calloc(nb + 1, sizeof *a->wake_first);
+    a->queued = calloc((size_t)a->nwords + 1, sizeof *a->queued);
+    int *n = malloc(nb * sizeof *n);
+    if (!a->order || !a->rank || !a->wake_first || !a->queued || !n || rank_blocks(e, a)) {
+        free(n);
+        return -1;
+    }
+    list_wakes(e, a, n);
+    for (int i = 0; i < e->nblocks; i++)
+        a->wake_first[i + 1] = a->wake_first[i] + n[i];
+    a->wakes = malloc(((size_t)a->wake_first[e->nblocks] + 1) * sizeof *a->wakes);
+    if (a->wakes)
+        list_wakes(e, a, n);
+    free(n);
+    return a->wakes ? 0 : -1;
+}
+
+static void ahead_free(ahead *a)
+{
+    free(a->order), free(a->rank), free(a->wake_first), free(a->wakes), free(a->queued);
+}
+
+static void enqueue(ahead *a, int block)
+{
+    int r = a->rank[block];
+    a->queued[r / 64] |= UINT64_C(1) << (r % 64);
+}
+
+/* The first queued block in rank order, taken off the queue; -1: none. */
+static int dequeue(ahead *a)
+{
+    for (int w = 0; w < a->nwords; w++)
+        if (a->queued[w]) {
+            int bit = __builtin_ctzll(a->queued[w]);
+            a->queued[w] &= a->queued[w] - 1;
+            return a->order[w * 64 + bit];
+        }
+    return -1;
+}
+
+/* The cycle below which block b's inputs are final. */
+static cycle_t input_horizon(const sim_engine *e, const block *b)
+{
+    cycle_t h = CYCLE_NONE;
     for (int p = 0; p < b->nin; p++) {
         const channel *c = b->in[p].ch;
-        if (c->producer >= 0 && clock[c->producer] + c->latency < h)
-            h = clock[c->producer] + c->latency;
+        if (c->producer >= 0 && e->blocks[c->producer].clock + c->latency < h)
+            h = e->blocks[c->producer].clock + c->latency;
     }
     return h;
 }
 
-typedef struct run_state {
-    cycle_t *clock;
-    int remaining;
-    cycle_t last_done, last_changed;
-} run_state;
-
-/* Advances block i up to limit; whether any step changed it. This loop
- * runs once per block and cycle, so it calls the step directly: channels
- * are unbounded here and need no room check. */
-static int run_block(sim_engine *e, int i, cycle_t limit, run_state *rs)
+/* Runs block i up to the limit; whether it changed. */
+static int run_block(sim_engine *e, ahead *a, int i, cycle_t limit, int native, run_state *rs)
 {
     block *b = &e->blocks[i];
-    int (*step)(block *, cycle_t) = b->ops->step;
-    cycle_t t = rs->clock[i], h = input_horizon(rs->clock, b), changed_at = 0, first = 0;
-    uint64_t busy_steps = 0;
-    uint32_t ii = b->ii;
+    cycle_t h = input_horizon(e, b), from = b->clock, last = b->last_step;
     int was_done = b->done;
     if (h > limit)
         h = limit;
-    /* Busy steps are counted here and noted once: this loop runs once per
-     * block and cycle. */
-    while (t < h && !b->done) {
-        if (step(b, t)) {
-            first = busy_steps++ ? first : t;
-            changed_at = t;
-            t += ii;
-        } else {
-            cycle_t next = next_arrival(b, t);
-            t = next < h ? next : h;
-        }
-        if (b->failed || b->fault) {
-            e->failed = 1;
-            break;
-        }
-    }
-    if (busy_steps)
-        note_busy_steps(b, first, changed_at, busy_steps);
-    if (b->done && !was_done) {
-        rs->remaining--;
-        if (changed_at > rs->last_done)
-            rs->last_done = changed_at;
-    }
-    if (busy_steps && changed_at > rs->last_changed)
-        rs->last_changed = changed_at;
-    rs->clock[i] = t > h ? t : h;
-    return busy_steps != 0;
+    if (b->done || from >= h)
+        return 0;
+    if (b->ops->run && native)
+        b->ops->run(b, h);
+    else
+        block_run(b, h);
+    if (b->clock != from)
+        for (int k = a->wake_first[i]; k < a->wake_first[i + 1]; k++)
+            enqueue(a, a->wakes[k]);
+    return note_run(e, b, was_done, last, rs);
 }
 
-static int run_ahead(sim_engine *e, const int *order, cycle_t max, int *remaining, cycle_t *t,
-                     cycle_t *last)
+/* The next window's end: the fixed window, or with e->split a random one
+ * (the test of run's contract: any split of time gives the same run). */
+static cycle_t next_limit(sim_engine *e, cycle_t limit)
 {
-    run_state rs = {.clock = calloc((size_t)e->nblocks + 1, sizeof *rs.clock),
-                    .remaining = *remaining};
-    if (!rs.clock) {
+    if (!e->split)
+        return limit + RUN_AHEAD_WINDOW;
+    e->split = e->split * 6364136223846793005ULL + 1442695040888963407ULL;
+    return limit + 1 + (e->split >> 33) % (2 * RUN_AHEAD_WINDOW);
+}
+
+static int run_ahead(sim_engine *e, cycle_t max, int native, run_state *rs, cycle_t *t)
+{
+    ahead a;
+    if (ahead_init(e, &a)) {
+        ahead_free(&a);
         e->failed = 1;
         return 0;
     }
-    int stuck = 0;
-    for (cycle_t limit = RUN_AHEAD_WINDOW; rs.remaining > 0 && !e->failed;
-         limit += RUN_AHEAD_WINDOW) {
+    int stuck = 0, any = 0;
+    cycle_t limit = next_limit(e, 0);
+    for (int i = 0; i < e->nblocks; i++)
+        enqueue(&a, i);
+    while (rs->remaining > 0 && !e->failed) {
         if (limit > max)
             limit = max;
-        int any = 0;
-        for (int k = 0; k < e->nblocks; k++)
-            any |= run_block(e, order[k], limit, &rs);
-        report_progress(e, limit > RUN_AHEAD_WINDOW ? limit - RUN_AHEAD_WINDOW : 0, limit);
-        if (rs.remaining > 0 && ((!any && limit >= latest_ready(e)) || limit == max)) {
-            stuck = 1;
-            *t = !any ? stuck_cycle(e, rs.last_changed) : max;
+        int i = dequeue(&a);
+        if (i >= 0) {
+            any |= run_block(e, &a, i, limit, native, rs);
+            continue;
+        }
+        if (!any && limit >= latest_ready(e)) {
+            stuck = 1, *t = stuck_cycle(e, rs->last_changed);
             break;
         }
-    }
-    *remaining = rs.remaining;
-    *last = rs.last_done;
-    free(rs.clock);
-    return stuck;
-}
-
-static int run_cycles(sim_engine *e, cycle_t max, int *remaining, cycle_t *t, cycle_t *last)
-{
-    for (; *remaining > 0 && *t < max && !e->failed; (*t)++) {
-        int changed = 0;
-        for (int i = 0; i < e->nblocks; i++)
-            changed |= step_block(e, i, *t, remaining, last);
-        if (!changed && *remaining > 0 && *t >= latest_pending(e))
-            return 1;
-        report_progress(e, *t, *t + 1);
-    }
-    return *remaining > 0;
-}
-
-/* A blocked stretch still open when the run ends led to no progress, and
- * a busy one ends with the run. */
-static void close_stats(sim_engine *e, cycle_t end)
-{
-    for (int i = 0; i < e->nblocks; i++) {
-        block_stats *s = &e->blocks[i].stats;
-        s->blocked_since = CYCLE_NONE;
-        if (s->busy && end && s->last_busy >= end) {
-            s->busy -= s->last_busy - (end - 1);
-            s->last_busy = end - 1;
+        if (limit == max) {
+            stuck = 1, *t = max;
+            break;
         }
+        cycle_t from = limit;
+        limit = next_limit(e, limit);
+        report_progress(e, from, limit);
+        any = 0;
+        for (int k = 0; k < e->nblocks; k++)
+            enqueue(&a, k);
     }
+    ahead_free(&a);
+    return stuck;
 }
 
 static void append(char *report, size_t size, const char *fmt, const char *a, const char *b,
@@ -435,33 +375,24 @@ static void describe_wait(const sim_engine *e, cycle_t t, char *report, size_t s
 int sim_engine_run(sim_engine *e, engine_mode mode, cycle_t max_cycles, sim_outcome *out,
                    char *report, size_t report_size, sam_error *err)
 {
-    int remaining = 0;
+    run_state rs = {0};
     for (int i = 0; i < e->nblocks; i++)
-        remaining += e->blocks[i].ops->collect != NULL;
-    cycle_t t = 0, last = 0;
-    int *order = malloc(((size_t)e->nblocks + 1) * sizeof *order);
-    if (!order)
-        return error_set(err, "out of memory for the scheduler");
-    int ahead = mode == ENGINE_EVENT && !e->bounded && topological_order(e, order) == 0;
-    if (mode == ENGINE_CYCLE || ahead)
-        free(e->woken_for), e->woken_for = NULL;
-    for (int c = 0; c < e->nchannels; c++)
-        e->channels[c].wakes = e->woken_for != NULL;
-    int stuck = ahead ? run_ahead(e, order, max_cycles, &remaining, &t, &last)
-                : mode == ENGINE_EVENT ? run_events(e, max_cycles, &remaining, &t, &last)
-                                       : run_cycles(e, max_cycles, &remaining, &t, &last);
-    free(order);
+        rs.remaining += e->blocks[i].ops->collect != NULL;
+    cycle_t t = 0;
+    int stuck = mode == ENGINE_CYCLE ? run_cycles(e, max_cycles, &rs, &t)
+                                     : run_ahead(e, max_cycles, mode == ENGINE_EVENT, &rs, &t);
     for (int i = 0; i < e->nblocks && e->failed; i++)
         if (e->blocks[i].fault)
-            return block_error(&e->blocks[i], err, "at cycle %llu: %s", (unsigned long long)t,
-                               e->blocks[i].fault);
+            return block_error(&e->blocks[i], err, "at cycle %llu: %s",
+                               (unsigned long long)e->blocks[i].clock, e->blocks[i].fault);
     if (e->failed)
         return error_set(err, "out of memory while simulating");
     memset(out, 0, sizeof *out);
     out->tokens = sim_engine_tokens(e);
     out->deadlocked = stuck;
-    out->cycles = stuck ? t : last + 1;
-    close_stats(e, out->cycles);
+    out->cycles = stuck ? t : rs.last_done + 1;
+    for (int i = 0; i < e->nblocks; i++)
+        block_close_stats(&e->blocks[i], out->cycles);
     report[0] = '\0';
     if (stuck) {
         snprintf(report, report_size, t >= max_cycles ? "stopped after %llu cycles"
@@ -481,11 +412,5 @@ void sim_engine_free(sim_engine *e)
         channel_free(&e->channels[c]);
     free(e->blocks);
     free(e->channels);
-    for (int s = 0; s < e->nslots; s++)
-        free(e->slot_blocks ? e->slot_blocks[s] : NULL);
-    free(e->slot_blocks);
-    free(e->slot_count);
-    free(e->slot_cap);
-    free(e->woken_for);
     memset(e, 0, sizeof *e);
 }

@@ -1,12 +1,12 @@
-/* The simulation: blocks and the channels between them, stepped in time.
- * Event-driven by default: a block is stepped only in cycles where it can
- * have something to do (it changed in the previous cycle or a token became
- * visible to it). With unbounded channels on an acyclic graph each block
- * runs ahead on its own clock, in topological order, as far as its inputs
- * are final; otherwise a queue of per-cycle wake-ups drives the blocks.
- * The cycle engine steps every block every cycle. All give the same
- * cycles, outputs and statistics: a step that changes nothing would change
- * nothing again until new input arrives. */
+/* The simulation: blocks and the channels between them, in time. By
+ * default each block runs ahead on its own clock (sim/block.h's
+ * block_run, or the block's own run), as far as its inputs are final and
+ * its bounded outputs have room; bounded channels and cyclic graphs
+ * included. The cycle engine steps every block every cycle and is the
+ * reference answer. Both give the same cycles, outputs and statistics: a
+ * step that changes nothing would change nothing again until new input
+ * arrives, and room in a bounded channel is decided by the cycles of the
+ * pops that made it, not by when the reader was simulated. */
 #ifndef SAMSIM_ENGINE_H
 #define SAMSIM_ENGINE_H
 
@@ -16,7 +16,12 @@
 #include "block.h"
 #include "channel.h"
 
-typedef enum { ENGINE_EVENT, ENGINE_CYCLE } engine_mode;
+/* event: run-ahead, with each block's own run where it has one; step:
+ * run-ahead with every block through the adapter over its step, the check
+ * that native runs keep the contract; cycle: every block every cycle. */
+typedef enum { ENGINE_EVENT, ENGINE_STEP, ENGINE_CYCLE, ENGINE_MODES } engine_mode;
+
+extern const char *const engine_names[ENGINE_MODES];
 
 struct sim_engine;
 
@@ -30,12 +35,10 @@ typedef struct sim_engine {
     channel *channels;
     int nchannels;
     int nsinks;
-    /* Event scheduling: a ring of per-cycle lists of blocks to step. */
-    int nslots;
-    int **slot_blocks;
-    int *slot_count, *slot_cap;
-    cycle_t *woken_for;      /* per block and slot: the cycle it is listed for */
     int bounded;             /* some channel has a capacity */
+    /* A check of the run contract: nonzero seeds random window ends,
+     * so that blocks run to arbitrary cycles, which must change nothing. */
+    uint64_t split;
     int failed;
     sim_progress_fn progress;   /* NULL: none */
     void *progress_ctx;

@@ -66,31 +66,22 @@ static void preload(channel *c, const char *stream, int queued)
 
 typedef struct harness_state {
     graph_node node;
+    bound bd;
     channel in[BLOCK_MAX_PORTS], out[BLOCK_MAX_PORTS];
 } harness_state;
 
-static void record_outputs(harness_out *out, harness_state *hs, cycle_t t)
+/* Creates the block of spec s in b, wired to fresh channels of hs. */
+static void setup(const harness_spec *s, harness_state *hs, block *b)
 {
-    for (int p = 0; p < out->blk.nout; p++) {
-        token tok;
-        if (channel_peek(&hs->out[p], 0, t + 1, &tok)) {
-            out->tok[p][t] = tok;
-            out->has[p][t] = 1;
-            channel_pop(&hs->out[p], 0, t + 1);
-        }
-    }
-}
-
-void harness_run(const harness_spec *s, harness_out *out)
-{
-    memset(out, 0, sizeof *out);
-    harness_state *hs = calloc(1, sizeof *hs);
+    memset(hs, 0, sizeof *hs);
+    memset(b, 0, sizeof *b);
     make_node(&hs->node, s->ops->type, s->attrs);
-    bound bd = {s->tensor, s->tree};
-    block_ctx ctx = {.node = &hs->node, .tensor = lookup, .data = &bd};
-    block *b = &out->blk;
+    hs->bd = (bound){s->tensor, s->tree};
+    block_ctx ctx = {.node = &hs->node, .tensor = lookup, .data = &hs->bd};
     b->ops = s->ops;
     b->node = &hs->node;
+    b->ii = 1;
+    b->idle_from = b->last_step = CYCLE_NONE;
     sam_error err;
     if (s->ops->create(b, &ctx, &err))
         fail_msg("%s", err.msg);
@@ -105,25 +96,104 @@ void harness_run(const harness_spec *s, harness_out *out)
         assert_int_equal(channel_add_reader(&hs->out[p], -1), 0);
         b->out[p].ch = &hs->out[p];
     }
+}
+
+static void teardown(harness_state *hs, block *b)
+{
+    for (int p = 0; p < BLOCK_MAX_PORTS; p++) {
+        channel_free(&hs->in[p]);
+        channel_free(&hs->out[p]);
+    }
+    free_node(&hs->node);
+    b->node = NULL;
+}
+
+/* What a reader taking one token a cycle, in the cycle after each push,
+ * sees of output p: the form the expectations are written in. */
+static void record_outputs(harness_out *out, harness_state *hs)
+{
+    for (int p = 0; p < out->blk.nout; p++)
+        for (cycle_t t = 0; t < (cycle_t)out->ncycles; t++) {
+            token tok;
+            if (channel_peek(&hs->out[p], 0, t + 1, &tok)) {
+                out->tok[p][t] = tok;
+                out->has[p][t] = 1;
+                channel_pop(&hs->out[p], 0, t + 1);
+            }
+        }
+}
+
+static int same_token(token a, token b)
+{
+    if (a.kind != b.kind || a.level != b.level || a.hollow != b.hollow)
+        return 0;
+    return a.kind == TOKEN_VAL ? a.v == b.v || (a.v != a.v && b.v != b.v) : a.i == b.i;
+}
+
+/* Runs the block again, through its run (or the adapter over its step)
+ * with time split at random cycles, and requires exactly the pushes, at
+ * the same cycles, and the same end as stepping it every cycle. */
+static void check_split_run(const harness_spec *s, const harness_out *out, harness_state *hs,
+                            unsigned seed)
+{
+    harness_state *h2 = calloc(1, sizeof *h2);
+    block b;
+    setup(s, h2, &b);
+    cycle_t until = 0, cycles = (cycle_t)(s->cycles ? s->cycles : 200);
+    while (until < cycles && !b.done && !b.fault) {
+        seed = seed * 1103515245u + 12345u;
+        until += 1 + (seed >> 16) % 9;
+        if (until > cycles)
+            until = cycles;
+        if (b.ops->run)
+            b.ops->run(&b, until);
+        else
+            block_run(&b, until);
+    }
+    if (b.fault)
+        fail_msg("split run: block fault: %s", b.fault);
+    if (b.done != out->done || (b.done && b.last_step != out->done_cycle))
+        fail_msg("split run: done %d at %llu, stepped: done %d at %llu", b.done,
+                 (unsigned long long)b.last_step, out->done, (unsigned long long)out->done_cycle);
+    for (int p = 0; p < b.nout; p++) {
+        const channel *x = &hs->out[p], *y = &h2->out[p];
+        if (x->tail != y->tail)
+            fail_msg("split run: output %d has %llu tokens, stepped %llu", p,
+                     (unsigned long long)y->tail, (unsigned long long)x->tail);
+        for (uint64_t k = 0; k < x->tail; k++) {
+            const channel_entry *ex = &x->buf[k & x->mask], *ey = &y->buf[k & y->mask];
+            if (ex->visible != ey->visible || !same_token(ex->tok, ey->tok))
+                fail_msg("split run: output %d token %llu differs", p, (unsigned long long)k);
+        }
+    }
+    if (b.ops->destroy)
+        b.ops->destroy(&b);
+    teardown(h2, &b);
+    free(h2);
+}
+
+void harness_run(const harness_spec *s, harness_out *out)
+{
+    memset(out, 0, sizeof *out);
+    harness_state *hs = calloc(1, sizeof *hs);
+    block *b = &out->blk;
+    setup(s, hs, b);
     int cycles = s->cycles ? s->cycles : 200;
     for (cycle_t t = 0; t < (cycle_t)cycles && !b->done; t++) {
         b->ops->step(b, t);
         if (b->fault)
             fail_msg("block fault at cycle %llu: %s", (unsigned long long)t, b->fault);
-        record_outputs(out, hs, t);
         out->ncycles = (int)t + 1;
         if (b->done) {
             out->done = 1;
             out->done_cycle = t;
         }
     }
-    for (int p = 0; p < BLOCK_MAX_PORTS; p++) {
-        channel_free(&hs->in[p]);
-        channel_free(&hs->out[p]);
-    }
-    free_node(&hs->node);
+    for (unsigned seed = 1; seed <= 3; seed++)
+        check_split_run(s, out, hs, seed);
+    record_outputs(out, hs);
+    teardown(hs, b);
     free(hs);
-    b->node = NULL;
 }
 
 void harness_free(harness_out *out)

@@ -183,13 +183,15 @@ long long test_summary(const char *out, const char *key)
 }
 
 /* The ways of running a graph that must agree exactly: the event engine
- * (running ahead block by block), the cycle engine, and the event engine's
- * queue, which it uses once channels have a capacity (here one that is
- * never reached). */
-static const char *const engine_options[][4] = {
-    {"--engine", "event", NULL, NULL},
-    {"--engine", "cycle", NULL, NULL},
-    {"--engine", "event", "--depth", "1000000"},
+ * (running ahead block by block, in blocks' own runs), the cycle engine,
+ * the run-ahead through every block's step with windows ending at random
+ * cycles, and the event engine with bounded channels (a capacity never
+ * reached) and random windows. */
+static const char *const engine_options[][6] = {
+    {"--engine", "event", NULL, NULL, NULL, NULL},
+    {"--engine", "cycle", NULL, NULL, NULL, NULL},
+    {"--engine", "step", "--split", "1", NULL, NULL},
+    {"--engine", "event", "--depth", "1000000", "--split", "2"},
 };
 #define NENGINES (int)(sizeof engine_options / sizeof engine_options[0])
 
@@ -210,7 +212,7 @@ long long test_run_engines(const char *label, const char *dir, const char **argv
         snprintf(name, sizeof name, "stats_%d.csv", e);
         char *csv = test_path(dir, name);
         a[n++] = "--check";
-        for (int k = 0; k < 4 && engine_options[e][k]; k++)
+        for (int k = 0; k < 6 && engine_options[e][k]; k++)
             a[n++] = engine_options[e][k];
         a[n++] = "-o", a[n++] = out, a[n++] = "--stats", a[n++] = csv, a[n] = NULL;
         char *so = NULL, *se = NULL;
