@@ -156,10 +156,8 @@ static int room_for_step(block *b, cycle_t t, cycle_t *next)
 {
     int unknown = 0, full = 0;
     cycle_t through = 0;
-    for (int p = 0; p < b->nout; p++) {
-        const channel *c = b->out[p].ch;
-        if (!c || !c->capacity)
-            continue;
+    for (int p = 0; p < b->nbounded; p++) {
+        const channel *c = b->bounded[p];
         cycle_t f;
         int room = channel_room_at(c, t, &f);
         if (room == 0) {
@@ -180,7 +178,7 @@ static int room_for_step(block *b, cycle_t t, cycle_t *next)
 int block_step_at(block *b, cycle_t t)
 {
     cycle_t next;
-    if (b->done || t < b->ready_at || (b->bounded_out && room_for_step(b, t, &next) != 1))
+    if (b->done || t < b->ready_at || (b->nbounded && room_for_step(b, t, &next) != 1))
         return 0;
     if (b->ops->step(b, t)) {
         block_changed(b, t);
@@ -205,11 +203,13 @@ int block_next_cycle(block *b, cycle_t *t, cycle_t until)
             continue;
         }
         cycle_t next;
-        int room = b->bounded_out ? room_for_step(b, *t, &next) : 1;
+        int room = b->nbounded ? room_for_step(b, *t, &next) : 1;
         if (room > 0)
             return 1;
-        if (room < 0)
+        if (room < 0) {
+            b->waits_for_room = 1;
             break;
+        }
         *t = next;
     }
     b->clock = *t > b->clock ? *t : b->clock;
@@ -219,6 +219,7 @@ int block_next_cycle(block *b, cycle_t *t, cycle_t until)
 void block_run(block *b, cycle_t until)
 {
     cycle_t t = b->clock;
+    b->waits_for_room = 0;
     int (*step)(block *, cycle_t) = b->ops->step;
     while (block_next_cycle(b, &t, until))
         t = step(b, t) ? block_changed(b, t) : block_unchanged(b, t, until);

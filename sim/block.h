@@ -117,7 +117,10 @@ struct block {
     cycle_t last_step;      /* the last step that changed the block */
     cycle_t idle_from;      /* the last step, which changed nothing and so
                                waits for input; CYCLE_NONE after a change */
-    int bounded_out;        /* some output has a capacity */
+    channel *bounded[BLOCK_MAX_PORTS];     /* the outputs with a capacity */
+    int nbounded;
+    int waits_for_room;     /* its run stopped where a reader has yet to
+                               decide its room */
 };
 
 static inline int in_peek(const block *b, int p, cycle_t now, token *t)

@@ -100,7 +100,7 @@ static cycle_t freed_from(const channel_reader *rd, uint64_t idx)
     return rd->pops[idx & rd->pop_mask] + 1;
 }
 
-int channel_room_at(const channel *c, cycle_t now, cycle_t *full_through)
+int channel_room_at_readers(const channel *c, cycle_t now, cycle_t *full_through)
 {
     if (!c->capacity || c->tail < c->capacity)
         return 1;

@@ -126,10 +126,33 @@ static inline int channel_pop(channel *c, int r, cycle_t now)
     return 0;
 }
 
+int channel_room_at_readers(const channel *c, cycle_t now, cycle_t *full_through);
+
 /* Whether one more token fits at cycle now: 1, 0 when it is known not to
  * fit up to and including cycle *full_through, or -1 when that is not
- * known yet, because a reader's clock has not reached now. */
-int channel_room_at(const channel *c, cycle_t now, cycle_t *full_through);
+ * known yet, because a reader's clock has not reached now. Inline for the
+ * one reader most channels have: a run-ahead producer asks every step. */
+static inline int channel_room_at(const channel *c, cycle_t now, cycle_t *full_through)
+{
+    if (!c->capacity || c->tail < c->capacity)
+        return 1;
+    if (c->nreaders != 1)
+        return channel_room_at_readers(c, now, full_through);
+    /* The entry `capacity` back from the tail must be gone before now. */
+    const channel_reader *rd = &c->readers[0];
+    uint64_t idx = c->tail - c->capacity;
+    if (idx < rd->head) {
+        /* A pop older than the ring was made before the producer's clock. */
+        if (idx + rd->pop_mask + 1 <= rd->head || rd->pops[idx & rd->pop_mask] < now)
+            return 1;
+        *full_through = rd->pops[idx & rd->pop_mask];
+        return 0;
+    }
+    if (rd->clock && *rd->clock < now)
+        return -1;
+    *full_through = rd->clock ? *rd->clock : now;
+    return 0;
+}
 
 /* Room for one more token at cycle now, for callers whose readers' clocks
  * are all at now or beyond. */

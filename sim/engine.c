@@ -24,7 +24,8 @@ int sim_engine_start(sim_engine *e, sam_error *err)
         block *b = &e->blocks[i];
         b->idle_from = b->last_step = CYCLE_NONE;
         for (int p = 0; p < b->nout; p++)
-            b->bounded_out |= b->out[p].ch && b->out[p].ch->capacity;
+            if (b->out[p].ch && b->out[p].ch->capacity)
+                b->bounded[b->nbounded++] = b->out[p].ch;
     }
     return 0;
 }
@@ -144,11 +145,20 @@ static int run_cycles(sim_engine *e, cycle_t max, run_state *rs, cycle_t *t)
  * runs, and so how many tokens wait in unbounded channels. */
 #define RUN_AHEAD_WINDOW 512
 
+/* A block to wake when another's clock moves: a reader, when its input
+ * becomes final further (by the channel's latency), or the producer of a
+ * bounded channel, when it waits for room (latency -1). */
+typedef struct wake {
+    int block;
+    int latency;
+} wake;
+
 typedef struct ahead {
     int *order;                 /* rank -> block */
     int *rank;                  /* block -> rank */
-    int *wake_first, *wakes;    /* block i wakes wakes[wake_first[i] ..
+    int *wake_first;            /* block i wakes wakes[wake_first[i] ..
                                    wake_first[i + 1] - 1] */
+    wake *wakes;
     uint64_t *queued;           /* bit per rank */
     int nwords;
 } ahead;
@@ -191,10 +201,10 @@ static int rank_blocks(const sim_engine *e, ahead *a)
 
 /* Adds block `to` to block i's wake list (counting only, while wakes is
  * NULL). */
-static void add_wake(ahead *a, int i, int to, int *n)
+static void add_wake(ahead *a, int i, int to, int latency, int *n)
 {
     if (a->wakes)
-        a->wakes[a->wake_first[i] + n[i]] = to;
+        a->wakes[a->wake_first[i] + n[i]] = (wake){to, latency};
     n[i]++;
 }
 
@@ -204,9 +214,9 @@ static void list_wakes(const sim_engine *e, ahead *a, int *n)
     for (int c = 0; c < e->nchannels; c++) {
         const channel *ch = &e->channels[c];
         for (int r = 0; r < ch->nreaders && ch->producer >= 0; r++) {
-            add_wake(a, ch->producer, ch->readers[r].block, n);
+            add_wake(a, ch->producer, ch->readers[r].block, (int)ch->latency, n);
             if (ch->capacity)
-                add_wake(a, ch->readers[r].block, ch->producer, n);
+                add_wake(a, ch->readers[r].block, ch->producer, -1, n);
         }
     }
 }
@@ -270,6 +280,18 @@ static cycle_t input_horizon(const sim_engine *e, const block *b)
     return h;
 }
 
+/* Block i's clock moved: wakes the blocks that may now go further. */
+static void wake_waiting(const sim_engine *e, ahead *a, int i)
+{
+    cycle_t clock = e->blocks[i].clock;
+    for (int k = a->wake_first[i]; k < a->wake_first[i + 1]; k++) {
+        const wake *w = &a->wakes[k];
+        const block *to = &e->blocks[w->block];
+        if (w->latency < 0 ? to->waits_for_room : to->clock < clock + (cycle_t)w->latency)
+            enqueue(a, w->block);
+    }
+}
+
 /* Runs block i up to the limit; whether it changed. */
 static int run_block(sim_engine *e, ahead *a, int i, cycle_t limit, int native, run_state *rs)
 {
@@ -284,10 +306,10 @@ static int run_block(sim_engine *e, ahead *a, int i, cycle_t limit, int native, 
         b->ops->run(b, h);
     else
         block_run(b, h);
+    int changed = note_run(e, b, was_done, last, rs);
     if (b->clock != from)
-        for (int k = a->wake_first[i]; k < a->wake_first[i + 1]; k++)
-            enqueue(a, a->wakes[k]);
-    return note_run(e, b, was_done, last, rs);
+        wake_waiting(e, a, i);
+    return changed;
 }
 
 /* The next window's end: the fixed window, or with e->split a random one
@@ -298,6 +320,17 @@ static cycle_t next_limit(sim_engine *e, cycle_t limit)
         return limit + RUN_AHEAD_WINDOW;
     e->split = e->split * 6364136223846793005ULL + 1442695040888963407ULL;
     return limit + 1 + (e->split >> 33) % (2 * RUN_AHEAD_WINDOW);
+}
+
+/* The cycle engine finishes the cycle in which the last sink takes its
+ * done token with every block: so do the blocks left behind here. */
+static void run_to_end(sim_engine *e, ahead *a, int native, run_state *rs)
+{
+    cycle_t end = rs->last_done + 1;
+    for (int k = 0; k < e->nblocks; k++)
+        enqueue(a, k);
+    for (int i = dequeue(a); i >= 0 && !e->failed; i = dequeue(a))
+        run_block(e, a, i, end, native, rs);
 }
 
 static int run_ahead(sim_engine *e, cycle_t max, int native, run_state *rs, cycle_t *t)
@@ -335,6 +368,8 @@ static int run_ahead(sim_engine *e, cycle_t max, int native, run_state *rs, cycl
         for (int k = 0; k < e->nblocks; k++)
             enqueue(&a, k);
     }
+    if (!stuck && !e->failed)
+        run_to_end(e, &a, native, rs);
     ahead_free(&a);
     return stuck;
 }
