@@ -194,6 +194,7 @@ const block_ops mul_ops = {
     .create = mul_create,
     .port = alu_port,
     .step = alu_step,
+    .peek = 1,
     .destroy = alu_destroy,
 };
 
@@ -204,5 +205,6 @@ const block_ops add_ops = {
     .create = add_create,
     .port = alu_port,
     .step = alu_step,
+    .peek = 1,
     .destroy = alu_destroy,
 };

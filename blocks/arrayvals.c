@@ -66,5 +66,6 @@ const block_ops arrayvals_ops = {
     .create = array_create,
     .port = array_port,
     .step = array_step,
+    .peek = 1,
     .destroy = array_destroy,
 };

@@ -163,5 +163,6 @@ const block_ops crddrop_ops = {
     .create = drop_create,
     .port = drop_port,
     .step = drop_step,
+    .peek = 1,
     .destroy = drop_destroy,
 };

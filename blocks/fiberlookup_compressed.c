@@ -224,6 +224,7 @@ const block_ops fiberlookup_compressed_ops = {
     .create = compressed_create,
     .port = scanner_port,
     .step = compressed_step,
+    .peek = 2,
     .destroy = compressed_destroy,
     .feedback_in = compressed_feedback_in,
 };
@@ -238,6 +239,7 @@ const block_ops fiberlookup_vector_ops = {
     .create = vector_create,
     .port = scanner_port,
     .step = compressed_step,
+    .peek = 2,
     .destroy = compressed_destroy,
     .feedback_in = compressed_feedback_in,
 };

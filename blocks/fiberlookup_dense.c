@@ -99,5 +99,6 @@ const block_ops fiberlookup_dense_ops = {
     .create = dense_create,
     .port = scanner_port,
     .step = dense_step,
+    .peek = 2,
     .destroy = dense_destroy,
 };

@@ -143,6 +143,7 @@ const block_ops fiberwrite_compressed_ops = {
     .create = writer_create,
     .port = writer_port,
     .step = writer_step,
+    .peek = 1,
     .destroy = writer_destroy,
     .collect = writer_collect,
 };
@@ -155,6 +156,7 @@ const block_ops fiberwrite_dense_ops = {
     .create = writer_create,
     .port = writer_port,
     .step = writer_step,
+    .peek = 1,
     .destroy = writer_destroy,
     .collect = writer_collect,
 };

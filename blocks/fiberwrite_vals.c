@@ -87,6 +87,7 @@ const block_ops fiberwrite_vals_ops = {
     .create = vals_create,
     .port = vals_port,
     .step = vals_step,
+    .peek = 1,
     .destroy = vals_destroy,
     .collect = vals_collect,
 };

@@ -180,6 +180,7 @@ const block_ops intersect_ops = {
     .create = joiner_create,
     .port = joiner_port,
     .step = intersect_step,
+    .peek = 1,
     .destroy = joiner_destroy,
 };
 
@@ -209,6 +210,7 @@ const block_ops intersect_skip_ops = {
     .create = skip_create,
     .port = joiner_port,
     .step = intersect_step,
+    .peek = 1,
     .destroy = joiner_destroy,
     .feedback_out = skip_feedback_out,
 };

@@ -84,5 +84,6 @@ const block_ops reduce_ops = {
     .create = reduce_create,
     .port = reduce_port,
     .step = reduce_step,
+    .peek = 1,
     .destroy = reduce_destroy,
 };

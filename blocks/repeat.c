@@ -120,5 +120,6 @@ const block_ops repeat_ops = {
     .create = repeat_create,
     .port = repeat_port,
     .step = repeat_step,
+    .peek = 2,
     .destroy = repeat_destroy,
 };

@@ -51,5 +51,6 @@ const block_ops repsiggen_ops = {
     .create = repsig_create,
     .port = repsig_port,
     .step = repsig_step,
+    .peek = 1,
     .destroy = repsig_destroy,
 };

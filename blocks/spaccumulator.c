@@ -801,5 +801,6 @@ const block_ops spaccumulator_ops = {
     .create = spacc_create,
     .port = spacc_port,
     .step = spacc_step,
+    .peek = 1,
     .destroy = spacc_destroy,
 };

@@ -149,5 +149,6 @@ const block_ops spaccumulator_dense_ops = {
     .create = spacc_dense_create,
     .port = spacc_port,
     .step = spacc_step,
+    .peek = 1,
     .destroy = spacc_destroy,
 };

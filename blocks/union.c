@@ -63,5 +63,6 @@ const block_ops union_ops = {
     .create = joiner_create,
     .port = joiner_port,
     .step = union_step,
+    .peek = 1,
     .destroy = joiner_destroy,
 };

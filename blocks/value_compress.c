@@ -70,6 +70,7 @@ const block_ops crddrop_values_ops = {
     .create = pair_create,
     .port = pair_port,
     .step = drop_step,
+    .peek = 1,
 };
 
 const block_ops crdhold_values_ops = {
@@ -80,4 +81,5 @@ const block_ops crdhold_values_ops = {
     .create = pair_create,
     .port = pair_port,
     .step = hold_step,
+    .peek = 1,
 };

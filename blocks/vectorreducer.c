@@ -222,5 +222,6 @@ const block_ops vectorreducer_ops = {
     .create = sorted_block_create,
     .port = vecred_port,
     .step = vecred_step,
+    .peek = 1,
     .destroy = vecred_destroy,
 };

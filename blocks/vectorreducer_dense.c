@@ -88,5 +88,6 @@ const block_ops vectorreducer_dense_ops = {
     .create = vecred_dense_create,
     .port = vecred_port,
     .step = vecred_step,
+    .peek = 1,
     .destroy = vecred_destroy,
 };

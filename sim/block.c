@@ -106,26 +106,55 @@ int block_param_get(const block *b, const block_ctx *ctx, const char *name, int6
     return 0;
 }
 
+/* The first entry of channel c for reader r visible after t, or
+ * CYCLE_NONE: entries become visible in the order they were pushed. */
+static cycle_t entry_after(const channel *c, int r, cycle_t t)
+{
+    uint64_t lo = c->readers[r].head, hi = c->tail;
+    /* Mostly the head itself is the token still to come. */
+    if (lo < hi && c->buf[lo & c->mask].visible > t)
+        hi = lo;
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (c->buf[mid & c->mask].visible > t)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo < c->tail ? c->buf[lo & c->mask].visible : CYCLE_NONE;
+}
+
 cycle_t block_next_arrival(const block *b, cycle_t t)
 {
     cycle_t next = CYCLE_NONE;
     for (int p = 0; p < b->nin; p++) {
         const channel *c = b->in[p].ch;
-        uint64_t lo = c->readers[b->in[p].reader].head, hi = c->tail;
-        /* Mostly the head itself is the token still to come. */
-        if (lo < hi && c->buf[lo & c->mask].visible > t)
-            hi = lo;
-        while (lo < hi) {
-            uint64_t mid = lo + (hi - lo) / 2;
-            if (c->buf[mid & c->mask].visible > t)
-                hi = mid;
-            else
-                lo = mid + 1;
-        }
-        if (lo < c->tail && c->buf[lo & c->mask].visible < next)
-            next = c->buf[lo & c->mask].visible;
+        const channel_reader *rd = &c->readers[b->in[p].reader];
+        cycle_t at;
+        if (!b->ops->peek)
+            at = entry_after(c, b->in[p].reader, t);
+        else if (rd->head < c->tail)
+            at = c->buf[rd->head & c->mask].visible > t ? c->buf[rd->head & c->mask].visible
+                                                        : CYCLE_NONE;
+        else
+            at = c->producer_clock ? *c->producer_clock + c->latency : CYCLE_NONE;
+        next = at < next ? at : next;
     }
     return next;
+}
+
+/* Whether what b sees of its inputs at t is final: an input holding as
+ * many tokens as a step looks at is; one holding fewer only below its
+ * producer's clock plus the latency. */
+static int inputs_final(const block *b, cycle_t t)
+{
+    for (int p = 0; p < b->nin; p++) {
+        const channel *c = b->in[p].ch;
+        if (c->tail - c->readers[b->in[p].reader].head < (uint64_t)b->ops->peek &&
+            c->producer_clock && *c->producer_clock + c->latency <= t)
+            return 0;
+    }
+    return 1;
 }
 
 /* A refusal for room at t starts a blocked stretch, unless the block is
@@ -202,6 +231,8 @@ int block_next_cycle(block *b, cycle_t *t, cycle_t until)
             *t = b->ready_at;
             continue;
         }
+        if (*t >= b->horizon && !inputs_final(b, *t))
+            break;
         cycle_t next;
         int room = b->nbounded ? room_for_step(b, *t, &next) : 1;
         if (room > 0)
@@ -219,7 +250,6 @@ int block_next_cycle(block *b, cycle_t *t, cycle_t until)
 void block_run(block *b, cycle_t until)
 {
     cycle_t t = b->clock;
-    b->waits_for_room = 0;
     int (*step)(block *, cycle_t) = b->ops->step;
     while (block_next_cycle(b, &t, until))
         t = step(b, t) ? block_changed(b, t) : block_unchanged(b, t, until);

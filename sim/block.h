@@ -59,6 +59,13 @@ typedef struct block_ops {
     /* Pushes several tokens on one output in a cycle, as many as
      * out_room allows: it steps only once that room is exact. */
     int wide;
+    /* How many tokens of one input a step may look at, from the head: 1
+     * for most, 2 for a block that takes a ref and then looks at the next
+     * (the closing stop of scanners and repeaters). Such a block runs on
+     * past what its producers have simulated while every input holds that
+     * many tokens. 0: it may look further (channel_sees), so it runs only
+     * as far as all its inputs are final. */
+    int peek;
     void (*destroy)(block *b);
     /* Sinks only: the run ends when every sink is done; collect stores
      * what the sink wrote into the result tree. */
@@ -114,6 +121,7 @@ struct block {
                                next at t + ii at the earliest */
     cycle_t ready_at;       /* the earliest cycle of the next step */
     cycle_t clock;          /* every cycle before this one is simulated */
+    cycle_t horizon;        /* set before a run: below it every input is final */
     cycle_t last_step;      /* the last step that changed the block */
     cycle_t idle_from;      /* the last step, which changed nothing and so
                                waits for input; CYCLE_NONE after a change */
@@ -227,8 +235,9 @@ static inline void block_idle(block *b, cycle_t t)
 
 cycle_t block_unchanged(block *b, cycle_t t, cycle_t until);
 
-/* The first cycle after t at which a token not visible at t appears on an
- * input of b, or CYCLE_NONE. */
+/* The first cycle after t at which what b looks at of its inputs may
+ * change without its doing: a token reaches an input's head (or, for a
+ * block that looks further, any token becomes visible), or CYCLE_NONE. */
 cycle_t block_next_arrival(const block *b, cycle_t t);
 
 /* Ends the statistics of a run that ended at cycle end: an open blocked

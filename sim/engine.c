@@ -296,16 +296,17 @@ static void wake_waiting(const sim_engine *e, ahead *a, int i)
 static int run_block(sim_engine *e, ahead *a, int i, cycle_t limit, int native, run_state *rs)
 {
     block *b = &e->blocks[i];
-    cycle_t h = input_horizon(e, b), from = b->clock, last = b->last_step;
+    cycle_t from = b->clock, last = b->last_step;
     int was_done = b->done;
-    if (h > limit)
-        h = limit;
-    if (b->done || from >= h)
+    b->horizon = input_horizon(e, b);
+    cycle_t until = !b->ops->peek && b->horizon < limit ? b->horizon : limit;
+    if (b->done || from >= until)
         return 0;
+    b->waits_for_room = 0;
     if (b->ops->run && native)
-        b->ops->run(b, h);
+        b->ops->run(b, until);
     else
-        block_run(b, h);
+        block_run(b, until);
     int changed = note_run(e, b, was_done, last, rs);
     if (b->clock != from)
         wake_waiting(e, a, i);
