@@ -165,6 +165,50 @@ static int compressed_step(block *b, cycle_t now)
     return 1;
 }
 
+/* Whether the step at t would emit the open fiber's next coordinate and
+ * nothing else, and go on so until the fiber's end: a fiber under way, no
+ * skip input, one coordinate a cycle, outputs without a capacity, and the
+ * next ref visible (it stays so: only closing the fiber takes it). */
+static int streams(const block *b, const compressed *c, cycle_t t)
+{
+    const scanner *s = &c->s;
+    return s->cur >= 0 && !s->begin && !s->end_fiber && !s->pend_stop && !s->done &&
+           b->nin == 1 && c->width == 1 && !b->nbounded && s->cur + 1 < c->end &&
+           in_has(b, SCANNER_IN_REF, t);
+}
+
+/* Emits the rest of the open fiber from cycle t on, one coordinate a step,
+ * as far as the run may go; the cycle of the next step. */
+static cycle_t stream(block *b, compressed *c, cycle_t t, cycle_t until)
+{
+    cycle_t limit = block_final_until(b);
+    if (until < limit)
+        limit = until;
+    uint64_t n = (uint64_t)(c->end - (c->s.cur + 1)), fit = (limit - t + b->ii - 1) / b->ii;
+    if (fit < n)
+        n = fit;
+    int64_t p = c->s.cur + 1;
+    channel *crd = b->out[SCANNER_OUT_CRD].ch, *ref = b->out[SCANNER_OUT_REF].ch;
+    if ((crd && channel_push_positions(crd, t, b->ii, c->crd, p, n)) ||
+        (ref && channel_push_positions(ref, t, b->ii, NULL, p, n)))
+        b->failed = 1;
+    c->s.cur = p + (int64_t)n - 1;
+    return block_changed_run(b, t, n);
+}
+
+/* The native run: whole fibers per call where streams() holds, the step
+ * elsewhere. */
+static void compressed_run(block *b, cycle_t until)
+{
+    compressed *c = b->state;
+    cycle_t t = b->clock;
+    while (block_next_cycle(b, &t, until))
+        if (streams(b, c, t))
+            t = stream(b, c, t, until);
+        else
+            t = compressed_step(b, t) ? block_changed(b, t) : block_unchanged(b, t, until);
+}
+
 static int compressed_serves(const graph_node *n)
 {
     const char *f = graph_node_attr(n, "format");
@@ -224,6 +268,7 @@ const block_ops fiberlookup_compressed_ops = {
     .create = compressed_create,
     .port = scanner_port,
     .step = compressed_step,
+    .run = compressed_run,
     .peek = 2,
     .destroy = compressed_destroy,
     .feedback_in = compressed_feedback_in,

@@ -25,7 +25,8 @@ static const command commands[] = {
     {"run", cmd_run,
      "run GRAPH.dot [-t NAME=FILE|NUMBER]... [--data DIR] [--shift] [-o OUT] [--stats FILE.csv]\n"
      "          [--check [--expr EXPR]]\n"
-     "          [--engine event|cycle] [--depth N] [--latency N] [--max-cycles N]\n"
+     "          [--engine event|step|cycle] [--split SEED] [--depth N] [--latency N]\n"
+     "          [--max-cycles N]\n"
      "          [--impl TYPE=NAME]... [--config FILE] [--quiet]",
      "Simulates a SAM graph on tensors bound to its names.\n"
      "  -t NAME=FILE|NUMBER     binds operand NAME (a number for a scalar)\n"
@@ -37,7 +38,8 @@ static const command commands[] = {
      "                          that deadlocks or reaches --max-cycles, marked incomplete)\n"
      "  --check                 compares with an independent evaluation (exit 3 on mismatch)\n"
      "  --expr EXPR             the expression --check evaluates (needs --check)\n"
-     "  --engine event|cycle    the engine (default event)\n"
+     "  --engine event|step|cycle  the engine (default event; all give the same numbers)\n"
+     "  --split SEED            ends run-ahead windows at random cycles (a check)\n"
      "  --depth N               bounds every channel to N tokens\n"
      "  --latency N             cycles every channel delays a token (default 1)\n"
      "  --max-cycles N          stops an unfinished run after N cycles (N >= 1; exit 2)\n"

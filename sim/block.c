@@ -143,18 +143,32 @@ cycle_t block_next_arrival(const block *b, cycle_t t)
     return next;
 }
 
-/* Whether what b sees of its inputs at t is final: an input holding as
- * many tokens as a step looks at is; one holding fewer only below its
- * producer's clock plus the latency. */
-static int inputs_final(const block *b, cycle_t t)
+/* The input whose view at t is not final yet, or NULL: an input holding
+ * as many tokens as a step looks at is final; one holding fewer only below
+ * its producer's clock plus the latency. */
+static const channel *unfinal_input(const block *b, cycle_t t)
 {
     for (int p = 0; p < b->nin; p++) {
         const channel *c = b->in[p].ch;
         if (c->tail - c->readers[b->in[p].reader].head < (uint64_t)b->ops->peek &&
             c->producer_clock && *c->producer_clock + c->latency <= t)
-            return 0;
+            return c;
     }
-    return 1;
+    return NULL;
+}
+
+cycle_t block_final_until(const block *b)
+{
+    cycle_t until = CYCLE_NONE;
+    if (!b->ops->peek)
+        return b->horizon;
+    for (int p = 0; p < b->nin; p++) {
+        const channel *c = b->in[p].ch;
+        if (c->tail - c->readers[b->in[p].reader].head < (uint64_t)b->ops->peek &&
+            c->producer_clock && *c->producer_clock + c->latency < until)
+            until = *c->producer_clock + c->latency;
+    }
+    return until < b->horizon ? b->horizon : until;
 }
 
 /* A refusal for room at t starts a blocked stretch, unless the block is
@@ -180,20 +194,27 @@ static int readers_reached(const channel *c, cycle_t t)
 }
 
 /* Whether b's outputs let it step at t: 1; 0 when one is full, with *next
- * the first cycle it may not be; -1 when that is not known yet. */
+ * the first cycle it may not be; -1 when that is not known yet, with
+ * b->waits_out the output. */
 static int room_for_step(block *b, cycle_t t, cycle_t *next)
 {
     int unknown = 0, full = 0;
     cycle_t through = 0;
     for (int p = 0; p < b->nbounded; p++) {
         const channel *c = b->bounded[p];
+        /* Room found before stays, less what was pushed since. */
+        if (c->tail < b->room_until[p] && !b->ops->wide)
+            continue;
         cycle_t f;
         int room = channel_room_at(c, t, &f);
+        if (room > 0)
+            b->room_until[p] = c->tail + channel_room(c, t);
         if (room == 0) {
             full = 1;
             through = f > through ? f : through;
         } else if (room < 0 || (b->ops->wide && !readers_reached(c, t))) {
             unknown = 1;
+            b->waits_out = c;
         }
     }
     if (full) {
@@ -231,16 +252,14 @@ int block_next_cycle(block *b, cycle_t *t, cycle_t until)
             *t = b->ready_at;
             continue;
         }
-        if (*t >= b->horizon && !inputs_final(b, *t))
+        if (*t >= b->horizon && (b->waits_in = unfinal_input(b, *t)))
             break;
         cycle_t next;
         int room = b->nbounded ? room_for_step(b, *t, &next) : 1;
         if (room > 0)
             return 1;
-        if (room < 0) {
-            b->waits_for_room = 1;
+        if (room < 0)
             break;
-        }
         *t = next;
     }
     b->clock = *t > b->clock ? *t : b->clock;

@@ -127,8 +127,13 @@ struct block {
                                waits for input; CYCLE_NONE after a change */
     channel *bounded[BLOCK_MAX_PORTS];     /* the outputs with a capacity */
     int nbounded;
-    int waits_for_room;     /* its run stopped where a reader has yet to
-                               decide its room */
+    /* Per bounded output: while its tail is below this, it has room (a
+     * pop makes room for good, a push takes one). */
+    uint64_t room_until[BLOCK_MAX_PORTS];
+    /* Why its last run stopped short: the input it waits on (holding too
+     * few tokens, its producer behind), or the output whose reader has
+     * yet to decide its room; NULL when neither. */
+    const channel *waits_in, *waits_out;
 };
 
 static inline int in_peek(const block *b, int p, cycle_t now, token *t)
@@ -234,6 +239,25 @@ static inline void block_idle(block *b, cycle_t t)
 }
 
 cycle_t block_unchanged(block *b, cycle_t t, cycle_t until);
+
+/* n steps that changed the block, at t, t + ii...: block_changed n times,
+ * for a native run that makes a whole run of them in one go. */
+static inline cycle_t block_changed_run(block *b, cycle_t t, uint64_t n)
+{
+    block_changed(b, t);
+    if (n > 1) {
+        cycle_t last = t + (n - 1) * b->ii;
+        b->stats.busy += (n - 1) * b->ii;
+        b->stats.last_busy = last + b->ii - 1;
+        b->ready_at = last + b->ii;
+        b->last_step = last;
+    }
+    return b->ready_at;
+}
+
+/* The cycle before which b's inputs stay final (sim/block.c's rule) as long
+ * as it takes no token: a native run may step up to it without asking. */
+cycle_t block_final_until(const block *b);
 
 /* The first cycle after t at which what b looks at of its inputs may
  * change without its doing: a token reaches an input's head (or, for a

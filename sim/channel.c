@@ -74,17 +74,12 @@ static int grow_pops(channel_reader *rd)
     return 0;
 }
 
-/* The pop of entry rd->head overwrites that of entry head - ring size,
- * which the producer may still ask about unless it was made before the
- * producer's clock: then the ring grows. */
-int channel_note_pop(channel *c, channel_reader *rd, cycle_t now)
+int channel_note_pop_slow(channel *c, channel_reader *rd, cycle_t now)
 {
-    uint64_t h = rd->head;
-    if (!rd->pops || (h > rd->pop_mask &&
-                      (!c->producer_clock || rd->pops[h & rd->pop_mask] >= *c->producer_clock)))
-        if (grow_pops(rd))
-            return -1;
-    rd->pops[h & rd->pop_mask] = now;
+    (void)c;
+    if (grow_pops(rd))
+        return -1;
+    rd->pops[rd->head & rd->pop_mask] = now;
     return 0;
 }
 
@@ -149,6 +144,30 @@ int channel_make_room(channel *c)
 {
     c->floor = slowest_head(c);
     return c->tail - c->floor > c->mask ? grow(c) : 0;
+}
+
+int channel_push_positions(channel *c, cycle_t t, uint32_t every, const int64_t *crd,
+                           int64_t first, uint64_t n)
+{
+    if (!n)
+        return 0;
+    c->floor = slowest_head(c);
+    while (c->tail + n - c->floor > c->mask + 1)
+        if (grow(c))
+            return -1;
+    cycle_t at = t + c->latency;
+    for (uint64_t k = 0; k < n; k++, at += every) {
+        int64_t v = crd ? crd[first + (int64_t)k] : first + (int64_t)k;
+        c->buf[(c->tail + k) & c->mask] = (channel_entry){.tok = token_crd(v), .visible = at};
+    }
+    c->tail += n;
+    if (!c->pushed)
+        c->stats.first_push = t;
+    c->pushed += n;
+    c->stats.push_cycles += n - (t == c->stats.last_push);
+    c->stats.last_push = t + (n - 1) * every;
+    c->stats.by_kind[TOKEN_CRD] += n;
+    return 0;
 }
 
 uint64_t channel_room(const channel *c, cycle_t now)

@@ -113,7 +113,20 @@ static inline token channel_at(const channel *c, int r, int k)
 
 /* Records the cycle of a pop of a bounded channel; -1 when memory runs
  * out for the ring of pop cycles. */
-int channel_note_pop(channel *c, channel_reader *rd, cycle_t now);
+int channel_note_pop_slow(channel *c, channel_reader *rd, cycle_t now);
+
+/* The pop of entry rd->head overwrites that of entry head - ring size,
+ * which the producer may still ask about unless it was made before the
+ * producer's clock (then the ring grows, out of line). */
+static inline int channel_note_pop(channel *c, channel_reader *rd, cycle_t now)
+{
+    uint64_t h = rd->head;
+    if (!rd->pops || (h > rd->pop_mask && (!c->producer_clock ||
+                                           rd->pops[h & rd->pop_mask] >= *c->producer_clock)))
+        return channel_note_pop_slow(c, rd, now);
+    rd->pops[h & rd->pop_mask] = now;
+    return 0;
+}
 
 /* Inline, with the bookkeeping for bounded channels out of line, since
  * every token passes here. */
@@ -183,6 +196,13 @@ static inline int channel_push(channel *c, cycle_t now, token t)
         c->stats.stops[t.level < CHANNEL_STOP_LEVELS ? t.level : CHANNEL_STOP_LEVELS - 1]++;
     return 0;
 }
+
+/* Pushes n coordinates, one every `every` cycles from cycle t: crd[first],
+ * crd[first + 1]... or, when crd is NULL, the positions first, first + 1...
+ * (a scanner's fiber in one call). Unbounded channels only; -1 when memory
+ * runs out. */
+int channel_push_positions(channel *c, cycle_t t, uint32_t every, const int64_t *crd,
+                           int64_t first, uint64_t n);
 
 /* Tokens pushed but not yet taken by the slowest reader. */
 uint64_t channel_occupancy(const channel *c);

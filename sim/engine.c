@@ -145,12 +145,13 @@ static int run_cycles(sim_engine *e, cycle_t max, run_state *rs, cycle_t *t)
  * runs, and so how many tokens wait in unbounded channels. */
 #define RUN_AHEAD_WINDOW 512
 
-/* A block to wake when another's clock moves: a reader, when its input
- * becomes final further (by the channel's latency), or the producer of a
- * bounded channel, when it waits for room (latency -1). */
+/* A block to wake when another's clock moves: a reader of channel ch,
+ * when that input becomes final further, or the producer of a bounded
+ * channel ch, when it waits for room there (producer set). */
 typedef struct wake {
     int block;
-    int latency;
+    int producer;
+    const channel *ch;
 } wake;
 
 typedef struct ahead {
@@ -201,10 +202,10 @@ static int rank_blocks(const sim_engine *e, ahead *a)
 
 /* Adds block `to` to block i's wake list (counting only, while wakes is
  * NULL). */
-static void add_wake(ahead *a, int i, int to, int latency, int *n)
+static void add_wake(ahead *a, int i, wake w, int *n)
 {
     if (a->wakes)
-        a->wakes[a->wake_first[i] + n[i]] = (wake){to, latency};
+        a->wakes[a->wake_first[i] + n[i]] = w;
     n[i]++;
 }
 
@@ -214,9 +215,9 @@ static void list_wakes(const sim_engine *e, ahead *a, int *n)
     for (int c = 0; c < e->nchannels; c++) {
         const channel *ch = &e->channels[c];
         for (int r = 0; r < ch->nreaders && ch->producer >= 0; r++) {
-            add_wake(a, ch->producer, ch->readers[r].block, (int)ch->latency, n);
+            add_wake(a, ch->producer, (wake){ch->readers[r].block, 0, ch}, n);
             if (ch->capacity)
-                add_wake(a, ch->readers[r].block, ch->producer, -1, n);
+                add_wake(a, ch->readers[r].block, (wake){ch->producer, 1, ch}, n);
         }
     }
 }
@@ -280,16 +281,24 @@ static cycle_t input_horizon(const sim_engine *e, const block *b)
     return h;
 }
 
+/* Whether block `to`, stopped as its waits_in and waits_out say, may go
+ * further now that a block it waits on has reached clock. */
+static int may_go_on(const block *to, const wake *w, cycle_t clock)
+{
+    if (w->producer)
+        return to->waits_out == w->ch && clock >= to->clock;
+    if (to->waits_out || (to->waits_in && to->waits_in != w->ch))
+        return 0;
+    return to->clock < clock + w->ch->latency;
+}
+
 /* Block i's clock moved: wakes the blocks that may now go further. */
 static void wake_waiting(const sim_engine *e, ahead *a, int i)
 {
     cycle_t clock = e->blocks[i].clock;
-    for (int k = a->wake_first[i]; k < a->wake_first[i + 1]; k++) {
-        const wake *w = &a->wakes[k];
-        const block *to = &e->blocks[w->block];
-        if (w->latency < 0 ? to->waits_for_room : to->clock < clock + (cycle_t)w->latency)
-            enqueue(a, w->block);
-    }
+    for (int k = a->wake_first[i]; k < a->wake_first[i + 1]; k++)
+        if (may_go_on(&e->blocks[a->wakes[k].block], &a->wakes[k], clock))
+            enqueue(a, a->wakes[k].block);
 }
 
 /* Runs block i up to the limit; whether it changed. */
@@ -302,7 +311,7 @@ static int run_block(sim_engine *e, ahead *a, int i, cycle_t limit, int native, 
     cycle_t until = !b->ops->peek && b->horizon < limit ? b->horizon : limit;
     if (b->done || from >= until)
         return 0;
-    b->waits_for_room = 0;
+    b->waits_in = b->waits_out = NULL;
     if (b->ops->run && native)
         b->ops->run(b, until);
     else
