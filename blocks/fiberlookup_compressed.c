@@ -167,26 +167,29 @@ static int compressed_step(block *b, cycle_t now)
 
 /* Whether the step at t would emit the open fiber's next coordinate and
  * nothing else, and go on so until the fiber's end: a fiber under way, no
- * skip input, one coordinate a cycle, outputs without a capacity, and the
- * next ref visible (it stays so: only closing the fiber takes it). */
+ * skip input, one coordinate a cycle, and the next ref visible (it stays
+ * so: only closing the fiber takes it). */
 static int streams(const block *b, const compressed *c, cycle_t t)
 {
     const scanner *s = &c->s;
     return s->cur >= 0 && !s->begin && !s->end_fiber && !s->pend_stop && !s->done &&
-           b->nin == 1 && c->width == 1 && !b->nbounded && s->cur + 1 < c->end &&
-           in_has(b, SCANNER_IN_REF, t);
+           b->nin == 1 && c->width == 1 && s->cur + 1 < c->end && in_has(b, SCANNER_IN_REF, t);
 }
 
 /* Emits the rest of the open fiber from cycle t on, one coordinate a step,
- * as far as the run may go; the cycle of the next step. */
+ * as far as the run may go and the outputs have room; the cycle of the
+ * next step. */
 static cycle_t stream(block *b, compressed *c, cycle_t t, cycle_t until)
 {
     cycle_t limit = block_final_until(b);
     if (until < limit)
         limit = until;
-    uint64_t n = (uint64_t)(c->end - (c->s.cur + 1)), fit = (limit - t + b->ii - 1) / b->ii;
+    uint64_t n = (uint64_t)(c->end - (c->s.cur + 1)), fit = (limit - t + b->ii - 1) / b->ii,
+             room = block_room(b, t);
     if (fit < n)
         n = fit;
+    if (room < n)
+        n = room;
     int64_t p = c->s.cur + 1;
     channel *crd = b->out[SCANNER_OUT_CRD].ch, *ref = b->out[SCANNER_OUT_REF].ch;
     if ((crd && channel_push_positions(crd, t, b->ii, c->crd, p, n)) ||

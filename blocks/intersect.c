@@ -199,9 +199,9 @@ static uint64_t advance_side_bounded(block *b, joiner *j, int k, cycle_t t, cycl
 /* Steps from t on in which side k, behind the other, advances, and
  * nothing else: most cycles of a product, where a sparse side waits while
  * the other walks past what it lacks. The other side's next tokens, which
- * every step needs visible, stay so once they are. Outputs without a
- * capacity (these steps push nothing, but a full output would still stop
- * them) and no skips. The number of steps made. */
+ * every step needs visible, stay so once they are; so does the room of the
+ * outputs, which these steps leave alone. No skips. The number of steps
+ * made. */
 static uint64_t advance_side(block *b, joiner *j, int k, cycle_t t, cycle_t until)
 {
     int o = 1 - k;
@@ -251,7 +251,7 @@ static cycle_t advance_run(block *b, joiner *j, cycle_t t, cycle_t until)
 static void intersect_run(block *b, cycle_t until)
 {
     joiner *j = b->state;
-    int fast = j->n == 2 && !j->skips && !b->nbounded;
+    int fast = j->n == 2 && !j->skips;
     cycle_t t = b->clock;
     while (block_next_cycle(b, &t, until)) {
         cycle_t next = fast && j->primed ? advance_run(b, j, t, until) : t;

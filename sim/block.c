@@ -171,6 +171,16 @@ cycle_t block_final_until(const block *b)
     return until < b->horizon ? b->horizon : until;
 }
 
+uint64_t block_room(const block *b, cycle_t t)
+{
+    uint64_t room = UINT64_MAX;
+    for (int p = 0; p < b->nbounded; p++) {
+        uint64_t r = channel_room(b->bounded[p], t);
+        room = r < room ? r : room;
+    }
+    return room;
+}
+
 /* A refusal for room at t starts a blocked stretch, unless the block is
  * idle then: its last step changed nothing and no input has come since,
  * so it waits for input, whatever its outputs hold. */

@@ -259,6 +259,11 @@ static inline cycle_t block_changed_run(block *b, cycle_t t, uint64_t n)
  * as it takes no token: a native run may step up to it without asking. */
 cycle_t block_final_until(const block *b);
 
+/* Tokens b may push on every output from cycle t on without asking again,
+ * once block_next_cycle has let it step at t: the room its readers have
+ * made so far (room only grows), UINT64_MAX without bounded outputs. */
+uint64_t block_room(const block *b, cycle_t t);
+
 /* The first cycle after t at which what b looks at of its inputs may
  * change without its doing: a token reaches an input's head (or, for a
  * block that looks further, any token becomes visible), or CYCLE_NONE. */

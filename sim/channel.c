@@ -132,8 +132,14 @@ static int grow(channel *c)
     channel_entry *nb = malloc(2 * size * sizeof *nb);
     if (!nb)
         return -1;
-    for (uint64_t h = base; h < c->tail; h++)
-        nb[h & (2 * size - 1)] = c->buf[h & c->mask];
+    /* In runs that wrap in neither ring: a backlog of millions moves here. */
+    for (uint64_t h = base, len; h < c->tail; h += len) {
+        uint64_t from = h & c->mask, to = h & (2 * size - 1);
+        len = c->tail - h;
+        len = size - from < len ? size - from : len;
+        len = 2 * size - to < len ? 2 * size - to : len;
+        memcpy(nb + to, c->buf + from, len * sizeof *nb);
+    }
     free(c->buf);
     c->buf = nb;
     c->mask = 2 * size - 1;
@@ -170,10 +176,8 @@ int channel_push_positions(channel *c, cycle_t t, uint32_t every, const int64_t 
     return 0;
 }
 
-uint64_t channel_room(const channel *c, cycle_t now)
+uint64_t channel_room_readers(const channel *c, cycle_t now)
 {
-    if (c->capacity == 0)
-        return UINT64_MAX;
     uint64_t held = 0;
     for (int r = 0; r < c->nreaders; r++) {
         const channel_reader *rd = &c->readers[r];

@@ -199,17 +199,33 @@ static inline int channel_push(channel *c, cycle_t now, token t)
 
 /* Pushes n coordinates, one every `every` cycles from cycle t: crd[first],
  * crd[first + 1]... or, when crd is NULL, the positions first, first + 1...
- * (a scanner's fiber in one call). Unbounded channels only; -1 when memory
- * runs out. */
+ * (a scanner's fiber in one call), within the room the caller has found;
+ * -1 when memory runs out. */
 int channel_push_positions(channel *c, cycle_t t, uint32_t every, const int64_t *crd,
                            int64_t first, uint64_t n);
 
 /* Tokens pushed but not yet taken by the slowest reader. */
 uint64_t channel_occupancy(const channel *c);
 
+uint64_t channel_room_readers(const channel *c, cycle_t now);
+
 /* Tokens that still fit at cycle now, UINT64_MAX when unbounded; by the
  * rule of channel_room_at (room freed by a pop counts from the next
- * cycle), of which it is the count once every reader's clock is at now. */
-uint64_t channel_room(const channel *c, cycle_t now);
+ * cycle), of which it is the count once every reader's clock is at now,
+ * and a lower bound before. Inline for one reader, as channel_room_at. */
+static inline uint64_t channel_room(const channel *c, cycle_t now)
+{
+    if (c->capacity == 0)
+        return UINT64_MAX;
+    if (c->nreaders != 1)
+        return channel_room_readers(c, now);
+    /* Pops in this cycle or later free nothing yet; older ones than the
+     * ring holds were made before the producer's clock. */
+    const channel_reader *rd = &c->readers[0];
+    uint64_t h = rd->head, oldest = h > rd->pop_mask ? h - rd->pop_mask - 1 : 0;
+    while (h > oldest && rd->pops[(h - 1) & rd->pop_mask] >= now)
+        h--;
+    return c->tail - h < c->capacity ? c->capacity - (c->tail - h) : 0;
+}
 
 #endif
