@@ -280,8 +280,15 @@ void block_run(block *b, cycle_t until)
 {
     cycle_t t = b->clock;
     int (*step)(block *, cycle_t) = b->ops->step;
-    while (block_next_cycle(b, &t, until))
-        t = step(b, t) ? block_changed(b, t) : block_unchanged(b, t, until);
+    while (block_next_cycle(b, &t, until)) {
+        /* Below the horizon and without bounded outputs, block_next_cycle
+         * would let every step through: a step leaves t at ready_at or
+         * beyond. */
+        cycle_t free_until = b->nbounded ? t + 1 : b->horizon < until ? b->horizon : until;
+        do
+            t = step(b, t) ? block_changed(b, t) : block_unchanged(b, t, until);
+        while (t < free_until && !b->done && !b->failed && !b->fault);
+    }
 }
 
 void block_close_stats(block *b, cycle_t end)
