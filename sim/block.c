@@ -124,7 +124,10 @@ static cycle_t entry_after(const channel *c, int r, cycle_t t)
     return lo < c->tail ? c->buf[lo & c->mask].visible : CYCLE_NONE;
 }
 
-cycle_t block_next_arrival(const block *b, cycle_t t)
+/* The first cycle after t at which what b looks at of its inputs may
+ * change without its doing: a token reaches an input's head (or, for a
+ * block that looks further, any token becomes visible), or CYCLE_NONE. */
+static cycle_t block_next_arrival(const block *b, cycle_t t)
 {
     cycle_t next = CYCLE_NONE;
     for (int p = 0; p < b->nin; p++) {

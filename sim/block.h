@@ -198,11 +198,14 @@ const fiber_level *block_level(const block_ctx *ctx, const char *name, int mode,
  * the block changed. */
 int block_step_at(block *b, cycle_t t);
 
-/* Advances b from b->clock through the cycles before until, its inputs
- * being final below until: it steps where the rules above allow, skips
- * from a step that changed nothing straight to the next token arrival,
- * and stops early when a bounded output's room at its cycle depends on a
- * reader that has not reached it. b->clock is where it stopped. */
+/* Advances b from b->clock toward until, as far as what it sees of its
+ * inputs is final: below b->horizon, which the engine sets (its producers'
+ * clocks plus latency), and beyond while every input holds `peek` tokens.
+ * It steps where the rules above allow, skips from a step that changed
+ * nothing straight to the next token arrival, and stops early when a
+ * bounded output's room at its cycle depends on a reader that has not
+ * reached it (b->waits_in and b->waits_out say why it stopped). b->clock
+ * is where it stopped. */
 void block_run(block *b, cycle_t until);
 
 /* For native runs, the steps of the adapter's loop. block_next_cycle
@@ -263,11 +266,6 @@ cycle_t block_final_until(const block *b);
  * once block_next_cycle has let it step at t: the room its readers have
  * made so far (room only grows), UINT64_MAX without bounded outputs. */
 uint64_t block_room(const block *b, cycle_t t);
-
-/* The first cycle after t at which what b looks at of its inputs may
- * change without its doing: a token reaches an input's head (or, for a
- * block that looks further, any token becomes visible), or CYCLE_NONE. */
-cycle_t block_next_arrival(const block *b, cycle_t t);
 
 /* Ends the statistics of a run that ended at cycle end: an open blocked
  * stretch led to no progress, and a busy one ends with the run. */
