@@ -78,15 +78,14 @@ static void ref_pop(block *b, holder *h, cycle_t now)
 static void close_repeat(block *b, holder *h, cycle_t now, token *out, int *emit)
 {
     token head;
+    int absorbs;
     if (!ref_peek(b, h, now, &head)) {
         h->pend_stop = 1;
         return;
     }
-    *out = token_stop(0);
-    if (token_is_stop(head)) {
+    *out = token_closing_stop(head, &absorbs);
+    if (absorbs)
         ref_pop(b, h, now);
-        *out = token_stop(head.level + 1);
-    }
     *emit = 1;
 }
 

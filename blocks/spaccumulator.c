@@ -430,13 +430,14 @@ static int drop_inputs(block *b, spacc *s, cycle_t now)
     return changed;
 }
 
-/* The stop token after a repeated fiber: S(k+1) when the next ref is Sk,
- * which it absorbs, else S0. */
+/* The stop token after a repeated fiber, refs holding the next ref. */
 static token closing_stop(tq *refs)
 {
-    if (refs->n && token_is_stop(tq_head(refs)))
-        return token_stop(tq_pop(refs).level + 1);
-    return token_stop(0);
+    int absorbs;
+    token stop = token_closing_stop(tq_head(refs), &absorbs);
+    if (absorbs)
+        tq_pop(refs);
+    return stop;
 }
 
 static void repeat_signal(block *b, holder *h, token sig, stage *out)

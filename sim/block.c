@@ -78,13 +78,12 @@ int block_sink_port(block *b, const graph_edge *e, int input, const char *kind, 
 int block_closing_stop(block *b, int port, cycle_t now, token *stop)
 {
     token head;
+    int absorbs;
     if (!in_peek(b, port, now, &head))
         return 0;
-    *stop = token_stop(0);
-    if (token_is_stop(head)) {
+    *stop = token_closing_stop(head, &absorbs);
+    if (absorbs)
         in_pop(b, port, now);
-        *stop = token_stop(head.level + 1);
-    }
     return 1;
 }
 

@@ -67,6 +67,17 @@ static inline token token_stop_above(token s)
 
 static inline int token_is_stop(token t) { return t.kind == TOKEN_STOP; }
 static inline int token_is_done(token t) { return t.kind == TOKEN_DONE; }
+
+/* The stop token that closes a fiber (a scanned fiber, a repetition)
+ * whose next reference is next: S0, or S(k+1) when next is Sk, which the
+ * closing stop absorbs (*absorbs set; the two merge). The one rule of the
+ * reference's scanners, repeaters and crdhold's and spaccumulator's
+ * private repeats. */
+static inline token token_closing_stop(token next, int *absorbs)
+{
+    *absorbs = token_is_stop(next);
+    return token_stop(*absorbs ? next.level + 1 : 0);
+}
 static inline int token_is_data(token t) { return t.kind == TOKEN_CRD || t.kind == TOKEN_VAL; }
 
 /* Equal kinds and payloads (values compared exactly). Inline: joiners
