@@ -145,17 +145,24 @@ static cycle_t block_next_arrival(const block *b, cycle_t t)
     return next;
 }
 
-/* The input whose view at t is not final yet, or NULL: an input holding
- * as many tokens as a step looks at is final; one holding fewer only below
- * its producer's clock plus the latency. */
+/* The cycle below which what b sees of input p is final: for ever while
+ * it holds as many tokens as a step looks at (CYCLE_NONE), else its
+ * producer's clock plus the latency. */
+static cycle_t input_final_until(const block *b, int p)
+{
+    const channel *c = b->in[p].ch;
+    if (c->tail - c->readers[b->in[p].reader].head >= (uint64_t)b->ops->peek ||
+        !c->producer_clock)
+        return CYCLE_NONE;
+    return *c->producer_clock + c->latency;
+}
+
+/* The input whose view at t is not final yet, or NULL. */
 static const channel *unfinal_input(const block *b, cycle_t t)
 {
-    for (int p = 0; p < b->nin; p++) {
-        const channel *c = b->in[p].ch;
-        if (c->tail - c->readers[b->in[p].reader].head < (uint64_t)b->ops->peek &&
-            c->producer_clock && *c->producer_clock + c->latency <= t)
-            return c;
-    }
+    for (int p = 0; p < b->nin; p++)
+        if (input_final_until(b, p) <= t)
+            return b->in[p].ch;
     return NULL;
 }
 
@@ -165,10 +172,8 @@ cycle_t block_final_until(const block *b)
     if (!b->ops->peek)
         return b->horizon;
     for (int p = 0; p < b->nin; p++) {
-        const channel *c = b->in[p].ch;
-        if (c->tail - c->readers[b->in[p].reader].head < (uint64_t)b->ops->peek &&
-            c->producer_clock && *c->producer_clock + c->latency < until)
-            until = *c->producer_clock + c->latency;
+        cycle_t u = input_final_until(b, p);
+        until = u < until ? u : until;
     }
     return until < b->horizon ? b->horizon : until;
 }
@@ -264,8 +269,11 @@ int block_next_cycle(block *b, cycle_t *t, cycle_t until)
             *t = b->ready_at;
             continue;
         }
-        if (*t >= b->horizon && (b->waits_in = unfinal_input(b, *t)))
-            break;
+        if (*t >= b->horizon) {
+            b->waits_in = unfinal_input(b, *t);
+            if (b->waits_in)
+                break;
+        }
         cycle_t next;
         int room = b->nbounded ? room_for_step(b, *t, &next) : 1;
         if (room > 0)
