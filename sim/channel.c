@@ -74,9 +74,8 @@ static int grow_pops(channel_reader *rd)
     return 0;
 }
 
-int channel_note_pop_slow(channel *c, channel_reader *rd, cycle_t now)
+int channel_note_pop_slow(channel_reader *rd, cycle_t now)
 {
-    (void)c;
     if (grow_pops(rd))
         return -1;
     rd->pops[rd->head & rd->pop_mask] = now;

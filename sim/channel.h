@@ -113,7 +113,7 @@ static inline token channel_at(const channel *c, int r, int k)
 
 /* Records the cycle of a pop of a bounded channel; -1 when memory runs
  * out for the ring of pop cycles. */
-int channel_note_pop_slow(channel *c, channel_reader *rd, cycle_t now);
+int channel_note_pop_slow(channel_reader *rd, cycle_t now);
 
 /* The pop of entry rd->head overwrites that of entry head - ring size,
  * which the producer may still ask about unless it was made before the
@@ -123,7 +123,7 @@ static inline int channel_note_pop(channel *c, channel_reader *rd, cycle_t now)
     uint64_t h = rd->head;
     if (!rd->pops || (h > rd->pop_mask && (!c->producer_clock ||
                                            rd->pops[h & rd->pop_mask] >= *c->producer_clock)))
-        return channel_note_pop_slow(c, rd, now);
+        return channel_note_pop_slow(rd, now);
     rd->pops[h & rd->pop_mask] = now;
     return 0;
 }

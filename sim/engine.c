@@ -9,9 +9,9 @@ const char *const engine_names[ENGINE_MODES] = {"event", "step", "cycle"};
  * a channel latency. */
 #define CLOCK_END (UINT64_MAX / 4)
 
-int sim_engine_start(sim_engine *e, sam_error *err)
+void sim_engine_start(sim_engine *e)
 {
-    (void)err;
+    /* Points every channel at its blocks' clocks; lists each block's bounded outputs. */
     for (int c = 0; c < e->nchannels; c++) {
         channel *ch = &e->channels[c];
         ch->producer_clock = ch->producer >= 0 ? &e->blocks[ch->producer].clock : NULL;
@@ -27,7 +27,6 @@ int sim_engine_start(sim_engine *e, sam_error *err)
             if (b->out[p].ch && b->out[p].ch->capacity)
                 b->bounded[b->nbounded++] = b->out[p].ch;
     }
-    return 0;
 }
 
 /* Progress is reported when the cycle crosses a multiple of this. */

@@ -51,7 +51,7 @@ typedef struct sim_outcome {
 } sim_outcome;
 
 /* Sets up scheduling once blocks and channels exist. */
-int sim_engine_start(sim_engine *e, sam_error *err);
+void sim_engine_start(sim_engine *e);
 
 /* Token moves so far over all channels. */
 uint64_t sim_engine_tokens(const sim_engine *e);
