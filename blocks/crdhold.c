@@ -7,18 +7,15 @@
  * cycle after the token is read, and the repeat's ref FIFO is filled with
  * at most one outer token per cycle. That FIFO is the head of the outer
  * input itself (moved counts how much of it the repeat may see), so outer
- * tokens wait in their channel, not here.
- *
- * The reference's repeat starts expecting a ref and a signal at once, so a
- * signal that arrives before the first outer token is consumed against no
- * ref and lost (SAM-BLOCKS.md 8.8); samsim reads a signal only while it
- * holds a ref.
+ * tokens wait in their channel, not here. The repeat itself is
+ * repeater.h's, the repeat block's.
  *
  * Ports: index_ports.h. */
 #include <stdlib.h>
 
 #include "blocks.h"
 #include "index_ports.h"
+#include "repeater.h"
 
 typedef struct holder {
     index_names names;
@@ -27,8 +24,7 @@ typedef struct holder {
     uint8_t *sig;                   /* the repeat's signal FIFO, a ring */
     size_t head, count, cap;
     int moved;                      /* outer tokens in the repeat's ref FIFO */
-    token cur;                      /* the repeat's ref */
-    int held, pend_stop;
+    repeater rep;
 } holder;
 
 static uint8_t signal_of(token t)
@@ -62,82 +58,44 @@ static uint8_t sig_pop(holder *h)
     return s;
 }
 
-static int ref_peek(const block *b, const holder *h, cycle_t now, token *t)
+/* The private repeat's inputs at cycle now: the moved part of the outer
+ * input as its ref FIFO, and the signal FIFO. */
+typedef struct repeat_inputs {
+    block *b;
+    holder *h;
+    cycle_t now;
+} repeat_inputs;
+
+static int ref_peek(void *ctx, token *t)
 {
-    return h->moved > 0 && in_peek(b, INDEX_OUTER, now, t);
+    const repeat_inputs *in = ctx;
+    return in->h->moved > 0 && in_peek(in->b, INDEX_OUTER, in->now, t);
 }
 
-static void ref_pop(block *b, holder *h, cycle_t now)
+static void ref_pop(void *ctx)
 {
-    in_pop(b, INDEX_OUTER, now);
-    h->moved--;
+    const repeat_inputs *in = ctx;
+    in_pop(in->b, INDEX_OUTER, in->now);
+    in->h->moved--;
 }
 
-/* The stop token that closes a repetition, merged with a stop-token ref at
- * the head of the ref FIFO, or deferred until a ref is there. */
-static void close_repeat(block *b, holder *h, cycle_t now, token *out, int *emit)
+static int sig_take(void *ctx, int *kind)
 {
-    token head;
-    int absorbs;
-    if (!ref_peek(b, h, now, &head)) {
-        h->pend_stop = 1;
-        return;
-    }
-    *out = token_closing_stop(head, &absorbs);
-    if (absorbs)
-        ref_pop(b, h, now);
-    *emit = 1;
+    const repeat_inputs *in = ctx;
+    if (!in->h->count)
+        return 0;
+    *kind = sig_pop(in->h);
+    return 1;
 }
 
-static void apply_signal(block *b, holder *h, cycle_t now, uint8_t s, token *out, int *emit)
-{
-    if (s == TOKEN_DONE || h->cur.kind == TOKEN_DONE) {
-        if (s != h->cur.kind) {
-            b->fault = "the outer and inner streams end at different points";
-            return;
-        }
-        h->held = 0;
-        *out = h->cur;
-        *emit = 1;
-    } else if (s == TOKEN_REPEAT) {
-        if (token_is_stop(h->cur)) {
-            b->fault = "an inner element for an outer stop token";
-            return;
-        }
-        *out = h->cur;
-        *emit = 1;
-    } else {
-        h->held = 0;
-        *emit = token_is_stop(h->cur);
-        if (*emit)
-            *out = token_stop_below(h->cur);
-        else
-            close_repeat(b, h, now, out, emit);
-    }
-}
-
-/* One cycle of the private repeat (SAM-BLOCKS.md 5.8). */
+/* One cycle of the private repeat (SAM-BLOCKS.md 5.8, repeater.h). */
 static int repeat(block *b, holder *h, cycle_t now, token *out, int *emit)
 {
-    if (h->pend_stop) {
-        token head;
-        if (!ref_peek(b, h, now, &head))
-            return 0;
-        h->pend_stop = 0;
-        close_repeat(b, h, now, out, emit);
-        return 1;
-    }
-    int changed = 0;
-    if (!h->held) {
-        if (!ref_peek(b, h, now, &h->cur))
-            return 0;
-        ref_pop(b, h, now);
-        h->held = changed = 1;
-    }
-    if (!h->count)
-        return changed;
-    apply_signal(b, h, now, sig_pop(h), out, emit);
-    return 1;
+    repeat_inputs in = {b, h, now};
+    const repeat_io io = {&in, ref_peek, ref_pop, sig_take,
+                          "the outer and inner streams end at different points",
+                          "an inner element for an outer stop token"};
+    return repeater_step(&h->rep, &io, out, emit, &b->fault);
 }
 
 static int hold_step(block *b, cycle_t now)

@@ -1,89 +1,57 @@
 /* repeat (SAM-BLOCKS.md 5.8): repeats each reference once per R of the
- * repeat signal and closes the repetition at S, with the stop token merged
- * into a following stop-token reference (Sk -> Sk+1) as the scanners do. A
- * stop-token reference met by S is an empty fiber of the ref stream and
- * comes out one level higher. A reference and its first signal can be
- * taken in the same cycle.
- *
- * The reference starts expecting a ref and a signal at once, so a signal
- * that arrives before the first ref is consumed against no ref and lost
- * (SAM-BLOCKS.md 8.8). samsim reads a signal only while it holds a ref. */
+ * repeat signal and closes the repetition at S; the state machine is
+ * repeater.h's, fed here by the two input channels. */
 #include <stdlib.h>
 
 #include "blocks.h"
+#include "repeater.h"
 
 enum { IN_REF, IN_REPSIG };
 
-typedef struct repeater {
-    token cur;
-    int held, pend_stop, done;
-} repeater;
+/* The inputs of block b at cycle now, as a repeater reads them. */
+typedef struct inputs {
+    block *b;
+    cycle_t now;
+} inputs;
 
-/* The stop token that ends the repetition of a ref, merged with a
- * stop-token ref at the head of the input, or deferred until a ref is
- * visible. */
-static void emit_stop(block *b, repeater *r, cycle_t now)
+static int ref_peek(void *ctx, token *t)
 {
-    token stop;
-    if (block_closing_stop(b, IN_REF, now, &stop))
-        out_push(b, 0, now, stop);
-    else
-        r->pend_stop = 1;
+    const inputs *in = ctx;
+    return in_peek(in->b, IN_REF, in->now, t);
+}
+
+static void ref_pop(void *ctx)
+{
+    const inputs *in = ctx;
+    in_pop(in->b, IN_REF, in->now);
+}
+
+static int sig_take(void *ctx, int *kind)
+{
+    const inputs *in = ctx;
+    token t;
+    if (!in_peek(in->b, IN_REPSIG, in->now, &t))
+        return 0;
+    in_pop(in->b, IN_REPSIG, in->now);
+    *kind = t.kind;
+    return 1;
 }
 
 /* Streams that disagree are faults: the reference too stops at a D that
  * meets anything but D, and it would pass a stop-token ref met by R on as
  * if it were a ref. */
-static void apply_signal(block *b, repeater *r, cycle_t now, token s)
-{
-    if (s.kind == TOKEN_DONE || r->cur.kind == TOKEN_DONE) {
-        if (s.kind != r->cur.kind) {
-            b->fault = "the ref and repeat signal streams end at different points";
-            return;
-        }
-        out_push(b, 0, now, s);
-        r->done = 1;
-    } else if (s.kind == TOKEN_REPEAT) {
-        if (token_is_stop(r->cur))
-            b->fault = "repeat signal R for a stop-token ref";
-        else
-            out_push(b, 0, now, r->cur);
-    } else if (s.kind == TOKEN_REPSTOP) {
-        r->held = 0;
-        if (token_is_stop(r->cur))
-            out_push(b, 0, now, token_stop_below(r->cur));
-        else
-            emit_stop(b, r, now);
-    } else {
-        b->fault = "not a repeat signal";
-    }
-}
-
 static int repeat_step(block *b, cycle_t now)
 {
-    repeater *r = b->state;
-    token t;
-    if (r->done)
-        return 0;
-    if (r->pend_stop) {
-        if (!in_has(b, IN_REF, now))
-            return 0;
-        r->pend_stop = 0;
-        emit_stop(b, r, now);
-        return 1;
-    }
-    int changed = 0;
-    if (!r->held) {
-        if (!in_peek(b, IN_REF, now, &r->cur))
-            return 0;
-        in_pop(b, IN_REF, now);
-        r->held = changed = 1;
-    }
-    if (!in_peek(b, IN_REPSIG, now, &t))
-        return changed;
-    in_pop(b, IN_REPSIG, now);
-    apply_signal(b, r, now, t);
-    return 1;
+    inputs in = {b, now};
+    const repeat_io io = {&in, ref_peek, ref_pop, sig_take,
+                          "the ref and repeat signal streams end at different points",
+                          "repeat signal R for a stop-token ref"};
+    token out;
+    int emit;
+    int changed = repeater_step(b->state, &io, &out, &emit, &b->fault);
+    if (emit)
+        out_push(b, 0, now, out);
+    return changed;
 }
 
 static int repeat_create(block *b, const block_ctx *ctx, sam_error *err)
