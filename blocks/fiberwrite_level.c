@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/grow.h"
 #include "blocks.h"
 
 typedef struct writer {
@@ -23,15 +24,11 @@ typedef struct writer {
 
 static int append(int64_t **arr, size_t *n, size_t *cap, int64_t v)
 {
-    if (*n == *cap) {
-        size_t c = *cap ? 2 * *cap : 64;
-        int64_t *a = realloc(*arr, c * sizeof *a);
-        if (!a)
-            return -1;
-        *arr = a;
-        *cap = c;
-    }
-    (*arr)[(*n)++] = v;
+    int64_t *a = grow_array(*arr, *n, cap, sizeof *a, 64);
+    if (!a)
+        return -1;
+    *arr = a;
+    a[(*n)++] = v;
     return 0;
 }
 

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/grow.h"
 #include "blocks.h"
 
 typedef struct vals_writer {
@@ -23,16 +24,12 @@ static int vals_step(block *b, cycle_t now)
     }
     if (token_is_stop(t))
         return 1;
-    if (w->n == w->cap) {
-        size_t c = w->cap ? 2 * w->cap : 64;
-        double *v = realloc(w->vals, c * sizeof *v);
-        if (!v) {
-            b->failed = 1;
-            return 1;
-        }
-        w->vals = v;
-        w->cap = c;
+    double *v = grow_array(w->vals, w->n, &w->cap, sizeof *v, 64);
+    if (!v) {
+        b->failed = 1;
+        return 1;
     }
+    w->vals = v;
     w->vals[w->n++] = t.kind == TOKEN_VAL ? t.v : t.kind == TOKEN_CRD ? (double)t.i : 0.0;
     return 1;
 }

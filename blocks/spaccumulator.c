@@ -48,6 +48,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/grow.h"
 #include "blocks.h"
 
 enum { IN_OUTER, IN_INNER, IN_VAL, IN_EXTRA };
@@ -207,14 +208,10 @@ static int table_add(table *t, int64_t o, int64_t i, double v)
         t->e[s->idx].v += v;
         return 0;
     }
-    if (t->n == t->cap) {
-        size_t cap = t->cap ? 2 * t->cap : 64;
-        point *e = realloc(t->e, cap * sizeof *e);
-        if (!e)
-            return -1;
-        t->e = e;
-        t->cap = cap;
-    }
+    point *e = grow_array(t->e, t->n, &t->cap, sizeof *e, 64);
+    if (!e)
+        return -1;
+    t->e = e;
     t->e[t->n] = (point){o, i, v};
     *s = (slot){t->gen, (uint32_t)t->n++};
     return 0;

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/grow.h"
 #include "blocks.h"
 
 enum { CRD, VAL };
@@ -173,14 +174,10 @@ static int sorted_add(void *store, int64_t crd, double v, const char **fault)
 {
     (void)fault;
     sorted_store *st = store;
-    if (st->n == st->cap) {
-        size_t cap = st->cap ? 2 * st->cap : 64;
-        point *p = realloc(st->pts, cap * sizeof *p);
-        if (!p)
-            return -1;
-        st->pts = p;
-        st->cap = cap;
-    }
+    point *p = grow_array(st->pts, st->n, &st->cap, sizeof *p, 64);
+    if (!p)
+        return -1;
+    st->pts = p;
     st->pts[st->n++] = (point){.crd = crd, .seq = st->seq++, .val = v};
     return 0;
 }

@@ -1,0 +1,15 @@
+/* The growth rule of samsim's growable arrays, in one place: room doubles
+ * when full, from a first size, and a size that would overflow is refused
+ * like memory that runs out. */
+#ifndef SAMSIM_GROW_H
+#define SAMSIM_GROW_H
+
+#include <stddef.h>
+
+/* Array p of *cap elements of size elem, n of them in use: p itself while
+ * it has room for one more, else p moved to room for twice as many (first
+ * when it has none), *cap updated. NULL when memory runs out; p is then
+ * unchanged and still the caller's. */
+void *grow_array(void *p, size_t n, size_t *cap, size_t elem, size_t first);
+
+#endif
