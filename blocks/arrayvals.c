@@ -9,24 +9,29 @@ typedef struct array {
     size_t n;
 } array;
 
-static int array_step(block *b, cycle_t now)
+static void array_take(block *b, token r, cycle_t now)
 {
-    array *a = b->state;
-    token r;
-    if (!in_peek(b, 0, now, &r))
-        return 0;
-    in_pop(b, 0, now);
+    const array *a = b->state;
     if (r.kind == TOKEN_CRD) {
         if (r.i < 0 || (size_t)r.i >= a->n) {
             b->fault = "reference beyond the value array";
-            return 1;
+            return;
         }
         r = token_val(a->vals[r.i]);
     } else if (r.kind == TOKEN_EMPTY) {
         r = token_val(0.0);
     }
     out_push(b, 0, now, r);
-    return 1;
+}
+
+static int array_step(block *b, cycle_t now)
+{
+    return block_take_step(b, now, array_take);
+}
+
+static void array_run(block *b, cycle_t until)
+{
+    block_take_run(b, until, array_take);
 }
 
 static int array_create(block *b, const block_ctx *ctx, sam_error *err)
@@ -66,6 +71,7 @@ const block_ops arrayvals_ops = {
     .create = array_create,
     .port = array_port,
     .step = array_step,
+    .run = array_run,
     .peek = 1,
     .destroy = array_destroy,
 };

@@ -32,13 +32,10 @@ static int append(int64_t **arr, size_t *n, size_t *cap, int64_t v)
     return 0;
 }
 
-static int writer_step(block *b, cycle_t now)
+static void writer_take(block *b, token t, cycle_t now)
 {
     writer *w = b->state;
-    token t;
-    if (!in_peek(b, 0, now, &t))
-        return 0;
-    in_pop(b, 0, now);
+    (void)now;
     if (t.kind == TOKEN_DONE) {
         b->done = 1;
     } else if (token_is_stop(t)) {
@@ -50,7 +47,16 @@ static int writer_step(block *b, cycle_t now)
             b->failed = 1;
         w->end_fiber = 0;
     }
-    return 1;
+}
+
+static int writer_step(block *b, cycle_t now)
+{
+    return block_take_step(b, now, writer_take);
+}
+
+static void writer_run(block *b, cycle_t until)
+{
+    block_take_run(b, until, writer_take);
 }
 
 static int writer_serves(const graph_node *n, const char *format)
@@ -140,6 +146,7 @@ const block_ops fiberwrite_compressed_ops = {
     .create = writer_create,
     .port = writer_port,
     .step = writer_step,
+    .run = writer_run,
     .peek = 1,
     .destroy = writer_destroy,
     .collect = writer_collect,
@@ -153,6 +160,7 @@ const block_ops fiberwrite_dense_ops = {
     .create = writer_create,
     .port = writer_port,
     .step = writer_step,
+    .run = writer_run,
     .peek = 1,
     .destroy = writer_destroy,
     .collect = writer_collect,

@@ -11,27 +11,33 @@ typedef struct vals_writer {
     size_t n, cap;
 } vals_writer;
 
-static int vals_step(block *b, cycle_t now)
+static void vals_take(block *b, token t, cycle_t now)
 {
     vals_writer *w = b->state;
-    token t;
-    if (!in_peek(b, 0, now, &t))
-        return 0;
-    in_pop(b, 0, now);
+    (void)now;
     if (t.kind == TOKEN_DONE) {
         b->done = 1;
-        return 1;
+        return;
     }
     if (token_is_stop(t))
-        return 1;
+        return;
     double *v = grow_array(w->vals, w->n, &w->cap, sizeof *v, 64);
     if (!v) {
         b->failed = 1;
-        return 1;
+        return;
     }
     w->vals = v;
     w->vals[w->n++] = t.kind == TOKEN_VAL ? t.v : t.kind == TOKEN_CRD ? (double)t.i : 0.0;
-    return 1;
+}
+
+static int vals_step(block *b, cycle_t now)
+{
+    return block_take_step(b, now, vals_take);
+}
+
+static void vals_run(block *b, cycle_t until)
+{
+    block_take_run(b, until, vals_take);
 }
 
 static int vals_serves(const graph_node *n)
@@ -84,6 +90,7 @@ const block_ops fiberwrite_vals_ops = {
     .create = vals_create,
     .port = vals_port,
     .step = vals_step,
+    .run = vals_run,
     .peek = 1,
     .destroy = vals_destroy,
     .collect = vals_collect,

@@ -267,6 +267,14 @@ cycle_t block_final_until(const block *b);
  * made so far (room only grows), UINT64_MAX without bounded outputs. */
 uint64_t block_room(const block *b, cycle_t t);
 
+/* Blocks whose every step takes the head of input 0 and does what
+ * take says with it, pushing at most one token per output (arrayvals, the
+ * writers): their step and a native run over the same take, which takes
+ * every token visible in its cycle in one loop. */
+typedef void block_take_fn(block *b, token t, cycle_t now);
+int block_take_step(block *b, cycle_t now, block_take_fn *take);
+void block_take_run(block *b, cycle_t until, block_take_fn *take);
+
 /* Ends the statistics of a run that ended at cycle end: an open blocked
  * stretch led to no progress, and a busy one ends with the run. */
 void block_close_stats(block *b, cycle_t end);
