@@ -3,7 +3,9 @@
  * the engine only ever calls through the table. A step is one cycle of
  * the block: it looks at the tokens visible on its inputs, pops and pushes
  * at most what the SAM timing rules allow, and reports whether anything
- * changed, so that a block with nothing new to see can sleep. */
+ * changed, so that a block with nothing new to see can sleep. A block may
+ * also have a run, many cycles in one call with exactly the steps' effect;
+ * the rules around both are below (block_step_at, block_run). */
 #ifndef SAMSIM_BLOCK_H
 #define SAMSIM_BLOCK_H
 

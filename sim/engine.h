@@ -34,7 +34,6 @@ typedef struct sim_engine {
     int nblocks;
     channel *channels;
     int nchannels;
-    int nsinks;
     int bounded;             /* some channel has a capacity */
     /* A check of the run contract: nonzero seeds random window ends,
      * so that blocks run to arbitrary cycles, which must change nothing. */

@@ -102,16 +102,23 @@ static void assert_named(const char *graph, const char *svg)
     graph_free(&g);
 }
 
-/* The fill of the first shape of node id. */
-static void node_fill(const char *svg, const char *id, char fill[16])
+/* Where the value of attribute attr (written `attr="`) of node id's first
+ * shape begins in the SVG. */
+static const char *node_shape_attr(const char *svg, const char *id, const char *attr)
 {
     char title[64];
     snprintf(title, sizeof title, "<title>%s</title>", id);
     const char *t = strstr(svg, title);
     assert_non_null(t);
-    const char *f = strstr(t, "fill=\"");
-    assert_non_null(f);
-    f += 6;
+    const char *v = strstr(t, attr);
+    assert_non_null(v);
+    return v + strlen(attr);
+}
+
+/* The fill of the first shape of node id. */
+static void node_fill(const char *svg, const char *id, char fill[16])
+{
+    const char *f = node_shape_attr(svg, id, "fill=\"");
     size_t n = strcspn(f, "\"");
     assert_true(n < 16);
     snprintf(fill, 16, "%.*s", (int)n, f);
@@ -153,15 +160,9 @@ static char *svg_edge(const char *svg, const char *src, const char *dst, const c
 /* The top of the shape of node id in the SVG: its rank in the layout. */
 static double node_top(const char *svg, const char *id)
 {
-    char title[64];
-    snprintf(title, sizeof title, "<title>%s</title>", id);
-    const char *t = strstr(svg, title);
-    assert_non_null(t);
-    const char *pts = strstr(t, "points=\"");
-    assert_non_null(pts);
     double top = 0;
     int first = 1;
-    for (const char *p = pts + 8; *p && *p != '"';) {
+    for (const char *p = node_shape_attr(svg, id, "points=\""); *p && *p != '"';) {
         double x, y;
         int used;
         assert_int_equal(sscanf(p, "%lf,%lf%n", &x, &y, &used), 2);
