@@ -151,7 +151,8 @@ static cycle_t block_next_arrival(const block *b, cycle_t t)
 static cycle_t input_final_until(const block *b, int p)
 {
     const channel *c = b->in[p].ch;
-    if (c->tail - c->readers[b->in[p].reader].head >= (uint64_t)b->ops->peek ||
+    if (b->in[p].frozen ||
+        c->tail - c->readers[b->in[p].reader].head >= (uint64_t)b->ops->peek ||
         !c->producer_clock)
         return CYCLE_NONE;
     return *c->producer_clock + c->latency;
@@ -286,6 +287,22 @@ int block_next_cycle(block *b, cycle_t *t, cycle_t until)
     return 0;
 }
 
+/* Once b has popped its fence input, its frozen inputs are final only as
+ * far as their producers' clocks say (or the cycle after the pop, which t
+ * is past): thaws them and returns the run's new end. */
+static cycle_t pass_fence(block *b, cycle_t t, cycle_t until)
+{
+    if (!b->fence || b->fence->head == b->fence_head)
+        return until;
+    for (int p = 0; p < b->nin; p++)
+        b->in[p].frozen = 0;
+    b->fence = NULL;
+    b->horizon = b->thawed_horizon;
+    if (b->ops->peek || until <= b->horizon)
+        return until;
+    return b->horizon > t ? b->horizon : t;
+}
+
 void block_run(block *b, cycle_t until)
 {
     cycle_t t = b->clock;
@@ -297,7 +314,9 @@ void block_run(block *b, cycle_t until)
         cycle_t free_until = b->nbounded ? t + 1 : b->horizon < until ? b->horizon : until;
         do
             t = step(b, t) ? block_changed(b, t) : block_unchanged(b, t, until);
-        while (t < free_until && !b->done && !b->failed && !b->fault);
+        while (t < free_until && !b->done && !b->failed && !b->fault &&
+               (!b->fence || b->fence->head == b->fence_head));
+        until = pass_fence(b, t, until);
     }
 }
 

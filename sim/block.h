@@ -88,6 +88,10 @@ typedef struct block_ops {
 typedef struct in_port {
     channel *ch;            /* NULL while unconnected */
     int reader;
+    /* Set by the engine for one run: the producer can push nothing until
+     * this block pops its fence input, so what this input holds is final
+     * until then, whatever the producer's clock. */
+    uint8_t frozen;
 } in_port;
 
 typedef struct out_port {
@@ -136,6 +140,11 @@ struct block {
      * few tokens, its producer behind), or the output whose reader has
      * yet to decide its room; NULL when neither. */
     const channel *waits_in, *waits_out;
+    /* The reader whose pop ends a run with frozen inputs (NULL: none),
+     * and its head when the run began. */
+    const channel_reader *fence;
+    uint64_t fence_head;
+    cycle_t thawed_horizon;     /* the horizon once the fence is passed */
 };
 
 static inline int in_peek(const block *b, int p, cycle_t now, token *t)
@@ -206,8 +215,9 @@ int block_step_at(block *b, cycle_t t);
  * It steps where the rules above allow, skips from a step that changed
  * nothing straight to the next token arrival, and stops early when a
  * bounded output's room at its cycle depends on a reader that has not
- * reached it (b->waits_in and b->waits_out say why it stopped). b->clock
- * is where it stopped. */
+ * reached it (b->waits_in and b->waits_out say why it stopped). With
+ * inputs frozen it stops after popping its fence input, unless their
+ * producers' clocks let it go on. b->clock is where it stopped. */
 void block_run(block *b, cycle_t until);
 
 /* For native runs, the steps of the adapter's loop. block_next_cycle

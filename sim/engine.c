@@ -150,6 +150,7 @@ static int run_cycles(sim_engine *e, cycle_t max, run_state *rs, cycle_t *t)
 typedef struct wake {
     int block;
     int producer;
+    int port;                   /* the reader's input port of ch */
     const channel *ch;
 } wake;
 
@@ -161,6 +162,11 @@ typedef struct ahead {
     wake *wakes;
     uint64_t *queued;           /* bit per rank */
     int nwords;
+    /* When each block stopped: each input's tail, and how many pops the
+     * readers of the output it waits on had made. */
+    uint64_t (*tails_seen)[BLOCK_MAX_PORTS];
+    uint64_t *pops_seen;
+    uint64_t *deferred;         /* bit per rank: wakes held back to the window's end */
 } ahead;
 
 /* Kahn's order; when only blocks in a cycle remain, the first of them
@@ -214,9 +220,13 @@ static void list_wakes(const sim_engine *e, ahead *a, int *n)
     for (int c = 0; c < e->nchannels; c++) {
         const channel *ch = &e->channels[c];
         for (int r = 0; r < ch->nreaders && ch->producer >= 0; r++) {
-            add_wake(a, ch->producer, (wake){ch->readers[r].block, 0, ch}, n);
+            const block *to = &e->blocks[ch->readers[r].block];
+            int port = 0;
+            while (to->in[port].ch != ch || to->in[port].reader != r)
+                port++;
+            add_wake(a, ch->producer, (wake){to->index, 0, port, ch}, n);
             if (ch->capacity)
-                add_wake(a, ch->readers[r].block, (wake){ch->producer, 1, ch}, n);
+                add_wake(a, to->index, (wake){ch->producer, 1, 0, ch}, n);
         }
     }
 }
@@ -230,8 +240,12 @@ static int ahead_init(const sim_engine *e, ahead *a)
     a->rank = malloc(nb * sizeof *a->rank);
     a->wake_first = calloc(nb + 1, sizeof *a->wake_first);
     a->queued = calloc((size_t)a->nwords + 1, sizeof *a->queued);
+    a->deferred = calloc((size_t)a->nwords + 1, sizeof *a->deferred);
+    a->tails_seen = calloc(nb, sizeof *a->tails_seen);
+    a->pops_seen = calloc(nb, sizeof *a->pops_seen);
     int *n = malloc(nb * sizeof *n);
-    if (!a->order || !a->rank || !a->wake_first || !a->queued || !n || rank_blocks(e, a)) {
+    if (!a->order || !a->rank || !a->wake_first || !a->queued || !a->deferred || !a->tails_seen ||
+        !a->pops_seen || !n || rank_blocks(e, a)) {
         free(n);
         return -1;
     }
@@ -248,12 +262,31 @@ static int ahead_init(const sim_engine *e, ahead *a)
 static void ahead_free(ahead *a)
 {
     free(a->order), free(a->rank), free(a->wake_first), free(a->wakes), free(a->queued);
+    free(a->tails_seen), free(a->pops_seen), free(a->deferred);
 }
 
 static void enqueue(ahead *a, int block)
 {
     int r = a->rank[block];
     a->queued[r / 64] |= UINT64_C(1) << (r % 64);
+}
+
+static void defer(ahead *a, int block)
+{
+    int r = a->rank[block];
+    a->deferred[r / 64] |= UINT64_C(1) << (r % 64);
+}
+
+/* Queues the deferred wakes; whether there were any. */
+static int undefer(ahead *a)
+{
+    int any = 0;
+    for (int w = 0; w < a->nwords; w++) {
+        any |= a->deferred[w] != 0;
+        a->queued[w] |= a->deferred[w];
+        a->deferred[w] = 0;
+    }
+    return any;
 }
 
 /* The first queued block in rank order, taken off the queue; -1: none. */
@@ -268,36 +301,119 @@ static int dequeue(ahead *a)
     return -1;
 }
 
+/* Whether the reader of port p of block `to` has yet to make the pop a
+ * push to its channel waits for. */
+static int holds_room(const block *to, int p)
+{
+    const channel *c = to->in[p].ch;
+    return c->capacity && c->tail >= c->capacity &&
+           c->readers[to->in[p].reader].head <= c->tail - c->capacity;
+}
+
+/* Freezes the inputs of b whose producer is stopped for room that only a
+ * pop of b's can make, on one channel (b's fence): until that pop their
+ * producer can push nothing, so b need not wait on its clock. Without
+ * this, a full channel and a reader that looks at its producer's clock
+ * move each other along a cycle at a time. For runs of block_run, which
+ * stops at the fence. */
+static void freeze_inputs(const sim_engine *e, block *b)
+{
+    const channel *fence = NULL;
+    for (int p = 0; p < b->nin; p++) {
+        const channel *c = b->in[p].ch;
+        const channel *wait = c->producer >= 0 ? e->blocks[c->producer].waits_out : NULL;
+        for (int q = 0; wait && !fence && q < b->nin; q++)
+            if (b->in[q].ch == wait && holds_room(b, q)) {
+                fence = wait;
+                b->fence = &wait->readers[b->in[q].reader];
+                b->fence_head = b->fence->head;
+            }
+        b->in[p].frozen = wait && wait == fence;
+    }
+}
+
+static void thaw_inputs(block *b)
+{
+    for (int p = 0; p < b->nin; p++)
+        b->in[p].frozen = 0;
+    b->fence = NULL;
+}
+
 /* The cycle below which block b's inputs are final. */
 static cycle_t input_horizon(const sim_engine *e, const block *b)
 {
     cycle_t h = CYCLE_NONE;
     for (int p = 0; p < b->nin; p++) {
         const channel *c = b->in[p].ch;
-        if (c->producer >= 0 && e->blocks[c->producer].clock + c->latency < h)
+        if (c->producer >= 0 && !b->in[p].frozen &&
+            e->blocks[c->producer].clock + c->latency < h)
             h = e->blocks[c->producer].clock + c->latency;
     }
     return h;
 }
 
-/* Whether block `to`, stopped as its waits_in and waits_out say, may go
- * further now that a block it waits on has reached clock. */
-static int may_go_on(const block *to, const wake *w, cycle_t clock)
+static uint64_t pops_made(const channel *c)
 {
-    if (w->producer)
-        return to->waits_out == w->ch && clock >= to->clock;
+    uint64_t n = 0;
+    for (int r = 0; r < c->nreaders; r++)
+        n += c->readers[r].head;
+    return n;
+}
+
+/* What block i saw when it stopped, for may_go_on. */
+static void note_seen(ahead *a, const block *b)
+{
+    for (int p = 0; p < b->nin; p++)
+        a->tails_seen[b->index][p] = b->in[p].ch->tail;
+    if (b->waits_out)
+        a->pops_seen[b->index] = pops_made(b->waits_out);
+}
+
+/* Whether block `from`, just stopped, waits on the clock of block `to`
+ * through channel w->ch: then each may only go on as the other does, and
+ * holding the wake back would leave both to the end of the window. */
+static int waits_on(const block *from, const block *to, const wake *w)
+{
+    if (!w->producer)
+        return from->waits_out == w->ch && holds_room(to, w->port);
+    return from->waits_in == w->ch ||
+           (!from->ops->peek && from->clock >= to->clock + w->ch->latency);
+}
+
+/* Whether block `to`, stopped as its waits_in and waits_out say, may go
+ * further now that block `from`, which it waits on, has stopped: 0 no, 1
+ * yes, 2 yes but only for the clock of `from`. A stopped block is woken
+ * at once when a token comes or a pop makes room, or when `from` waits
+ * on it in turn; for a mere clock it is woken only once nothing else is
+ * left to run in the window (2): otherwise a pair of blocks coupled by a
+ * short bounded channel would drag everything that waits on their
+ * clocks along a cycle or two at a time. */
+static int may_go_on(const ahead *a, const block *from, const block *to, const wake *w)
+{
+    int eager = waits_on(from, to, w);
+    if (w->producer) {
+        if (to->waits_out != w->ch || from->clock < to->clock)
+            return 0;
+        return eager || pops_made(w->ch) != a->pops_seen[to->index] ? 1 : 2;
+    }
     if (to->waits_out || (to->waits_in && to->waits_in != w->ch))
         return 0;
-    return to->clock < clock + w->ch->latency;
+    cycle_t final = from->clock + w->ch->latency;
+    if (to->clock >= final)
+        return 0;
+    return eager || w->ch->tail != a->tails_seen[to->index][w->port] ? 1 : 2;
 }
 
 /* Block i's clock moved: wakes the blocks that may now go further. */
 static void wake_waiting(const sim_engine *e, ahead *a, int i)
 {
-    cycle_t clock = e->blocks[i].clock;
-    for (int k = a->wake_first[i]; k < a->wake_first[i + 1]; k++)
-        if (may_go_on(&e->blocks[a->wakes[k].block], &a->wakes[k], clock))
+    for (int k = a->wake_first[i]; k < a->wake_first[i + 1]; k++) {
+        int go = may_go_on(a, &e->blocks[i], &e->blocks[a->wakes[k].block], &a->wakes[k]);
+        if (go == 1)
             enqueue(a, a->wakes[k].block);
+        else if (go == 2)
+            defer(a, a->wakes[k].block);
+    }
 }
 
 /* Runs block i up to the limit; whether it changed. */
@@ -305,17 +421,25 @@ static int run_block(sim_engine *e, ahead *a, int i, cycle_t limit, int native, 
 {
     block *b = &e->blocks[i];
     cycle_t from = b->clock, last = b->last_step;
-    int was_done = b->done;
+    int was_done = b->done, adapted = !b->ops->run || !native;
+    if (adapted) {
+        b->thawed_horizon = input_horizon(e, b);
+        freeze_inputs(e, b);
+    }
     b->horizon = input_horizon(e, b);
     cycle_t until = !b->ops->peek && b->horizon < limit ? b->horizon : limit;
-    if (b->done || from >= until)
+    if (b->done || from >= until) {
+        thaw_inputs(b);
         return 0;
+    }
     b->waits_in = b->waits_out = NULL;
-    if (b->ops->run && native)
-        b->ops->run(b, until);
-    else
+    if (adapted)
         block_run(b, until);
+    else
+        b->ops->run(b, until);
+    thaw_inputs(b);
     int changed = note_run(e, b, was_done, last, rs);
+    note_seen(a, b);
     if (b->clock != from)
         wake_waiting(e, a, i);
     return changed;
@@ -331,15 +455,23 @@ static cycle_t next_limit(sim_engine *e, cycle_t limit)
     return limit + 1 + (e->split >> 33) % (2 * RUN_AHEAD_WINDOW);
 }
 
-/* The cycle engine finishes the cycle in which the last sink takes its
- * done token with every block: so do the blocks left behind here. */
-static void run_to_end(sim_engine *e, ahead *a, int native, run_state *rs)
+/* Runs every block as far as it goes below limit, and then the wakes
+ * held back, until none is left or, when while_sinks, the last sink is
+ * done: whether any block changed. */
+static int run_window(sim_engine *e, ahead *a, cycle_t limit, int native, int while_sinks,
+                      run_state *rs)
 {
-    cycle_t end = rs->last_done + 1;
+    int any = 0;
     for (int k = 0; k < e->nblocks; k++)
         enqueue(a, k);
-    for (int i = dequeue(a); i >= 0 && !e->failed; i = dequeue(a))
-        run_block(e, a, i, end, native, rs);
+    while (!e->failed && (!while_sinks || rs->remaining > 0)) {
+        int i = dequeue(a);
+        if (i >= 0)
+            any |= run_block(e, a, i, limit, native, rs);
+        else if (!undefer(a))
+            break;
+    }
+    return any;
 }
 
 static int run_ahead(sim_engine *e, cycle_t max, int native, run_state *rs, cycle_t *t)
@@ -350,18 +482,14 @@ static int run_ahead(sim_engine *e, cycle_t max, int native, run_state *rs, cycl
         e->failed = 1;
         return 0;
     }
-    int stuck = 0, any = 0;
-    cycle_t limit = next_limit(e, 0);
-    for (int i = 0; i < e->nblocks; i++)
-        enqueue(&a, i);
-    while (rs->remaining > 0 && !e->failed) {
-        if (limit > max)
-            limit = max;
-        int i = dequeue(&a);
-        if (i >= 0) {
-            any |= run_block(e, &a, i, limit, native, rs);
-            continue;
-        }
+    int stuck = 0;
+    for (cycle_t from = 0, limit; rs->remaining > 0 && !e->failed; from = limit) {
+        limit = next_limit(e, from);
+        limit = limit > max ? max : limit;
+        int any = run_window(e, &a, limit, native, 1, rs);
+        report_progress(e, from, limit);
+        if (rs->remaining == 0 || e->failed)
+            break;
         if (!any && limit >= latest_ready(e)) {
             stuck = 1, *t = stuck_cycle(e, rs->last_changed);
             break;
@@ -370,15 +498,11 @@ static int run_ahead(sim_engine *e, cycle_t max, int native, run_state *rs, cycl
             stuck = 1, *t = max;
             break;
         }
-        cycle_t from = limit;
-        limit = next_limit(e, limit);
-        report_progress(e, from, limit);
-        any = 0;
-        for (int k = 0; k < e->nblocks; k++)
-            enqueue(&a, k);
     }
+    /* The cycle engine finishes the cycle in which the last sink takes its
+     * done token with every block: so do the blocks left behind here. */
     if (!stuck && !e->failed)
-        run_to_end(e, &a, native, rs);
+        run_window(e, &a, rs->last_done + 1, native, 0, rs);
     ahead_free(&a);
     return stuck;
 }
