@@ -303,18 +303,30 @@ static cycle_t pass_fence(block *b, cycle_t t, cycle_t until)
     return b->horizon > t ? b->horizon : t;
 }
 
+/* Whether each bounded output of b is known to have room for one more
+ * token at any cycle from now on. */
+static int room_known(const block *b)
+{
+    if (b->ops->wide)
+        return 0;
+    for (int p = 0; p < b->nbounded; p++)
+        if (b->bounded[p]->tail >= b->room_until[p])
+            return 0;
+    return 1;
+}
+
 void block_run(block *b, cycle_t until)
 {
     cycle_t t = b->clock;
     int (*step)(block *, cycle_t) = b->ops->step;
     while (block_next_cycle(b, &t, until)) {
-        /* Below the horizon and without bounded outputs, block_next_cycle
-         * would let every step through: a step leaves t at ready_at or
-         * beyond. */
-        cycle_t free_until = b->nbounded ? t + 1 : b->horizon < until ? b->horizon : until;
+        /* Below the horizon and with room known, block_next_cycle would
+         * let every step through: a step leaves t at ready_at or beyond. */
+        cycle_t free_until = b->horizon < until ? b->horizon : until;
         do
             t = step(b, t) ? block_changed(b, t) : block_unchanged(b, t, until);
         while (t < free_until && !b->done && !b->failed && !b->fault &&
+               (!b->nbounded || room_known(b)) &&
                (!b->fence || b->fence->head == b->fence_head));
         until = pass_fence(b, t, until);
     }
