@@ -142,7 +142,7 @@ static int run_cycles(sim_engine *e, cycle_t max, run_state *rs, cycle_t *t)
  * topological order (feedback edges broken), so data flows down the graph
  * in sweeps. A window bounds how far ahead of the slowest block anything
  * runs, and so how many tokens wait in unbounded channels. */
-#define RUN_AHEAD_WINDOW 512
+#define RUN_AHEAD_WINDOW 4096
 
 /* A block to wake when another's clock moves: a reader of channel ch,
  * when that input becomes final further, or the producer of a bounded
