@@ -160,10 +160,26 @@ int channel_push_positions(channel *c, cycle_t t, uint32_t every, const int64_t 
     while (c->tail + n - c->floor > c->mask + 1)
         if (grow(c))
             return -1;
+    /* In at most two runs that do not wrap, a loop for each source: this
+     * is where a scanner's every token is written. */
     cycle_t at = t + c->latency;
-    for (uint64_t k = 0; k < n; k++, at += every) {
-        int64_t v = crd ? crd[first + (int64_t)k] : first + (int64_t)k;
-        c->buf[(c->tail + k) & c->mask] = (channel_entry){.tok = token_crd(v), .visible = at};
+    for (uint64_t done = 0, len; done < n; done += len) {
+        uint64_t from = (c->tail + done) & c->mask;
+        len = n - done < c->mask + 1 - from ? n - done : c->mask + 1 - from;
+        channel_entry *e = c->buf + from;
+        const token crd0 = token_crd(0);
+        if (crd)
+            for (uint64_t k = 0; k < len; k++, at += every) {
+                e[k].tok = crd0;
+                e[k].tok.i = crd[first + (int64_t)(done + k)];
+                e[k].visible = at;
+            }
+        else
+            for (uint64_t k = 0; k < len; k++, at += every) {
+                e[k].tok = crd0;
+                e[k].tok.i = first + (int64_t)(done + k);
+                e[k].visible = at;
+            }
     }
     c->tail += n;
     if (!c->pushed)
