@@ -218,6 +218,35 @@ static uint64_t advance_side(block *b, joiner *j, int k, cycle_t t, cycle_t unti
     uint64_t ch = cr->head, rh = rr->head, n = 0;
     const uint64_t ii = b->ii, steps = cc->tail - ch < rc->tail - rh ? cc->tail - ch : rc->tail - rh;
     token cur = j->crd[k];
+    if (cur.kind == TOKEN_CRD && (other.kind == TOKEN_CRD || other.kind == TOKEN_STOP) && t < until) {
+        /* A coordinate is behind a smaller one's or any stop: before(),
+         * with one comparison a step, over stretches that wrap in neither
+         * ring. */
+        const int64_t bound = other.kind == TOKEN_CRD ? other.i : INT64_MAX;
+        uint64_t last = (until - t + ii - 1) / ii;
+        last = last < steps ? last : steps;
+        int behind = cur.i < bound;
+        while (behind && n < last) {
+            uint64_t cf = (ch + n) & cc->mask, rf = (rh + n) & rc->mask, len = last - n;
+            len = len < cc->mask + 1 - cf ? len : cc->mask + 1 - cf;
+            len = len < rc->mask + 1 - rf ? len : rc->mask + 1 - rf;
+            const channel_entry *c = cc->buf + cf, *r = rc->buf + rf;
+            uint64_t m = 0;
+            for (; m < len; m++, t += ii) {
+                if (c[m].visible > t || r[m].visible > t)
+                    break;
+                cur = c[m].tok;
+                if (cur.kind != TOKEN_CRD || cur.i >= bound) {
+                    m++, t += ii;
+                    behind = 0;
+                    break;
+                }
+            }
+            n += m;
+            if (m < len && behind)
+                break;
+        }
+    }
     for (; n < steps && t < until && plain(cur) && before(cur, other); t += ii, n++) {
         const channel_entry *c = &cc->buf[(ch + n) & cc->mask];
         if (c->visible > t || rc->buf[(rh + n) & rc->mask].visible > t)
