@@ -13,6 +13,7 @@
  * Ports: index_ports.h. */
 #include <stdlib.h>
 
+#include "../common/ring.h"
 #include "blocks.h"
 #include "index_ports.h"
 #include "repeater.h"
@@ -21,8 +22,7 @@ typedef struct holder {
     index_names names;
     uint8_t signal;                 /* token kind read from the inner stream this
                                        cycle as R, S or D for the repeat; 0: none */
-    uint8_t *sig;                   /* the repeat's signal FIFO, a ring */
-    size_t head, count, cap;
+    ring sig;                       /* the repeat's signal FIFO, of uint8_t */
     int moved;                      /* outer tokens in the repeat's ref FIFO */
     repeater rep;
 } holder;
@@ -30,32 +30,6 @@ typedef struct holder {
 static uint8_t signal_of(token t)
 {
     return token_is_stop(t) ? TOKEN_REPSTOP : t.kind == TOKEN_DONE ? TOKEN_DONE : TOKEN_REPEAT;
-}
-
-static int sig_push(holder *h, uint8_t s)
-{
-    if (h->count == h->cap) {
-        size_t cap = h->cap ? 2 * h->cap : 16;
-        uint8_t *a = malloc(cap);
-        if (!a)
-            return -1;
-        for (size_t k = 0; k < h->count; k++)
-            a[k] = h->sig[(h->head + k) % h->cap];
-        free(h->sig);
-        h->sig = a;
-        h->head = 0;
-        h->cap = cap;
-    }
-    h->sig[(h->head + h->count++) % h->cap] = s;
-    return 0;
-}
-
-static uint8_t sig_pop(holder *h)
-{
-    uint8_t s = h->sig[h->head];
-    h->head = (h->head + 1) % h->cap;
-    h->count--;
-    return s;
 }
 
 /* The private repeat's inputs at cycle now: the moved part of the outer
@@ -82,9 +56,11 @@ static void ref_pop(void *ctx)
 static int sig_take(void *ctx, int *kind)
 {
     const repeat_inputs *in = ctx;
-    if (!in->h->count)
+    uint8_t s;
+    if (!ring_count(&in->h->sig))
         return 0;
-    *kind = sig_pop(in->h);
+    ring_pop(&in->h->sig, &s);
+    *kind = s;
     return 1;
 }
 
@@ -104,7 +80,7 @@ static int hold_step(block *b, cycle_t now)
     int changed = 0, emit = 0;
     token t;
     if (h->signal) {
-        if (sig_push(h, h->signal))
+        if (ring_push(&h->sig, &h->signal))
             b->failed = 1;
         h->signal = 0;
         changed = 1;
@@ -134,6 +110,7 @@ static int hold_create(block *b, const block_ctx *ctx, sam_error *err)
     if (!h)
         return error_set(err, "out of memory");
     h->names = names;
+    ring_init(&h->sig, sizeof(uint8_t));
     b->state = h;
     return 0;
 }
@@ -148,7 +125,7 @@ static void hold_destroy(block *b)
 {
     holder *h = b->state;
     if (h)
-        free(h->sig);
+        ring_free(&h->sig);
     free(h);
 }
 

@@ -49,6 +49,7 @@
 #include <string.h>
 
 #include "../common/grow.h"
+#include "../common/ring.h"
 #include "blocks.h"
 
 enum { IN_OUTER, IN_INNER, IN_VAL, IN_EXTRA };
@@ -115,39 +116,22 @@ int crdpt_conv_step(crdpt_conv *c, conv_head head, int64_t o, int64_t i, conv_ou
     return 1;
 }
 
-/* ---- token FIFOs ------------------------------------------------------ */
+/* ---- token FIFOs: rings of tokens -------------------------------------- */
 
-typedef struct tq {
-    token *buf;
-    size_t cap, head, n;    /* cap: 0 or a power of two */
-} tq;
-
-static int tq_push(tq *q, token t)
+static int tq_push(ring *q, token t)
 {
-    if (q->n == q->cap) {
-        size_t cap = q->cap ? 2 * q->cap : 16;
-        token *buf = malloc(cap * sizeof *buf);
-        if (!buf)
-            return -1;
-        for (size_t k = 0; k < q->n; k++)
-            buf[k] = q->buf[(q->head + k) & (q->cap - 1)];
-        free(q->buf);
-        *q = (tq){.buf = buf, .cap = cap, .n = q->n};
-    }
-    q->buf[(q->head + q->n++) & (q->cap - 1)] = t;
-    return 0;
+    return ring_push(q, &t);
 }
 
-static token tq_head(const tq *q)
+static token tq_head(const ring *q)
 {
-    return q->buf[q->head];
+    return *(const token *)ring_head(q);
 }
 
-static token tq_pop(tq *q)
+static token tq_pop(ring *q)
 {
-    token t = q->buf[q->head];
-    q->head = (q->head + 1) & (q->cap - 1);
-    q->n--;
+    token t;
+    ring_pop(q, &t);
     return t;
 }
 
@@ -234,42 +218,11 @@ static int point_cmp(const void *a, const void *b)
     return (p->i > q->i) - (p->i < q->i);
 }
 
-/* ---- point queues -------------------------------------------------------- */
-
-typedef struct pq {
-    point *p;
-    size_t n, cap, head;    /* the queue is p[head..n) */
-} pq;
-
-/* Compacts only when full and leaves at least half the room free, so that
- * appending one point at a time costs amortised O(1). */
-static int pq_append(pq *q, const point *src, size_t k)
-{
-    if (q->n + k > q->cap) {
-        size_t live = q->n - q->head, cap = q->cap ? q->cap : 64;
-        while (cap < 2 * (live + k))
-            cap *= 2;
-        if (cap > q->cap) {
-            point *p = realloc(q->p, cap * sizeof *p);
-            if (!p)
-                return -1;
-            q->p = p;
-            q->cap = cap;
-        }
-        memmove(q->p, q->p + q->head, live * sizeof *q->p);
-        q->n = live;
-        q->head = 0;
-    }
-    memcpy(q->p + q->n, src, k * sizeof *src);
-    q->n += k;
-    return 0;
-}
-
 /* ---- the default storage, sparse: hashed, sorted when a run completes - */
 
 typedef struct sparse_store {
     table tab;          /* the open run */
-    pq done;            /* completed runs, sorted, waiting to leave */
+    ring done;          /* points of completed runs, sorted, waiting to leave */
 } sparse_store;
 
 static void *sparse_create(block *b, const block_ctx *ctx, int order, sam_error *err)
@@ -278,6 +231,8 @@ static void *sparse_create(block *b, const block_ctx *ctx, int order, sam_error 
     sparse_store *st = calloc(1, sizeof *st);
     if (!st)
         error_set(err, "out of memory");
+    else
+        ring_init(&st->done, sizeof(point));
     return st;
 }
 
@@ -299,7 +254,7 @@ static int sparse_close(void *store)
     sparse_store *st = store;
     table *t = &st->tab;
     qsort(t->e, t->n, sizeof *t->e, point_cmp);
-    if (pq_append(&st->done, t->e, t->n))
+    if (ring_append(&st->done, t->e, t->n))
         return -1;
     table_clear(t);
     return 0;
@@ -308,9 +263,9 @@ static int sparse_close(void *store)
 static spacc_read sparse_read(void *store, point *p)
 {
     sparse_store *st = store;
-    if (st->done.head == st->done.n)
+    if (!ring_count(&st->done))
         return SPACC_IDLE;
-    *p = st->done.p[st->done.head++];
+    ring_pop(&st->done, p);
     return SPACC_POINT;
 }
 
@@ -319,7 +274,7 @@ static void sparse_destroy(void *store)
     sparse_store *st = store;
     free(st->tab.e);
     free(st->tab.slots);
-    free(st->done.p);
+    ring_free(&st->done);
     free(st);
 }
 
@@ -345,7 +300,7 @@ typedef struct stage {
  * would pair one that comes before the first ref with no ref at all
  * (section 8, item 8); this one starts waiting for a ref. */
 typedef struct holder {
-    tq refs, reps;          /* the Repeat's FIFOs */
+    ring refs, reps;        /* the Repeat's FIFOs, of tokens */
     token cur;              /* the Repeat's ref */
     stage sig;              /* the RepeatSigGen's output of the last cycle */
     uint8_t get_ref, get_rep, pend_stop;
@@ -361,12 +316,12 @@ typedef struct spacc {
     holder hold;
     stage held[2];          /* the CrdHold's outputs of the last cycle */
     stage drop[3];          /* the StknDrops' outputs of the last cycle */
-    tq q[3];                /* the accumulator's input FIFOs */
+    ring q[3];              /* the accumulator's input FIFOs, of tokens */
     const spacc_store_ops *store_ops;
     void *store;
     uint8_t has_run;        /* a run is open in the storage */
     int64_t run_outer;
-    pq box;                 /* points emitted, waiting for the converter */
+    ring box;               /* points emitted, waiting for the converter */
     uint8_t seen_done, acc_done;
     crdpt_conv conv;
 } spacc;
@@ -428,7 +383,7 @@ static int drop_inputs(block *b, spacc *s, cycle_t now)
 }
 
 /* The stop token after a repeated fiber, refs holding the next ref. */
-static token closing_stop(tq *refs)
+static token closing_stop(ring *refs)
 {
     int absorbs;
     token stop = token_closing_stop(tq_head(refs), &absorbs);
@@ -451,7 +406,7 @@ static void repeat_signal(block *b, holder *h, token sig, stage *out)
     } else if (token_is_stop(h->cur)) {
         *out = (stage){token_stop_below(h->cur), 1};
     } else if (!token_is_done(h->cur)) {
-        if (h->refs.n)
+        if (ring_count(&h->refs))
             *out = (stage){closing_stop(&h->refs), 1};
         else
             h->pend_stop = 1;
@@ -463,14 +418,14 @@ static int repeat_step(block *b, holder *h, stage *out)
 {
     out->full = 0;
     if (h->pend_stop) {
-        if (!h->refs.n)
+        if (!ring_count(&h->refs))
             return 0;
         *out = (stage){closing_stop(&h->refs), 1};
         h->pend_stop = 0;
         return 1;
     }
     int changed = 0;
-    if (h->get_ref && h->refs.n) {
+    if (h->get_ref && ring_count(&h->refs)) {
         h->cur = tq_pop(&h->refs);
         h->get_ref = 0;
         h->get_rep = 1;
@@ -479,7 +434,7 @@ static int repeat_step(block *b, holder *h, stage *out)
     }
     if (!h->get_rep)
         return changed;
-    if (!h->reps.n) {
+    if (!ring_count(&h->reps)) {
         out->full = 0;
         return changed;
     }
@@ -583,7 +538,8 @@ static int accumulate(block *b, spacc *s, cycle_t now)
     int changed = 0;
     if (s->acc_done)
         return 0;
-    if (!s->seen_done && s->q[IN_OUTER].n && s->q[IN_INNER].n && s->q[IN_VAL].n) {
+    if (!s->seen_done && ring_count(&s->q[IN_OUTER]) && ring_count(&s->q[IN_INNER]) &&
+        ring_count(&s->q[IN_VAL])) {
         int rc = take_point(b, s);
         if (rc < 0)
             b->failed = 1;
@@ -592,7 +548,7 @@ static int accumulate(block *b, spacc *s, cycle_t now)
     point p;
     spacc_read r = s->store_ops->read(s->store, &p);
     if (r == SPACC_POINT) {
-        if (pq_append(&s->box, &p, 1))
+        if (ring_push(&s->box, &p))
             b->failed = 1;
         out_push(b, OUT_VAL, now, token_val(p.v));
         return 1;
@@ -609,13 +565,14 @@ static int accumulate(block *b, spacc *s, cycle_t now)
 
 static int convert(block *b, spacc *s, cycle_t now)
 {
-    pq *q = &s->box;
-    conv_head head = q->head < q->n ? CONV_POINT : s->acc_done ? CONV_DONE : CONV_NOTHING;
-    const point *p = head == CONV_POINT ? &q->p[q->head] : NULL;
+    ring *q = &s->box;
+    conv_head head = ring_count(q) ? CONV_POINT : s->acc_done ? CONV_DONE : CONV_NOTHING;
+    const point *p = head == CONV_POINT ? ring_head(q) : NULL;
     conv_out out;
     if (!crdpt_conv_step(&s->conv, head, p ? p->o : 0, p ? p->i : 0, &out))
         return 0;
-    q->head += out.took;
+    if (out.took)
+        ring_pop(q, NULL);
     if (out.has_o)
         out_push(b, OUT_OUTER, now, out.o);
     if (s->onedim && token_is_stop(out.i)) {
@@ -730,12 +687,12 @@ void spacc_destroy(block *b)
     if (!s)
         return;
     for (int p = 0; p < 3; p++)
-        free(s->q[p].buf);
-    free(s->hold.refs.buf);
-    free(s->hold.reps.buf);
+        ring_free(&s->q[p]);
+    ring_free(&s->hold.refs);
+    ring_free(&s->hold.reps);
     if (s->store)
         s->store_ops->destroy(s->store);
-    free(s->box.p);
+    ring_free(&s->box);
     free(s);
     b->state = NULL;
 }
@@ -750,6 +707,11 @@ int spacc_create_with(block *b, const block_ctx *ctx, const spacc_store_ops *sto
     if (!s)
         return error_set(err, "out of memory");
     b->state = s;
+    for (int p = 0; p < 3; p++)
+        ring_init(&s->q[p], sizeof(token));
+    ring_init(&s->hold.refs, sizeof(token));
+    ring_init(&s->hold.reps, sizeof(token));
+    ring_init(&s->box, sizeof(point));
     s->order = (int)order;
     s->in0 = graph_node_attr(ctx->node, "in0");
     s->in1 = graph_node_attr(ctx->node, "in1");
