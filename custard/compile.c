@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/grow.h"
 #include "../graph/graph_build.h"
 #include "plan.h"
 
@@ -37,8 +38,10 @@ typedef struct lowering {
     int failed;                        /* out of memory somewhere */
     stream *streams;
     int nstreams;
+    size_t stream_cap;
     reader *readers;
     int nreaders;
+    size_t reader_cap;
     int ref[EXPR_MAX_INDICES];         /* per tensor: its current reference stream, -1 root */
     int crd[EXPR_MAX_INDICES];         /* per index: its coordinate stream */
     int source[EXPR_MAX_INDICES];      /* per index: SRC_* */
@@ -83,7 +86,7 @@ static void name_port(char *label, char *comment, const char *kind, const char *
 /* A stream from producer; port names the producer's port ("out-B"), or NULL. */
 static int stream_new(lowering *l, int producer, const char *kind, const char *port)
 {
-    stream *s = realloc(l->streams, ((size_t)l->nstreams + 1) * sizeof *s);
+    stream *s = grow_array(l->streams, (size_t)l->nstreams, &l->stream_cap, sizeof *s, 16);
     if (!s) {
         l->failed = 1;
         return 0;
@@ -101,7 +104,7 @@ static int stream_new(lowering *l, int producer, const char *kind, const char *p
 /* Node reads stream s; port names the reader's port ("in-B"), or NULL. */
 static void read_stream(lowering *l, int s, int node_index, const char *port)
 {
-    reader *r = realloc(l->readers, ((size_t)l->nreaders + 1) * sizeof *r);
+    reader *r = grow_array(l->readers, (size_t)l->nreaders, &l->reader_cap, sizeof *r, 16);
     if (!r) {
         l->failed = 1;
         return;

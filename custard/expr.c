@@ -19,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/grow.h"
+
 /* Bounds that keep recursion (parsing, freeing, evaluating) shallow. */
 #define MAX_NODES 4096
 #define MAX_NESTING 256
@@ -32,6 +34,7 @@ typedef struct parser {
     int nodes, nesting;
     uint64_t right_indices;  /* index variables seen on the right */
     int lhs_columns[TENSOR_MAX_ORDER];
+    size_t tensor_cap, index_cap;   /* room in e->tensors and e->indices */
 } parser;
 
 static expr_node *parse_sum(parser *p);
@@ -116,15 +119,11 @@ static char *scan_name(parser *p)
     return s;
 }
 
-/* Makes room in *array for one more element after count of them. The
- * capacity is 4 and doubles at every power of two from there, so the count
- * alone tells when to grow. */
-static int grow(void *array, int count, size_t size, sam_error *err)
+/* Makes room in *array, of room *cap, for one more element after count
+ * of them. */
+static int grow(void *array, int count, size_t *cap, size_t size, sam_error *err)
 {
-    if (count != 0 && (count < 4 || (count & (count - 1))))
-        return 0;
-    size_t cap = count ? (size_t)count * 2 : 4;
-    void *bigger = realloc(*(void **)array, cap * size);
+    void *bigger = grow_array(*(void **)array, (size_t)count, cap, size, 4);
     if (!bigger)
         return error_set(err, "out of memory");
     *(void **)array = bigger;
@@ -159,7 +158,7 @@ static int intern_index(parser *p, char *name, int col)
         free(name);
         return fail(p, col, "more than %d distinct index variables", EXPR_MAX_INDICES);
     }
-    if (grow(&p->e->indices, p->e->nindices, sizeof *p->e->indices, p->err)) {
+    if (grow(&p->e->indices, p->e->nindices, &p->index_cap, sizeof *p->e->indices, p->err)) {
         free(name);
         return -1;
     }
@@ -178,7 +177,8 @@ static int intern_tensor(parser *p, char *name, int order, int col)
     else if (t >= 0 && e->tensors[t].order != order)
         t = fail(p, col, "%s is used with %d indices here but with %d at column %d", name, order,
                  e->tensors[t].order, e->tensors[t].column);
-    else if (t < 0 && grow(&e->tensors, e->ntensors, sizeof *e->tensors, p->err) == 0) {
+    else if (t < 0 &&
+             grow(&e->tensors, e->ntensors, &p->tensor_cap, sizeof *e->tensors, p->err) == 0) {
         e->tensors[e->ntensors] = (expr_tensor){.name = name, .order = order, .column = col};
         return e->ntensors++;
     }

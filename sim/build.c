@@ -4,13 +4,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/grow.h"
 #include "feedback.h"
 #include "registry.h"
 
 int sim_data_add(sim_data *d, const char *name, const tensor *t, const level_format *f,
                  sam_error *err)
 {
-    sim_binding *items = realloc(d->items, ((size_t)d->n + 1) * sizeof *items);
+    sim_binding *items = grow_array(d->items, (size_t)d->n, &d->cap, sizeof *items, 8);
     if (!items)
         return error_set(err, "out of memory");
     d->items = items;

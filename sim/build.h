@@ -19,6 +19,7 @@ typedef struct sim_binding {
 typedef struct sim_data {
     sim_binding *items;
     int n;
+    size_t cap;             /* room in items */
 } sim_data;
 
 /* Stores t under name in format f (copied). */

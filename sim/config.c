@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/grow.h"
 #include "../graph/graph_build.h"
 #include "registry.h"
 
@@ -33,7 +34,7 @@ int sim_config_add(sim_config *c, const char *key, const char *value, const char
                          "node.7.ii, ...)", origin, key);
     if (!*value)
         return error_set(err, "%s: %s has no value", origin, key);
-    sim_setting *items = realloc(c->items, ((size_t)c->n + 1) * sizeof *items);
+    sim_setting *items = grow_array(c->items, (size_t)c->n, &c->cap, sizeof *items, 8);
     if (!items)
         return error_set(err, "out of memory");
     c->items = items;

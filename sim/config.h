@@ -34,6 +34,7 @@ typedef struct sim_setting {
 typedef struct sim_config {
     sim_setting *items;
     int n;
+    size_t cap;             /* room in items */
 } sim_config;
 
 /* Adds the settings of a config file. */

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/grow.h"
+
 enum column {
     C_ROW, C_ID, C_TYPE, C_IMPL, C_PRODUCER, C_READERS, C_KIND, C_TOKENS, C_DATA, C_STOPS,
     C_EMPTY, C_DONE, C_REPEAT, C_REPEAT_STOP, C_FIRST, C_LAST, C_IDLE_BETWEEN, C_IDLE_BEFORE,
@@ -27,11 +29,12 @@ typedef struct reader {
     sam_error *err;
     int failed;
     char **fields;          /* of the record being read */
-    int nfields, cap;
+    int nfields;
+    size_t cap;
     int nheader;            /* 0 until the header was read */
     int col[NCOLUMNS];      /* field index of each column */
     int nrun;
-    int stream_cap, block_cap;
+    size_t stream_cap, block_cap;
     stats_table *t;
 } reader;
 
@@ -154,11 +157,13 @@ static int cell_producer(reader *r, stats_stream *s)
     return *text ? fail_cell(r, C_PRODUCER, "is not NODE:PORT") : 0;
 }
 
+/* s is a new row: every reader of it is added here, from no room. */
 static int cell_readers(reader *r, stats_stream *s)
 {
     const char *text = cell(r, C_READERS);
+    size_t cap = 0;
     for (const char *p = text + strspn(text, " "); *p; p += strspn(p, " ")) {
-        stats_port *more = realloc(s->readers, ((size_t)s->nreaders + 1) * sizeof *more);
+        stats_port *more = grow_array(s->readers, (size_t)s->nreaders, &cap, sizeof *more, 4);
         if (!more) {
             fail_nomem(r);
             return -1;
@@ -194,19 +199,15 @@ static int read_run(reader *r)
 }
 
 /* Grows *items (of *n, room for *cap) by one zeroed item of size bytes. */
-static void *grow(reader *r, void **items, int *n, int *cap, size_t size)
+static void *grow(reader *r, void **items, int *n, size_t *cap, size_t size)
 {
-    if (*n == *cap) {
-        int ncap = *cap ? 2 * *cap : 16;
-        char *more = realloc(*items, (size_t)ncap * size);
-        if (!more) {
-            fail_nomem(r);
-            return NULL;
-        }
-        *items = more;
-        *cap = ncap;
+    char *more = grow_array(*items, (size_t)*n, cap, size, 16);
+    if (!more) {
+        fail_nomem(r);
+        return NULL;
     }
-    char *item = (char *)*items + (size_t)(*n)++ * size;
+    *items = more;
+    char *item = more + (size_t)(*n)++ * size;
     memset(item, 0, size);
     return item;
 }
@@ -303,16 +304,12 @@ static void on_field(void *s, size_t len, void *data)
     reader *r = data;
     if (r->failed)
         return;
-    if (r->nfields == r->cap) {
-        int ncap = r->cap ? 2 * r->cap : 32;
-        char **more = realloc(r->fields, (size_t)ncap * sizeof *more);
-        if (!more) {
-            fail_nomem(r);
-            return;
-        }
-        r->fields = more;
-        r->cap = ncap;
+    char **more = grow_array(r->fields, (size_t)r->nfields, &r->cap, sizeof *more, 32);
+    if (!more) {
+        fail_nomem(r);
+        return;
     }
+    r->fields = more;
     char *f = strndup(s ? s : "", len);
     if (!f) {
         fail_nomem(r);
