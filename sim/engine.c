@@ -319,6 +319,7 @@ static int holds_room(const block *to, int p)
 static void freeze_inputs(const sim_engine *e, block *b)
 {
     const channel *fence = NULL;
+    b->fence = NULL;
     for (int p = 0; p < b->nin; p++) {
         const channel *c = b->in[p].ch;
         const channel *wait = c->producer >= 0 ? e->blocks[c->producer].waits_out : NULL;
@@ -334,6 +335,8 @@ static void freeze_inputs(const sim_engine *e, block *b)
 
 static void thaw_inputs(block *b)
 {
+    if (!b->fence)
+        return;
     for (int p = 0; p < b->nin; p++)
         b->in[p].frozen = 0;
     b->fence = NULL;
@@ -390,18 +393,15 @@ static int waits_on(const block *from, const block *to, const wake *w)
  * clocks along a cycle or two at a time. */
 static int may_go_on(const ahead *a, const block *from, const block *to, const wake *w)
 {
-    int eager = waits_on(from, to, w);
     if (w->producer) {
         if (to->waits_out != w->ch || from->clock < to->clock)
             return 0;
-        return eager || pops_made(w->ch) != a->pops_seen[to->index] ? 1 : 2;
+        return pops_made(w->ch) != a->pops_seen[to->index] || waits_on(from, to, w) ? 1 : 2;
     }
-    if (to->waits_out || (to->waits_in && to->waits_in != w->ch))
+    if (to->waits_out || (to->waits_in && to->waits_in != w->ch) ||
+        to->clock >= from->clock + w->ch->latency)
         return 0;
-    cycle_t final = from->clock + w->ch->latency;
-    if (to->clock >= final)
-        return 0;
-    return eager || w->ch->tail != a->tails_seen[to->index][w->port] ? 1 : 2;
+    return w->ch->tail != a->tails_seen[to->index][w->port] || waits_on(from, to, w) ? 1 : 2;
 }
 
 /* Block i's clock moved: wakes the blocks that may now go further. */
@@ -422,11 +422,13 @@ static int run_block(sim_engine *e, ahead *a, int i, cycle_t limit, int native, 
     block *b = &e->blocks[i];
     cycle_t from = b->clock, last = b->last_step;
     int was_done = b->done, adapted = !b->ops->run || !native;
-    if (adapted) {
-        b->thawed_horizon = input_horizon(e, b);
-        freeze_inputs(e, b);
-    }
     b->horizon = input_horizon(e, b);
+    if (adapted && e->bounded) {
+        freeze_inputs(e, b);
+        b->thawed_horizon = b->horizon;
+        if (b->fence)
+            b->horizon = input_horizon(e, b);
+    }
     cycle_t until = !b->ops->peek && b->horizon < limit ? b->horizon : limit;
     if (b->done || from >= until) {
         thaw_inputs(b);
