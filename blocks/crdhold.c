@@ -56,11 +56,10 @@ static void ref_pop(void *ctx)
 static int sig_take(void *ctx, int *kind)
 {
     const repeat_inputs *in = ctx;
-    uint8_t s;
     if (!ring_count(&in->h->sig))
         return 0;
-    ring_pop(&in->h->sig, &s);
-    *kind = s;
+    *kind = *(const uint8_t *)ring_head(&in->h->sig);
+    ring_drop(&in->h->sig);
     return 1;
 }
 
@@ -80,7 +79,10 @@ static int hold_step(block *b, cycle_t now)
     int changed = 0, emit = 0;
     token t;
     if (h->signal) {
-        if (ring_push(&h->sig, &h->signal))
+        uint8_t *slot = ring_push(&h->sig);
+        if (slot)
+            *slot = h->signal;
+        else
             b->failed = 1;
         h->signal = 0;
         changed = 1;

@@ -120,7 +120,11 @@ int crdpt_conv_step(crdpt_conv *c, conv_head head, int64_t o, int64_t i, conv_ou
 
 static int tq_push(ring *q, token t)
 {
-    return ring_push(q, &t);
+    token *slot = ring_push(q);
+    if (!slot)
+        return -1;
+    *slot = t;
+    return 0;
 }
 
 static token tq_head(const ring *q)
@@ -130,8 +134,8 @@ static token tq_head(const ring *q)
 
 static token tq_pop(ring *q)
 {
-    token t;
-    ring_pop(q, &t);
+    token t = tq_head(q);
+    ring_drop(q);
     return t;
 }
 
@@ -265,7 +269,8 @@ static spacc_read sparse_read(void *store, point *p)
     sparse_store *st = store;
     if (!ring_count(&st->done))
         return SPACC_IDLE;
-    ring_pop(&st->done, p);
+    *p = *(const point *)ring_head(&st->done);
+    ring_drop(&st->done);
     return SPACC_POINT;
 }
 
@@ -548,7 +553,10 @@ static int accumulate(block *b, spacc *s, cycle_t now)
     point p;
     spacc_read r = s->store_ops->read(s->store, &p);
     if (r == SPACC_POINT) {
-        if (ring_push(&s->box, &p))
+        point *slot = ring_push(&s->box);
+        if (slot)
+            *slot = p;
+        else
             b->failed = 1;
         out_push(b, OUT_VAL, now, token_val(p.v));
         return 1;
@@ -572,7 +580,7 @@ static int convert(block *b, spacc *s, cycle_t now)
     if (!crdpt_conv_step(&s->conv, head, p ? p->o : 0, p ? p->i : 0, &out))
         return 0;
     if (out.took)
-        ring_pop(q, NULL);
+        ring_drop(q);
     if (out.has_o)
         out_push(b, OUT_OUTER, now, out.o);
     if (s->onedim && token_is_stop(out.i)) {

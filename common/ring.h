@@ -2,7 +2,7 @@
  * room is a power of two, so a position is masked, never divided. Room
  * doubles when full, like the growable arrays (grow.h); growing unwinds
  * the ring to start at 0, so a push that grows copies in at most two runs.
- * Pushes that fit, pops and the head are inline: blocks do them every
+ * Pushes that fit, drops and the head are inline: blocks do them every
  * cycle. */
 #ifndef SAMSIM_RING_H
 #define SAMSIM_RING_H
@@ -36,29 +36,26 @@ static inline size_t ring_count(const ring *r)
     return r->n;
 }
 
-/* -1 when memory runs out, the ring then unchanged. */
-static inline int ring_push(ring *r, const void *e)
+/* The slot of a new element at the tail, for the caller to fill (a typed
+ * store, which a copy of r->elem bytes could not be); NULL when memory
+ * runs out, the ring then unchanged. */
+static inline void *ring_push(ring *r)
 {
     if (r->n == r->cap && ring_reserve(r, r->n + 1))
-        return -1;
-    memcpy(r->buf + ((r->head + r->n) & (r->cap - 1)) * r->elem, e, r->elem);
-    r->n++;
-    return 0;
+        return NULL;
+    return r->buf + ((r->head + r->n++) & (r->cap - 1)) * r->elem;
 }
 
-/* The oldest element, in place until the next push or pop; the ring must
+/* The oldest element, in place until the next push or drop; the ring must
  * not be empty. */
 static inline void *ring_head(const ring *r)
 {
     return r->buf + r->head * r->elem;
 }
 
-/* Takes the oldest element into out, or drops it when out is NULL; the
- * ring must not be empty. */
-static inline void ring_pop(ring *r, void *out)
+/* Removes the oldest element; the ring must not be empty. */
+static inline void ring_drop(ring *r)
 {
-    if (out)
-        memcpy(out, ring_head(r), r->elem);
     r->head = (r->head + 1) & (r->cap - 1);
     r->n--;
 }
