@@ -142,7 +142,7 @@ static int run_cycles(sim_engine *e, cycle_t max, run_state *rs, cycle_t *t)
  * topological order (feedback edges broken), so data flows down the graph
  * in sweeps. A window bounds how far ahead of the slowest block anything
  * runs, and so how many tokens wait in unbounded channels. */
-#define RUN_AHEAD_WINDOW 4096
+#define RUN_AHEAD_WINDOW 1024
 
 /* A block to wake when another's clock moves: a reader of channel ch,
  * when that input becomes final further, or the producer of a bounded
@@ -363,7 +363,7 @@ static uint64_t pops_made(const channel *c)
     return n;
 }
 
-/* What block i saw when it stopped, for may_go_on. */
+/* What block b saw when it stopped, for may_go_on. */
 static void note_seen(ahead *a, const block *b)
 {
     for (int p = 0; p < b->nin; p++)
