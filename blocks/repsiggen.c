@@ -2,31 +2,29 @@
  * signal that drives a repeat block, one token per cycle: R for every
  * coordinate or N, S for every stop token (its level is not needed: the
  * repeat block takes the level from its ref stream), D for D. */
-#include <stdlib.h>
-
 #include "blocks.h"
+
+/* After D the input holds nothing more, so every step is a take. */
+static void repsig_take(block *b, token t, cycle_t now)
+{
+    if (t.kind != TOKEN_DONE)
+        t = token_is_stop(t) ? token_repstop() : token_repeat();
+    out_push(b, 0, now, t);
+}
 
 static int repsig_step(block *b, cycle_t now)
 {
-    int *done = b->state;
-    token t;
-    if (*done || !in_peek(b, 0, now, &t))
-        return 0;
-    in_pop(b, 0, now);
-    if (t.kind == TOKEN_DONE)
-        *done = 1;
-    else
-        t = token_is_stop(t) ? token_repstop() : token_repeat();
-    out_push(b, 0, now, t);
-    return 1;
+    return block_take_step(b, now, repsig_take);
+}
+
+static void repsig_run(block *b, cycle_t until)
+{
+    block_take_run(b, until, repsig_take);
 }
 
 static int repsig_create(block *b, const block_ctx *ctx, sam_error *err)
 {
-    (void)ctx;
-    b->state = calloc(1, sizeof(int));
-    if (!b->state)
-        return error_set(err, "out of memory");
+    (void)ctx, (void)err;
     b->nin = b->nout = 1;
     b->in_names[0] = "crd";
     b->out_names[0] = "repsig";
@@ -39,11 +37,6 @@ static int repsig_port(block *b, const graph_edge *e, int input, sam_error *err)
     return block_port_by_kind(b, e, input, input ? in_kinds : out_kinds, 1, err);
 }
 
-static void repsig_destroy(block *b)
-{
-    free(b->state);
-}
-
 const block_ops repsiggen_ops = {
     .type = "repsiggen",
     .impl = "default",
@@ -51,6 +44,6 @@ const block_ops repsiggen_ops = {
     .create = repsig_create,
     .port = repsig_port,
     .step = repsig_step,
+    .run = repsig_run,
     .peek = 1,
-    .destroy = repsig_destroy,
 };
