@@ -54,6 +54,37 @@ static int repeat_step(block *b, cycle_t now)
     return changed;
 }
 
+/* Steps from t on in which the held ref goes out for an R and nothing
+ * else happens, as repeat_step would make them: a fiber's repetitions.
+ * They look at the signal's head only, which is final once visible. The
+ * number of steps made. */
+static uint64_t repeat_refs(block *b, const repeater *r, cycle_t t, cycle_t until)
+{
+    if (!r->held || r->pend_stop || r->cur.kind == TOKEN_DONE || token_is_stop(r->cur))
+        return 0;
+    uint64_t n = 0, room = block_room(b, t);
+    token s;
+    for (; t < until && n < room && in_peek(b, IN_REPSIG, t, &s) && s.kind == TOKEN_REPEAT;
+         t += b->ii, n++) {
+        in_pop(b, IN_REPSIG, t);
+        out_push(b, 0, t, r->cur);
+    }
+    return n;
+}
+
+/* The native run: runs of repetitions in one go, the step elsewhere. */
+static void repeat_run(block *b, cycle_t until)
+{
+    cycle_t t = b->clock;
+    while (block_next_cycle(b, &t, until)) {
+        uint64_t n = repeat_refs(b, b->state, t, until);
+        if (n)
+            t = block_changed_run(b, t, n);
+        else
+            t = repeat_step(b, t) ? block_changed(b, t) : block_unchanged(b, t, until);
+    }
+}
+
 static int repeat_create(block *b, const block_ctx *ctx, sam_error *err)
 {
     (void)ctx;
@@ -88,6 +119,7 @@ const block_ops repeat_ops = {
     .create = repeat_create,
     .port = repeat_port,
     .step = repeat_step,
+    .run = repeat_run,
     .peek = 2,
     .destroy = repeat_destroy,
 };

@@ -234,6 +234,8 @@ static void test_repeat_exact(void **state)
     (void)state;
     /* Everything queued: a ref and its first R in one cycle, no bubbles. */
     repeat("0 1 2 S0 D", "R R S R S R S D", 1, "0 0 S0 1 S0 2 S1 D", 1);
+    /* Long repetitions, which a native run emits in one go. */
+    repeat("0 1 S0 D", "R R R R R R S R R S D", 1, "0 0 0 0 0 0 S0 1 1 S1 D", 1);
     /* One token a cycle: the first S waits a cycle for the ref it merges. */
     repeat("0 S0 1 S1 D", "S R S D", 0, "_ S1 1 S2 D", 1);
     /* A root repeat as the engine feeds it, [0, D] on the ref input. */
