@@ -35,6 +35,14 @@ static void test_mul(void **state)
     run2(&mul_ops, "", "0 1 2 3 S0 D", "0 2 4 6 S0 D", "0 2 8 18 S0 D", 1);
 }
 
+/* A run of value pairs, which a native run makes in one go. */
+static void test_mul_values(void **state)
+{
+    (void)state;
+    run2(&mul_ops, "", "0.5 1.5 2.5 3.5 4.5 5.5 S0 D", "2.5 2.5 2.5 2.5 2.5 2.5 S0 D",
+         "1.25 3.75 6.25 8.75 11.25 13.75 S0 D", 1);
+}
+
 static void test_sub(void **state)
 {
     (void)state;
@@ -608,6 +616,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_mul),
+        cmocka_unit_test(test_mul_values),
         cmocka_unit_test(test_sub),
         cmocka_unit_test(test_union_patch_ints),
         cmocka_unit_test(test_union_patch_floats),
