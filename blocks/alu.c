@@ -93,9 +93,10 @@ static int alu_step(block *b, cycle_t now)
 
 /* Steps from t on that pair two values and nothing else, as alu_step
  * would make them: most of a product's. They look at the heads only,
- * which are final once visible. The number of steps made. */
-static uint64_t alu_values(block *b, alu *s, cycle_t t, cycle_t until)
+ * which are final once visible. */
+static uint64_t alu_values(block *b, cycle_t t, cycle_t until)
 {
+    alu *s = b->state;
     if (!s->take1 || !s->take2)
         return 0;
     uint64_t n = 0, room = block_room(b, t);
@@ -112,17 +113,9 @@ static uint64_t alu_values(block *b, alu *s, cycle_t t, cycle_t until)
     return n;
 }
 
-/* The native run: runs of value pairs in one go, the step elsewhere. */
 static void alu_run(block *b, cycle_t until)
 {
-    cycle_t t = b->clock;
-    while (block_next_cycle(b, &t, until)) {
-        uint64_t n = alu_values(b, b->state, t, until);
-        if (n)
-            t = block_changed_run(b, t, n);
-        else
-            t = alu_step(b, t) ? block_changed(b, t) : block_unchanged(b, t, until);
-    }
+    block_bulk_run(b, until, alu_values);
 }
 
 /* The position in the graph comment of the earliest tensor whose values

@@ -56,10 +56,10 @@ static int repeat_step(block *b, cycle_t now)
 
 /* Steps from t on in which the held ref goes out for an R and nothing
  * else happens, as repeat_step would make them: a fiber's repetitions.
- * They look at the signal's head only, which is final once visible. The
- * number of steps made. */
-static uint64_t repeat_refs(block *b, const repeater *r, cycle_t t, cycle_t until)
+ * They look at the signal's head only, which is final once visible. */
+static uint64_t repeat_refs(block *b, cycle_t t, cycle_t until)
 {
+    const repeater *r = b->state;
     if (!r->held || r->pend_stop || r->cur.kind == TOKEN_DONE || token_is_stop(r->cur))
         return 0;
     uint64_t n = 0, room = block_room(b, t);
@@ -72,17 +72,9 @@ static uint64_t repeat_refs(block *b, const repeater *r, cycle_t t, cycle_t unti
     return n;
 }
 
-/* The native run: runs of repetitions in one go, the step elsewhere. */
 static void repeat_run(block *b, cycle_t until)
 {
-    cycle_t t = b->clock;
-    while (block_next_cycle(b, &t, until)) {
-        uint64_t n = repeat_refs(b, b->state, t, until);
-        if (n)
-            t = block_changed_run(b, t, n);
-        else
-            t = repeat_step(b, t) ? block_changed(b, t) : block_unchanged(b, t, until);
-    }
+    block_bulk_run(b, until, repeat_refs);
 }
 
 static int repeat_create(block *b, const block_ctx *ctx, sam_error *err)

@@ -369,6 +369,18 @@ void block_take_run(block *b, cycle_t until, block_take_fn *take)
     }
 }
 
+void block_bulk_run(block *b, cycle_t until, block_bulk_fn *bulk)
+{
+    cycle_t t = b->clock;
+    while (block_next_cycle(b, &t, until)) {
+        uint64_t n = bulk(b, t, until);
+        if (n)
+            t = block_changed_run(b, t, n);
+        else
+            t = b->ops->step(b, t) ? block_changed(b, t) : block_unchanged(b, t, until);
+    }
+}
+
 void block_close_stats(block *b, cycle_t end)
 {
     block_stats *s = &b->stats;

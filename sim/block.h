@@ -287,6 +287,14 @@ typedef void block_take_fn(block *b, token t, cycle_t now);
 int block_take_step(block *b, cycle_t now, block_take_fn *take);
 void block_take_run(block *b, cycle_t until, block_take_fn *take);
 
+/* Blocks whose most common steps come in stretches a loop can make at
+ * once (a repeat's repetitions, an ALU's pairs of values): bulk makes as
+ * many of those steps from t on as it can, below until and within the
+ * room block_room gives, and says how many; where it makes none, the
+ * block's step runs. */
+typedef uint64_t block_bulk_fn(block *b, cycle_t t, cycle_t until);
+void block_bulk_run(block *b, cycle_t until, block_bulk_fn *bulk);
+
 /* Ends the statistics of a run that ended at cycle end: an open blocked
  * stretch led to no progress, and a busy one ends with the run. */
 void block_close_stats(block *b, cycle_t end);
