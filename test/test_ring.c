@@ -40,6 +40,18 @@ static void pop_copy(ring *r, void *out)
     ring_drop(r);
 }
 
+/* Pops every element left, each of which must be the next of the
+ * stream (popped is how many were taken before); the total taken. */
+static size_t drain_in_order(ring *r, size_t popped)
+{
+    unsigned char e[64];
+    while (ring_count(r)) {
+        pop_copy(r, e);
+        expect(e, r->elem, popped++);
+    }
+    return popped;
+}
+
 /* Bursts of pushes and fewer pops, so the ring fills and grows with its
  * head all over, then drains; every element must leave in order. */
 static void churn(size_t elem)
@@ -63,11 +75,7 @@ static void churn(size_t elem)
         assert_int_equal(ring_count(&r), pushed - popped);
     }
     assert_true(wrapped_growths >= 3);
-    while (ring_count(&r)) {
-        pop_copy(&r, e);
-        expect(e, elem, popped++);
-    }
-    assert_int_equal(popped, pushed);
+    assert_int_equal(drain_in_order(&r, popped), pushed);
     ring_free(&r);
 }
 
@@ -136,11 +144,7 @@ static void test_append_wraps(void **state)
             assert_int_equal(r.cap, cap);
     }
     assert_true(r.cap > cap);
-    while (ring_count(&r)) {
-        pop_copy(&r, e);
-        expect(e, elem, popped++);
-    }
-    assert_int_equal(popped, pushed);
+    assert_int_equal(drain_in_order(&r, popped), pushed);
     ring_free(&r);
 }
 
@@ -170,10 +174,7 @@ static void test_growth_refused(void **state)
         assert_int_equal(r.cap, cap);
         assert_int_equal(r.head, head);
         assert_int_equal(ring_count(&r), 15);
-        while (ring_count(&r)) {
-            pop_copy(&r, e);
-            expect(e, elem, popped++);
-        }
+        assert_int_equal(drain_in_order(&r, popped), pushed);
         ring_free(&r);
     }
     ring huge;
