@@ -99,7 +99,7 @@ static uint64_t alu_values(block *b, cycle_t t, cycle_t until)
     alu *s = b->state;
     if (!s->take1 || !s->take2)
         return 0;
-    uint64_t n = 0, room = block_room(b, t);
+    uint64_t n = 0, room = block_room(b, t, block_steps_below(b, t, until));
     token x, y;
     for (; t < until && n < room && in_peek(b, IN1, t, &x) && x.kind == TOKEN_VAL &&
            in_peek(b, IN2, t, &y) && y.kind == TOKEN_VAL;

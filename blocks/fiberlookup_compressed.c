@@ -184,12 +184,8 @@ static cycle_t stream(block *b, compressed *c, cycle_t t, cycle_t until)
     cycle_t limit = block_final_until(b);
     if (until < limit)
         limit = until;
-    uint64_t n = (uint64_t)(c->end - (c->s.cur + 1)), fit = (limit - t + b->ii - 1) / b->ii,
-             room = block_room(b, t);
-    if (fit < n)
-        n = fit;
-    if (room < n)
-        n = room;
+    uint64_t n = (uint64_t)(c->end - (c->s.cur + 1)), fit = block_steps_below(b, t, limit);
+    n = block_room(b, t, fit < n ? fit : n);
     int64_t p = c->s.cur + 1;
     channel *crd = b->out[SCANNER_OUT_CRD].ch, *ref = b->out[SCANNER_OUT_REF].ch;
     if ((crd && channel_push_positions(crd, t, b->ii, c->crd, p, n)) ||

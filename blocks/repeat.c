@@ -62,7 +62,7 @@ static uint64_t repeat_refs(block *b, cycle_t t, cycle_t until)
     const repeater *r = b->state;
     if (!r->held || r->pend_stop || r->cur.kind == TOKEN_DONE || token_is_stop(r->cur))
         return 0;
-    uint64_t n = 0, room = block_room(b, t);
+    uint64_t n = 0, room = block_room(b, t, block_steps_below(b, t, until));
     token s;
     for (; t < until && n < room && in_peek(b, IN_REPSIG, t, &s) && s.kind == TOKEN_REPEAT;
          t += b->ii, n++) {

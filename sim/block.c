@@ -179,14 +179,11 @@ cycle_t block_final_until(const block *b)
     return until < b->horizon ? b->horizon : until;
 }
 
-uint64_t block_room(const block *b, cycle_t t)
+uint64_t block_room(const block *b, cycle_t t, uint64_t n)
 {
-    uint64_t room = UINT64_MAX;
-    for (int p = 0; p < b->nbounded; p++) {
-        uint64_t r = channel_room(b->bounded[p], t);
-        room = r < room ? r : room;
-    }
-    return room;
+    for (int p = 0; p < b->nbounded && n; p++)
+        n = channel_room_run(b->bounded[p], t, b->ii, n);
+    return n;
 }
 
 /* A refusal for room at t starts a blocked stretch, unless the block is
@@ -347,7 +344,7 @@ int block_take_step(block *b, cycle_t now, block_take_fn *take)
  * A token at the head is final, so no producer's clock matters. */
 static uint64_t take_visible(block *b, cycle_t t, cycle_t until, block_take_fn *take)
 {
-    uint64_t n = 0, room = block_room(b, t);
+    uint64_t n = 0, room = block_room(b, t, block_steps_below(b, t, until));
     token tok;
     for (; t < until && n < room && !b->done && !b->failed && !b->fault && in_peek(b, 0, t, &tok);
          t += b->ii, n++) {

@@ -274,10 +274,17 @@ static inline cycle_t block_changed_run(block *b, cycle_t t, uint64_t n)
  * as it takes no token: a native run may step up to it without asking. */
 cycle_t block_final_until(const block *b);
 
-/* Tokens b may push on every output from cycle t on without asking again,
- * once block_next_cycle has let it step at t: the room its readers have
- * made so far (room only grows), UINT64_MAX without bounded outputs. */
-uint64_t block_room(const block *b, cycle_t t);
+/* How many of n steps, one every ii cycles from cycle t, may each push a
+ * token on every output without asking again, once block_next_cycle has
+ * let b step at t: the room its readers' pops so far make by each step's
+ * cycle (pops are final, and room only grows). */
+uint64_t block_room(const block *b, cycle_t t, uint64_t n);
+
+/* The number of steps, one every ii cycles from t, below until. */
+static inline uint64_t block_steps_below(const block *b, cycle_t t, cycle_t until)
+{
+    return t < until ? (until - t + b->ii - 1) / b->ii : 0;
+}
 
 /* Blocks whose every step takes the head of input 0 and does what
  * take says with it, pushing at most one token per output (arrayvals, the
@@ -290,7 +297,7 @@ void block_take_run(block *b, cycle_t until, block_take_fn *take);
 /* Blocks whose most common steps come in stretches a loop can make at
  * once (a repeat's repetitions, an ALU's pairs of values): bulk makes as
  * many of those steps from t on as it can, below until and within the
- * room block_room gives, and says how many; where it makes none, the
+ * room block_room gives for them, and says how many; where it makes none, the
  * block's step runs. */
 typedef uint64_t block_bulk_fn(block *b, cycle_t t, cycle_t until);
 void block_bulk_run(block *b, cycle_t until, block_bulk_fn *bulk);

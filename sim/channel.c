@@ -124,6 +124,21 @@ int channel_room_at_readers(const channel *c, cycle_t now, cycle_t *full_through
     return full ? 0 : unknown ? -1 : 1;
 }
 
+uint64_t channel_room_run(const channel *c, cycle_t t, uint32_t every, uint64_t n)
+{
+    if (!c->capacity)
+        return n;
+    uint64_t k = c->tail < c->capacity ? c->capacity - c->tail : 0;
+    for (cycle_t at = t + k * every; k < n; k++, at += every) {
+        /* Push k needs the entry `capacity` back from it gone before its cycle. */
+        uint64_t idx = c->tail + k - c->capacity;
+        for (int r = 0; r < c->nreaders; r++)
+            if (freed_from(&c->readers[r], idx) > at)
+                return k;
+    }
+    return n;
+}
+
 /* Doubles the ring, keeping the entries not yet taken by every reader. */
 static int grow(channel *c)
 {

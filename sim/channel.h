@@ -175,6 +175,12 @@ static inline int channel_has_room(const channel *c, cycle_t now)
     return channel_room_at(c, now, &through) == 1;
 }
 
+/* How many of n pushes, one at each of cycles t, t + every, t + 2 every...,
+ * fit by the pops the readers have made so far, whatever cycle each was
+ * made in (a pop is final once made): a run's room in one call, where
+ * channel_room counts only the pops made before t. */
+uint64_t channel_room_run(const channel *c, cycle_t t, uint32_t every, uint64_t n);
+
 int channel_make_room(channel *c);
 
 /* Appends a token visible at now + latency. Returns

@@ -1,5 +1,6 @@
 /* Channels: order, visibility by cycle, several readers at different
- * speeds over ring growth, capacity counted from the next cycle. */
+ * speeds over ring growth, capacity counted from the next cycle, and the
+ * room of a run of pushes. */
 #include <stdlib.h>
 
 #include "../sim/channel.h"
@@ -57,11 +58,56 @@ static void test_visibility_and_capacity(void **state)
     channel_free(&c);
 }
 
+/* A run's room: push k of a run, at cycle t + k * every, fits when the
+ * entry `capacity` back from it was popped by every reader before that
+ * cycle, whenever the pop was made; the run stops at the first that does
+ * not fit. Against channel_has_room stepped push by push. */
+static void test_room_of_a_run(void **state)
+{
+    (void)state;
+    channel c;
+    assert_int_equal(channel_init(&c, 0, 1), 0);
+    assert_true(channel_room_run(&c, 5, 1, 1000) == 1000);
+    channel_free(&c);
+    assert_int_equal(channel_init(&c, 3, 1), 0);
+    int fast = channel_add_reader(&c, -1), slow = channel_add_reader(&c, -1);
+    assert_true(channel_room_run(&c, 0, 1, 2) == 2);
+    assert_true(channel_room_run(&c, 0, 1, 10) == 3);
+    for (int k = 0; k < 3; k++)
+        assert_int_equal(channel_push(&c, 0, token_crd(k)), 0);
+    /* The fast reader pops entries 0, 1, 2 at cycles 1, 3, 4; the slow one
+     * entries 0 and 1 at cycles 2 and 2. */
+    channel_pop(&c, fast, 1);
+    channel_pop(&c, fast, 3);
+    channel_pop(&c, fast, 4);
+    channel_pop(&c, slow, 2);
+    channel_pop(&c, slow, 2);
+    /* From cycle 3 one a cycle: entry 0 is gone for both before 3, entry 1
+     * before 4 (the fast reader's pop in cycle 3 counts for the push in 4,
+     * not for channel_room at 3), entry 2 not yet for the slow reader; at
+     * 2 nothing fits, and with every = 2 the same two. */
+    assert_true(channel_room(&c, 3) == 1);
+    assert_true(channel_room_run(&c, 3, 1, 10) == 2);
+    assert_true(channel_room_run(&c, 2, 1, 10) == 0);
+    assert_true(channel_room_run(&c, 3, 2, 10) == 2);
+    assert_true(channel_room_run(&c, 3, 2, 1) == 1);
+    /* The same, push by push. */
+    cycle_t at[] = {3, 5, 7};
+    for (int k = 0; k < 2; k++) {
+        assert_true(channel_has_room(&c, at[k]));
+        assert_int_equal(channel_push(&c, at[k], token_crd(k)), 0);
+    }
+    /* Entry 2 is not popped by the slow reader yet: unknown, so no room. */
+    assert_true(channel_room_run(&c, at[2], 2, 10) == 0);
+    channel_free(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_readers_at_different_speeds),
         cmocka_unit_test(test_visibility_and_capacity),
+        cmocka_unit_test(test_room_of_a_run),
     };
     return cmocka_run_group_tests_name("channel", tests, NULL, NULL);
 }
