@@ -1,4 +1,4 @@
-/* samsim compile EXPR [-f=T:LEVELS[:ORDER]]... [-s=reorder(...)] [-o FILE]:
+/* samsim compile EXPR [-f=T:LEVELS[:ORDER]]... [-s=reorder(...)] [-s=split(...)]... [-o FILE]:
  * Custard's arguments in, a SAM graph in Custard's DOT dialect out. */
 #include <stdio.h>
 #include <string.h>
@@ -14,10 +14,30 @@ typedef struct compile_opts {
     compile_args args;
     const char *formats[MAX_FORMATS];
     const char *out;
+    char tiling[1024];      /* the split commands of every -s, joined */
 } compile_opts;
 
 static const char usage_line[] =
-    "usage: samsim compile EXPR [-f=T:LEVELS[:ORDER]]... [-s=reorder(i,j,...)] [-o FILE.dot]";
+    "usage: samsim compile EXPR [-f=T:LEVELS[:ORDER]]... [-s=reorder(i,j,...)] "
+    "[-s=split(i,i1,i0,SIZE)]... [-o FILE.dot]";
+
+/* -s is given once for the loop order and once for each group of splits. */
+static int add_schedule(compile_opts *o, const char *v, sam_error *err)
+{
+    if (strncmp(v, "split(", 6)) {
+        if (o->args.schedule)
+            return error_set(err, "compile: -s=%s: the loop order is given twice", v);
+        o->args.schedule = v;
+        return 1;
+    }
+    size_t used = strlen(o->tiling);
+    if (used + strlen(v) + 2 > sizeof o->tiling)
+        return error_set(err, "compile: the -s splits are longer than %zu characters",
+                         sizeof o->tiling - 2);
+    snprintf(o->tiling + used, sizeof o->tiling - used, "%s%s", used ? " " : "", v);
+    o->args.tiling = o->tiling;
+    return 1;
+}
 
 /* One option at argv[*i]: 1 taken, 0 not an option of ours, -1 error. */
 static int parse_option(int argc, char **argv, int *i, compile_opts *o, sam_error *err)
@@ -30,12 +50,8 @@ static int parse_option(int argc, char **argv, int *i, compile_opts *o, sam_erro
         o->formats[o->args.nformats++] = v;
         return 1;
     }
-    if (r == 0 && (r = args_option(argc, argv, i, "-s", &v, err)) > 0) {
-        if (o->args.schedule)
-            return error_set(err, "compile: -s given twice");
-        o->args.schedule = v;
-        return 1;
-    }
+    if (r == 0 && (r = args_option(argc, argv, i, "-s", &v, err)) > 0)
+        return add_schedule(o, v, err);
     if (r == 0 && ((r = args_option(argc, argv, i, "-o", &v, err)) > 0 ||
                    (r == 0 && (r = args_option(argc, argv, i, "--print-sam-graph", &v, err)) > 0)))
         o->out = v;

@@ -1,9 +1,13 @@
 /* samsim convert IN OUT: from any tensor format to any other. */
+#include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../formats/shift.h"
 #include "../formats/tensor_file.h"
+#include "../formats/tile.h"
 #include "args.h"
 #include "commands.h"
 #include "outputs.h"
@@ -11,6 +15,7 @@
 typedef struct convert_opts {
     tensor_file in, out;
     int shift;
+    const char *tile;   /* --tile SPEC, NULL without */
 } convert_opts;
 
 static int parse_option(int argc, char **argv, int *i, convert_opts *o, sam_error *err)
@@ -33,6 +38,8 @@ static int parse_option(int argc, char **argv, int *i, convert_opts *o, sam_erro
         return r < 0 ? -1 : (o->in.name = v, 0);
     if ((r = args_option(argc, argv, i, "--shape", &v, err)))
         return r < 0 ? -1 : args_shape("--shape", v, &o->in.order, o->in.dims, err);
+    if ((r = args_option(argc, argv, i, "--tile", &v, err)))
+        return r < 0 ? -1 : (o->tile = v, 0);
     if (!strcmp(argv[*i], "--shift"))
         return o->shift = 1, 0;
     return error_set(err, "convert: unknown option '%s'", argv[*i]);
@@ -54,7 +61,7 @@ static int parse_args(int argc, char **argv, convert_opts *o, sam_error *err)
     }
     if (files < 2)
         return error_set(err, "usage: samsim convert IN OUT [--format LEVELS[:ORDER]] "
-                              "[--tensor NAME] [--shift]");
+                              "[--tensor NAME] [--shift] [--tile SPEC]");
     if (o->in.name && !o->out.name)
         o->out.name = o->in.name;
     const io_file in = {"IN", o->in.path, o->in.name};
@@ -73,6 +80,82 @@ static int apply_shift(tensor *t, sam_error *err)
     return 0;
 }
 
+/* Where a --tile entry may end: before the next mode or level. */
+static int tile_spec_ends(char c)
+{
+    return c == 'x' || c == '/' || c == '\0';
+}
+
+/* Cuts mode m at level l by the --tile entry at *p ("N", "oN" or "-"),
+ * *p moved past it. */
+static int tile_spec_entry(const char **p, int m, int l, tile_split *split, const tensor *t,
+                           sam_error *err)
+{
+    const char *s = *p, *digits = s + (*s == 'o');
+    if (*s == '-' && tile_spec_ends(s[1])) {
+        *p = s + 1;
+        return 0;
+    }
+    char *stop = NULL;
+    errno = 0;
+    long long n = isdigit((unsigned char)*digits) ? strtoll(digits, &stop, 10) : 0;
+    if (!stop || errno || !tile_spec_ends(*stop))
+        return error_set(err, "entry '%.*s' is not N, oN or -", (int)strcspn(s, "x/"), s);
+    if (split[m].nlevels < l)
+        return error_set(err, "mode %d is cut at level %d but not at level %d", m, l, l - 1);
+    *p = stop;
+    if (*s == 'o')
+        return tile_split_add_occupancy(&split[m], t->crd[m], t->nnz, n, err);
+    return tile_split_add_shape(&split[m], n, err);
+}
+
+/* Cuts split[0..order-1] as SPEC says: levels separated by '/', each one
+ * entry per mode separated by 'x'. */
+static int tile_spec_parse(const char *spec, tile_split *split, const tensor *t, sam_error *err)
+{
+    const char *p = spec;
+    for (int l = 0;; l++) {
+        if (l == TILE_MAX_LEVELS)
+            return error_set(err, "more than %d levels", TILE_MAX_LEVELS);
+        const char *level = p;
+        int m = 0;
+        for (; m < t->order && (m == 0 || *p == 'x'); m++) {
+            p += m > 0;
+            if (tile_spec_entry(&p, m, l, split, t, err))
+                return -1;
+        }
+        if (m < t->order || (*p != '/' && *p != '\0'))
+            return error_set(err, "level '%.*s' does not give one entry for each of %d modes",
+                             (int)strcspn(level, "/"), level, t->order);
+        if (*p++ == '\0')
+            return 0;
+    }
+}
+
+/* Replaces t by its tiles as one tensor (tile keys, then local modes). */
+static int apply_tile(tensor *t, const char *spec, sam_error *err)
+{
+    tile_split split[TENSOR_MAX_ORDER];
+    tiled_tensor tt;
+    tensor flat;
+    for (int m = 0; m < t->order; m++)
+        tile_split_init(&split[m], t->dims[m]);
+    int rc = tile_spec_parse(spec, split, t, err);
+    if (rc == 0)
+        rc = tensor_tile(t, split, &tt, err);
+    if (rc == 0) {
+        rc = tiled_flatten(&tt, split, &flat, err);
+        tiled_tensor_free(&tt);
+    }
+    for (int m = 0; m < t->order; m++)
+        tile_split_free(&split[m]);
+    if (rc)
+        return error_wrap(err, "--tile '%s'", spec);
+    tensor_free(t);
+    *t = flat;
+    return 0;
+}
+
 int cmd_convert(int argc, char **argv)
 {
     convert_opts o;
@@ -80,14 +163,17 @@ int cmd_convert(int argc, char **argv)
     tensor t;
     if (parse_args(argc, argv, &o, &err) || tensor_file_read(&o.in, &t, &err))
         return args_fail(&err);
-    /* A SAM directory copied to another keeps its layout unless told. */
+    /* A SAM directory copied to another keeps its layout unless told;
+     * tiles have more levels than it, and get the default, all compressed. */
     char stored[2 * TENSOR_MAX_ORDER + 1];
-    if (!o.out.format && o.in.has_stored && tensor_file_kind_of(o.out.path) == TENSOR_FILE_SAMDIR &&
-        strcmp(o.out.path, "-")) {
+    if (!o.out.format && !o.tile && o.in.has_stored &&
+        tensor_file_kind_of(o.out.path) == TENSOR_FILE_SAMDIR && strcmp(o.out.path, "-")) {
         level_format_str(&o.in.stored, stored, sizeof stored);
         o.out.format = stored;
     }
     int rc = o.shift ? apply_shift(&t, &err) : 0;
+    if (rc == 0 && o.tile)
+        rc = apply_tile(&t, o.tile, &err);
     if (rc == 0)
         rc = outputs_write_tensor(&o.out, &t, &err);
     tensor_free(&t);

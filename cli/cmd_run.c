@@ -20,13 +20,14 @@
 #include "args.h"
 #include "commands.h"
 #include "outputs.h"
+#include "run_tiled.h"
 
 #define RUN_MAX_BINDINGS 16
 
 #define CHECK_SHOW 10
 
 typedef struct run_opts {
-    const char *graph, *data, *out, *expr, *stats;
+    const char *graph, *data, *out, *expr, *stats, *tiling;
     int check, quiet;
     const char *bind_name[RUN_MAX_BINDINGS], *bind_value[RUN_MAX_BINDINGS];
     int nbind, shift;
@@ -104,6 +105,8 @@ static int parse_option(int argc, char **argv, int *i, run_opts *o, sam_error *e
     }
     if ((r = args_option(argc, argv, i, "--expr", &v, err)))
         return r < 0 ? -1 : (o->expr = v, 0);
+    if ((r = args_option(argc, argv, i, "--tile", &v, err)))
+        return r < 0 ? -1 : (o->tiling = v, 0);
     if (!strcmp(argv[*i], "--shift"))
         return o->shift = 1, 0;
     if (!strcmp(argv[*i], "--quiet"))
@@ -129,12 +132,14 @@ static int parse_args(int argc, char **argv, run_opts *o, sam_error *err)
     }
     if (!o->graph)
         return error_set(err, "usage: samsim run GRAPH.dot [-t NAME=FILE]... [--data DIR] "
-                              "[--shift] [-o OUT] [--stats FILE.csv] [--check [--expr EXPR]] "
+                              "[--shift] [-o OUT] [--stats FILE.csv] [--check] [--expr EXPR] "
+                              "[--tile SPLITS] "
                               "[--engine event|step|cycle] [--split SEED] [--depth N] [--latency N] "
                               "[--impl TYPE=NAME]... [--config FILE] [--max-cycles N] [--quiet]");
-    /* An expression that nothing checks would look like a passed check. */
-    if (o->expr && !o->check)
-        return error_set(err, "run: --expr is the expression --check evaluates; give --check too");
+    /* An expression that nothing uses would look like a passed check. */
+    if (o->expr && !o->check && !o->tiling)
+        return error_set(err, "run: --expr is the expression --check evaluates and --tile "
+                              "splits; give one of them too");
     return 0;
 }
 
@@ -217,7 +222,7 @@ static int bind_one(const run_opts *o, const sam_graph *g, int k, tensor *operan
     if (operands[k].order != gt->format.nlevels)
         return error_at(err, g->path, 0, "tensor %s has order %d, but the graph stores it in %d "
                         "levels", gt->name, operands[k].order, gt->format.nlevels);
-    return sim_data_add(d, gt->name, &operands[k], &gt->format, err);
+    return d ? sim_data_add(d, gt->name, &operands[k], &gt->format, err) : 0;
 }
 
 /* Whether the graph only writes tensor name (mat_mask_tri_fiberwrite also
@@ -297,7 +302,8 @@ static int check_bindings(const run_opts *o, const sam_graph *g, sam_error *err)
     return 0;
 }
 
-/* Binds every operand; operands[k] keeps tensor k when it is checked. */
+/* Binds every operand; operands[k] keeps tensor k when it is checked.
+ * Without d (a tiled run, which stores tiles instead) only the lists. */
 static int bind_operands(const run_opts *o, const sam_graph *g, sim_data *d, tensor *operands,
                          sam_error *err)
 {
@@ -307,7 +313,7 @@ static int bind_operands(const run_opts *o, const sam_graph *g, sim_data *d, ten
     if (check_bindings(o, g, err) || check_index_sizes(g, operands, err))
         return -1;
     /* The simulation reads the level storage; the lists stay for --check. */
-    for (int k = 0; k < g->ntensors && !o->check; k++)
+    for (int k = 0; k < g->ntensors && !o->check && d; k++)
         tensor_free(&operands[k]);
     return 0;
 }
@@ -404,8 +410,9 @@ static FILE *summary_stream(const run_opts *o)
     return o->out && !strcmp(o->out, "-") ? stderr : stdout;
 }
 
-static void print_summary(const run_opts *o, const sim_outcome *out, const char *check,
-                          double wall)
+/* tiles: NULL for a run without tiling. */
+static void print_summary(const run_opts *o, const sim_outcome *out, const tiled_outcome *tiles,
+                          const char *check, double wall)
 {
     FILE *f = summary_stream(o);
     fprintf(f, "engine: %s\ncycles: %llu\ntokens: %llu\ncheck: %s\nwall_seconds: %.6f\n",
@@ -413,6 +420,9 @@ static void print_summary(const run_opts *o, const sim_outcome *out, const char 
             (unsigned long long)out->tokens, check, wall);
     if (wall > 0)
         fprintf(f, "tokens_per_second: %.0f\n", (double)out->tokens / wall);
+    if (tiles)
+        fprintf(f, "tiles_run: %llu\ntiles_skipped: %.0f\n",
+                (unsigned long long)tiles->tiles_run, tiles->tiles_skipped);
 }
 
 /* A result this small is shown when no -o asks for a file. */
@@ -439,8 +449,29 @@ static void print_result(const run_opts *o, const sam_graph *g, const tensor *t)
     }
 }
 
-/* What a finished run produced: written, checked, summarised. Returns the
- * exit status. */
+/* What a run produced: checked, written, summarised, with the
+ * statistics of e when there is an engine. Returns the exit status. */
+static int deliver(const run_opts *o, const sam_graph *g, const tensor *operands,
+                   const tensor *result, const sim_engine *e, const sim_outcome *out,
+                   const tiled_outcome *tiles, double wall, sam_error *err)
+{
+    char verdict[64] = "skipped";
+    int mismatch = o->check ? check_result(o, g, operands, result, verdict, sizeof verdict, err)
+                            : 0;
+    if (mismatch >= 0 && o->out && write_result(o, g, result, err))
+        mismatch = -1;
+    if (mismatch >= 0 && o->stats && e && sim_stats_write(e, out->cycles, o->stats, err))
+        mismatch = -1;
+    if (mismatch >= 0) {
+        print_summary(o, out, tiles, verdict, wall);
+        print_result(o, g, result);
+    }
+    if (mismatch < 0)
+        return 1;
+    return mismatch ? 3 : 0;
+}
+
+/* What a finished run produced: the sinks' tensor, delivered. */
 static int finish(const run_opts *o, const sam_graph *g, const tensor *operands,
                   const sim_engine *e, const sim_data *d, const sim_outcome *out, double wall,
                   sam_error *err)
@@ -453,21 +484,9 @@ static int finish(const run_opts *o, const sam_graph *g, const tensor *operands,
     fibertree_free(&ft);
     if (rc)
         return 1;
-    char verdict[64] = "skipped";
-    int mismatch = o->check ? check_result(o, g, operands, &result, verdict, sizeof verdict, err)
-                            : 0;
-    if (mismatch >= 0 && o->out && write_result(o, g, &result, err))
-        mismatch = -1;
-    if (mismatch >= 0 && o->stats && sim_stats_write(e, out->cycles, o->stats, err))
-        mismatch = -1;
-    if (mismatch >= 0) {
-        print_summary(o, out, verdict, wall);
-        print_result(o, g, &result);
-    }
+    rc = deliver(o, g, operands, &result, e, out, NULL, wall, err);
     tensor_free(&result);
-    if (mismatch < 0)
-        return 1;
-    return mismatch ? 3 : 0;
+    return rc;
 }
 
 /* A run that cannot complete: the report, and the statistics so far so
@@ -514,6 +533,43 @@ static int simulate(const run_opts *o, sam_graph *g, const tensor *operands,
     return rc;
 }
 
+/* The run tile by tile (run_tiled.h), delivered as a whole. */
+static int simulate_tiled(const run_opts *o, sam_graph *g, const tensor *operands,
+                          const char *tiling, sam_error *err)
+{
+    tiled_request r = {.tiling = tiling, .expr = o->expr ? o->expr : graph_attr_get(g, "expr"),
+                       .engine = o->engine, .split = o->split, .max_cycles = o->max_cycles,
+                       .sim = {.depth = 0, .latency = 1}};
+    if (sim_config_apply(&o->file_settings, g, &r.sim, err) ||
+        sim_config_apply(&o->cli_settings, g, &r.sim, err))
+        return 1;
+    struct timespec start;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    tiled_outcome tiles;
+    tensor result;
+    if (run_tiled(g, operands, &r, &tiles, &result, err))
+        return 1;
+    sim_outcome out = {.cycles = tiles.cycles, .tokens = tiles.tokens};
+    int rc = deliver(o, g, operands, &result, NULL, &out, &tiles, seconds_since(&start), err);
+    tensor_free(&result);
+    return rc;
+}
+
+/* A tiled run needs what the graph computes, and has no one engine whose
+ * statistics --stats could write. */
+static int check_tiling(const run_opts *o, const sam_graph *g, const char *tiling,
+                        sam_error *err)
+{
+    if (!tiling)
+        return 0;
+    if (!o->expr && !graph_attr_get(g, "expr"))
+        return error_at(err, g->path, 0, "a tiled run needs the expression: the graph records "
+                        "none, give --expr");
+    if (o->stats)
+        return error_set(err, "run: --stats does not cover tiled runs yet");
+    return 0;
+}
+
 /* Every file the run reads, against -o and --stats. */
 static int check_outputs(const run_opts *o, const sam_graph *g, sam_error *err)
 {
@@ -541,13 +597,16 @@ int cmd_run(int argc, char **argv)
         return args_fail(&err);
     }
     tensor *operands = calloc((size_t)g.ntensors + 1, sizeof *operands);
+    const char *tiling = o.tiling ? o.tiling : graph_attr_get(&g, "tiling");
     int rc = 1;
     if (!operands)
         error_set(&err, "out of memory");
     else if (o.check && !o.expr && !graph_attr_get(&g, "expr"))
         error_at(&err, g.path, 0, "--check needs --expr: the graph records no expression");
-    else if (check_outputs(&o, &g, &err) == 0 && bind_operands(&o, &g, &d, operands, &err) == 0)
-        rc = simulate(&o, &g, operands, &d, &err);
+    else if (check_tiling(&o, &g, tiling, &err) == 0 && check_outputs(&o, &g, &err) == 0 &&
+             bind_operands(&o, &g, tiling ? NULL : &d, operands, &err) == 0)
+        rc = tiling ? simulate_tiled(&o, &g, operands, tiling, &err)
+                    : simulate(&o, &g, operands, &d, &err);
     if (rc == 1)
         args_fail(&err);
     for (int k = 0; operands && k < g.ntensors; k++)

@@ -16,15 +16,18 @@ typedef struct command {
 
 static const command commands[] = {
     {"compile", cmd_compile,
-     "compile EXPR [-f=T:LEVELS[:ORDER]]... [-s=reorder(i,j,...)] [-o FILE.dot]",
+     "compile EXPR [-f=T:LEVELS[:ORDER]]... [-s=reorder(i,j,...)] [-s=split(i,i1,i0,N)]...\n"
+     "          [-o FILE.dot]",
      "Compiles a tensor index expression to a SAM graph (Custard's arguments).\n"
      "  -f=T:LEVELS[:ORDER]     tensor T's levels (d dense, s compressed), mode order\n"
      "  -s=reorder(i,j,...)     the loop order\n"
+     "  -s=split(i,i1,i0,N)     cuts index i into tiles of N (T.N: N of T's entries each);\n"
+     "                          the graph runs on each tile (recorded as attribute tiling)\n"
      "  -o FILE                 the graph (default and '-': standard output);\n"
      "                          --print-sam-graph=FILE is the same\n"},
     {"run", cmd_run,
      "run GRAPH.dot [-t NAME=FILE|NUMBER]... [--data DIR] [--shift] [-o OUT] [--stats FILE.csv]\n"
-     "          [--check [--expr EXPR]]\n"
+     "          [--check] [--expr EXPR] [--tile SPLITS]\n"
      "          [--engine event|step|cycle] [--split SEED] [--depth N] [--latency N]\n"
      "          [--max-cycles N]\n"
      "          [--impl TYPE=NAME]... [--config FILE] [--quiet]",
@@ -37,7 +40,10 @@ static const command commands[] = {
      "  --stats FILE.csv        writes per-stream and per-block statistics (also of a run\n"
      "                          that deadlocks or reaches --max-cycles, marked incomplete)\n"
      "  --check                 compares with an independent evaluation (exit 3 on mismatch)\n"
-     "  --expr EXPR             the expression --check evaluates (needs --check)\n"
+     "  --expr EXPR             the expression (for --check and --tile, when the graph\n"
+     "                          records none)\n"
+     "  --tile SPLITS           runs on tiles: split(i,i1,i0,N) commands, as compile's -s\n"
+     "                          (default: the graph's tiling attribute)\n"
      "  --engine event|step|cycle  the engine (default event; all give the same numbers)\n"
      "  --split SEED            ends run-ahead windows at random cycles (a check)\n"
      "  --depth N               bounds every channel to N tokens\n"
@@ -50,14 +56,17 @@ static const command commands[] = {
      "Lists every block type, its implementations (the default marked) and parameters.\n"},
     {"convert", cmd_convert,
      "convert IN OUT [--format LEVELS[:ORDER]] [--tensor NAME] [--in-tensor NAME]\n"
-     "          [--in-format LEVELS[:ORDER]] [--shape DIMS] [--shift]",
+     "          [--in-format LEVELS[:ORDER]] [--shape DIMS] [--shift] [--tile SPEC]",
      "Converts a tensor between formats ('-' as OUT: Matrix Market on standard output).\n"
      "  --format LEVELS[:ORDER]     level format of a SAM directory written\n"
      "  --tensor NAME               tensor name in both directories\n"
      "  --in-tensor NAME            tensor name in the input directory\n"
      "  --in-format LEVELS[:ORDER]  how to read the input directory\n"
      "  --shape DIMS                dimensions of a .tns input, e.g. 12x10x9\n"
-     "  --shift                     writes the SAM convention's second operand\n"},
+     "  --shift                     writes the SAM convention's second operand\n"
+     "  --tile SPEC                 writes its tiles, tile coordinates as first modes:\n"
+     "                              levels split by '/', per mode N (tiles of N),\n"
+     "                              oN (N entries each) or - (not cut), e.g. 64x64/8x-\n"},
     {"info", cmd_info,
      "info FILE [--format LEVELS[:ORDER]] [--tensor NAME] [--in-format LEVELS[:ORDER]]\n"
      "          [--shape DIMS]",

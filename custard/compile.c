@@ -1,4 +1,5 @@
 #include "compile.h"
+#include "tiling.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -643,6 +644,19 @@ static int lower(lowering *l, const char *expression)
     return l->failed ? error_set(l->err, "out of memory compiling") : 0;
 }
 
+/* The splits, checked against the expression and recorded as commands. */
+static int record_tiling(const plan *p, const char *text, sam_graph *g, sam_error *err)
+{
+    tiling t;
+    char canonical[1024];
+    if (!text)
+        return 0;
+    if (tiling_parse(text, &p->e, &t, err))
+        return -1;
+    tiling_format(&t, &p->e, canonical, sizeof canonical);
+    return graph_set_attr(g, "tiling", canonical, err);
+}
+
 int custard_compile(const compile_args *a, sam_graph *g, sam_error *err)
 {
     memset(g, 0, sizeof *g);
@@ -650,7 +664,7 @@ int custard_compile(const compile_args *a, sam_graph *g, sam_error *err)
     if (plan_make(a->expression, a->formats, a->nformats, a->schedule, &p, err))
         return -1;
     lowering l = {.p = &p, .g = g, .err = err};
-    int rc = lower(&l, a->expression);
+    int rc = lower(&l, a->expression) || record_tiling(&p, a->tiling, g, err) ? -1 : 0;
     free(l.streams);
     free(l.readers);
     plan_free(&p);

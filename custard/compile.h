@@ -8,7 +8,8 @@
  * Arguments are Custard's: compile_args{"X(i,j)=B(i,k)*C(k,j)",
  * {"X:ss", "B:ss:1,0"}, "reorder(k,i,j)"}. The graph records them as the
  * graph attributes expr, formats and schedule, so that `samsim run --check`
- * needs nothing more. */
+ * needs nothing more. Splits leave the graph as it is, since it runs on
+ * each tile unchanged, and are recorded as the graph attribute tiling. */
 #ifndef SAMSIM_COMPILE_H
 #define SAMSIM_COMPILE_H
 
@@ -19,7 +20,8 @@ typedef struct compile_args {
     const char *expression;
     const char *const *formats; /* -f values without "-f=" */
     int nformats;
-    const char *schedule;       /* -s value, or NULL for the concordant order */
+    const char *schedule;       /* -s=reorder(...), or NULL for the concordant order */
+    const char *tiling;         /* -s=split(...) commands (custard/tiling.h), or NULL */
 } compile_args;
 
 /* Builds the graph into g (freed with graph_free). On failure g is empty

@@ -23,6 +23,23 @@ int sim_data_add(sim_data *d, const char *name, const tensor *t, const level_for
     return 0;
 }
 
+int sim_data_borrow(sim_data *d, const char *name, const fibertree *tree, sam_error *err)
+{
+    sim_binding *items = grow_array(d->items, (size_t)d->n, &d->cap, sizeof *items, 8);
+    if (!items)
+        return error_set(err, "out of memory");
+    d->items = items;
+    items[d->n].name = (char *)name;
+    items[d->n++].tree = *tree;
+    return 0;
+}
+
+void sim_data_release(sim_data *d)
+{
+    free(d->items);
+    memset(d, 0, sizeof *d);
+}
+
 const fibertree *sim_data_find(const sim_data *d, const char *name)
 {
     for (int i = 0; i < d->n; i++)

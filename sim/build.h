@@ -28,6 +28,12 @@ int sim_data_add(sim_data *d, const char *name, const tensor *t, const level_for
 const fibertree *sim_data_find(const sim_data *d, const char *name);
 void sim_data_free(sim_data *d);
 
+/* Binds name to a tree another owner keeps (a tiled run's tiles, bound
+ * again for every tile they take part in); data holding such bindings is
+ * let go with sim_data_release, which frees the list and not the trees. */
+int sim_data_borrow(sim_data *d, const char *name, const fibertree *tree, sam_error *err);
+void sim_data_release(sim_data *d);
+
 /* Bounds of latencies and initiation intervals (cycles) and of channel
  * capacities (tokens): the event engine keeps a slot per cycle of the
  * longest wait. */

@@ -89,6 +89,79 @@ static void test_gen_convert_info(void **state)
     test_tmpdir_remove(dir);
 }
 
+/* The 4x4 matrix of test_tile.c: tile (1,0) empty, entries out of order. */
+static const char tile_matrix[] = "%%MatrixMarket matrix coordinate real general\n"
+                                  "4 4 6\n4 4 6\n1 1 1\n2 3 7\n1 4 2\n2 2 3\n3 3 5\n";
+
+/* convert --tile SPEC writes exactly text, or (text NULL) fails with one
+ * line naming --tile and the spec and writes nothing. */
+static void assert_tile_convert(const char *dir, const char *in, const char *spec,
+                                const char *text)
+{
+    char *out = test_path(dir, "tiled.tns"), *opt = malloc(strlen(spec) + 8), *se = NULL;
+    assert_non_null(opt);
+    sprintf(opt, "--tile=%s", spec);
+    int rc = test_run_samsim(NULL, &se, "convert", in, out, opt, NULL);
+    char *got = test_read_file(out);
+    if (text) {
+        assert_int_equal(rc, 0);
+        assert_non_null(got);
+        assert_string_equal(got, text);
+        remove(out);
+    } else {
+        char quoted[128];
+        snprintf(quoted, sizeof quoted, "samsim: --tile '%s': ", spec);
+        assert_int_equal(rc, 1);
+        assert_null(got);
+        assert_non_null(se);
+        if (strncmp(se, quoted, strlen(quoted)) || strchr(se, '\n') != se + strlen(se) - 1)
+            fail_msg("not one line starting with \"%s\": %s", quoted, se);
+    }
+    free(got), free(se), free(opt), free(out);
+}
+
+static void test_convert_tile(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir();
+    char *in = test_write_file(dir, "A.mtx", tile_matrix);
+    assert_tile_convert(dir, in, "2x2",
+                        "# written by samsim\n# shape: 2 2 2 2\n"
+                        "1 1 1 1 1.0\n1 1 2 2 3.0\n1 2 1 2 2.0\n"
+                        "1 2 2 1 7.0\n2 2 1 1 5.0\n2 2 2 2 6.0\n");
+    /* Rows 0 and 1 hold two entries each, rows 2 and 3 one: ranges
+     * {0}, {1}, {2,3}; columns not cut. */
+    assert_tile_convert(dir, in, "o2x-",
+                        "# written by samsim\n# shape: 3 2 4\n"
+                        "1 1 1 1.0\n1 1 4 2.0\n2 1 2 3.0\n2 1 3 7.0\n3 1 3 5.0\n3 2 4 6.0\n");
+    /* Columns by 2 then 1: keys (column tile, column within it), then the
+     * whole row and a column of one. */
+    assert_tile_convert(dir, in, "-x2/-x1",
+                        "# written by samsim\n# shape: 2 2 4 1\n"
+                        "1 1 1 1 1.0\n1 2 2 1 3.0\n2 1 2 1 7.0\n"
+                        "2 1 3 1 5.0\n2 2 1 1 2.0\n2 2 4 1 6.0\n");
+    static const char *const bad[] = {"2",        "2x2x2",   "0x2",     "o0x-",       "2xa",
+                                      "-x2/2x2",  "2x+3",    "2x2/",    "3x3/2x2/1x1/1x1", "",
+                                      "99999999999999999999x1", "1x1/1x1/1x1/1x1/1x1"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        assert_tile_convert(dir, in, bad[i], NULL);
+
+    /* A SAM directory: every level compressed by default; a format must
+     * cover the keys too. */
+    char *sam = test_path(dir, "sam"), *out = NULL, *se = NULL;
+    assert_int_equal(test_run_samsim(NULL, &se, "convert", in, sam, "--tile", "2x2", "--format",
+                                     "ss01", NULL), 1);
+    assert_non_null(strstr(se, "a format of 2 levels for a tensor of order 4"));
+    assert_false(test_exists(sam));
+    assert_int_equal(test_run_samsim(NULL, NULL, "convert", in, sam, "--tile", "2x2", NULL), 0);
+    assert_int_equal(test_run_samsim(&out, NULL, "info", sam, NULL), 0);
+    assert_non_null(strstr(out, "format: ssss0123\n"));
+    assert_int_equal(info_number(out, NULL, "nonzeros: "), 6);
+    free(out), free(se), free(sam);
+    free(in);
+    test_tmpdir_remove(dir);
+}
+
 static void test_help_lists_commands(void **state)
 {
     (void)state;
@@ -104,6 +177,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gen_convert_info),
+        cmocka_unit_test(test_convert_tile),
         cmocka_unit_test(test_help_lists_commands),
     };
     return cmocka_run_group_tests_name("cli", tests, NULL, NULL);

@@ -9,7 +9,7 @@
 static void read_config(const char *path)
 {
     static const char *const formats[] = {"X:ss", "B:ss", "C:ds:1,0"};
-    compile_args a = {"X(i,j)=B(i,k)*C(k,j)", formats, 3, NULL};
+    compile_args a = {"X(i,j)=B(i,k)*C(k,j)", formats, 3, NULL, NULL};
     sim_config c = {0};
     sam_graph g;
     sam_error err;

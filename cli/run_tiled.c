@@ -1,0 +1,388 @@
+#include "run_tiled.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../custard/tileseq.h"
+#include "../custard/tiling.h"
+#include "../formats/tile.h"
+#include "../sim/result.h"
+
+#define TILED_MAX_TENSORS 64
+
+/* An operand of the expression and the trees the simulation reads. */
+typedef struct operand {
+    const graph_tensor *gt;         /* in the graph, NULL for the result */
+    const tensor *whole;
+    tiled_tensor tt;
+    int tiled;
+    fibertree **trees;              /* per tile, built when first needed */
+    fibertree whole_tree;           /* an operand not tiled, built once */
+    int has_whole_tree;
+} operand;
+
+typedef struct tiled_state {
+    const sam_graph *g;
+    const tiled_request *r;
+    expr e;
+    tiling spec;
+    tile_split split[EXPR_MAX_INDICES];
+    int loop_index[TILE_MAX_KEYS], loop_level[TILE_MAX_KEYS], nloop;
+    operand op[TILED_MAX_TENSORS];
+    tensor *result;
+    tiled_outcome *out;
+    sam_error *err;
+} tiled_state;
+
+/* The computation's loop order: the graph's schedule, or else the
+ * result's indices and then the summed ones (any order visits the same
+ * tiles; this one keeps a result tile's partial sums together). */
+static int loop_order(const tiled_state *s, int *loop, sam_error *err)
+{
+    const char *sched = graph_attr_get(s->g, "schedule");
+    int n = 0;
+    if (sched && !strncmp(sched, "reorder(", 8)) {
+        for (const char *q = sched + 8; *q && *q != ')' && n < s->e.nindices;) {
+            size_t len = strcspn(q, ",)");
+            char name[64];
+            snprintf(name, sizeof name, "%.*s", (int)len, q);
+            int idx = expr_find_index(&s->e, name);
+            if (idx < 0)
+                return error_set(err, "the graph's schedule %s names %s, which the expression "
+                                 "lacks", sched, name);
+            loop[n++] = idx;
+            q += len + (q[len] == ',');
+        }
+        return n == s->e.nindices ? n
+                                  : error_set(err, "the graph's schedule %s misses indices of the "
+                                              "expression", sched);
+    }
+    const expr_node *lhs = s->e.lhs;
+    for (int m = 0; m < lhs->order; m++)
+        loop[n++] = lhs->index[m];
+    for (int i = 0; i < s->e.nindices; i++) {
+        int placed = 0;
+        for (int m = 0; m < lhs->order; m++)
+            placed |= lhs->index[m] == i;
+        if (!placed)
+            loop[n++] = i;
+    }
+    return n;
+}
+
+static const expr_node *access_of(const expr_node *n, int tensor)
+{
+    if (!n || n->kind == EXPR_ACCESS)
+        return n && n->tensor == tensor ? n : NULL;
+    const expr_node *a = access_of(n->left, tensor);
+    return a ? a : access_of(n->right, tensor);
+}
+
+/* Where index idx is in operand t: its mode, -1 when it is not. */
+static int mode_of(const tiled_state *s, int t, int idx)
+{
+    const expr_node *a = t ? access_of(s->e.rhs, t) : s->e.lhs;
+    for (int m = 0; a && m < a->order; m++)
+        if (a->index[m] == idx)
+            return m;
+    return -1;
+}
+
+static int bind_operands(tiled_state *s, const tensor *operands, sam_error *err)
+{
+    if (s->e.ntensors > TILED_MAX_TENSORS)
+        return error_set(err, "more than %d tensors to tile", TILED_MAX_TENSORS);
+    for (int t = 1; t < s->e.ntensors; t++) {
+        for (int k = 1; k < s->g->ntensors && !s->op[t].gt; k++)
+            if (!strcmp(s->g->tensors[k].name, s->e.tensors[t].name)) {
+                s->op[t].gt = &s->g->tensors[k];
+                s->op[t].whole = &operands[k];
+            }
+        if (!s->op[t].gt)
+            return error_at(err, s->g->path, 0, "the graph has no tensor %s of the expression",
+                            s->e.tensors[t].name);
+    }
+    return 0;
+}
+
+/* Cuts index idx as the schedule says, its size taken from an operand. */
+static int split_index(tiled_state *s, int idx, sam_error *err)
+{
+    int64_t dim = -1;
+    for (int t = 1; t < s->e.ntensors && dim < 0; t++)
+        if (mode_of(s, t, idx) >= 0)
+            dim = s->op[t].whole->dims[mode_of(s, t, idx)];
+    tile_split *sp = &s->split[idx];
+    tile_split_init(sp, dim > 0 ? dim : 1);
+    for (int l = 0; l < s->spec.nlevels[idx]; l++) {
+        const tiling_level *lv = &s->spec.level[idx][l];
+        int rc;
+        if (lv->leader < 0) {
+            rc = tile_split_add_shape(sp, lv->size, err);
+        } else {
+            const tensor *lead = s->op[lv->leader].whole;
+            rc = tile_split_add_occupancy(sp, lead->crd[mode_of(s, lv->leader, idx)], lead->nnz,
+                                          lv->size, err);
+        }
+        if (rc)
+            return error_wrap(err, "split(%s,%s,%s,...)",
+                              l ? s->spec.level[idx][l - 1].inner : s->e.indices[idx],
+                              lv->outer, lv->inner);
+    }
+    return 0;
+}
+
+/* Tiles every operand that has a split index. */
+static int tile_operands(tiled_state *s, sam_error *err)
+{
+    for (int i = 0; i < s->e.nindices; i++)
+        if (split_index(s, i, err))
+            return -1;
+    for (int t = 1; t < s->e.ntensors; t++) {
+        operand *op = &s->op[t];
+        tile_split modes[TENSOR_MAX_ORDER];
+        int any = 0;
+        for (int m = 0; m < op->whole->order; m++) {
+            int idx = access_of(s->e.rhs, t)->index[m];
+            modes[m] = s->split[idx];
+            any |= modes[m].nlevels > 0;
+        }
+        if (!any)
+            continue;
+        if (tensor_tile(op->whole, modes, &op->tt, err))
+            return error_wrap(err, "tiling %s", s->e.tensors[t].name);
+        op->tiled = 1;
+        op->trees = calloc(op->tt.ntiles + 1, sizeof *op->trees);
+        if (!op->trees)
+            return error_set(err, "out of memory");
+    }
+    return 0;
+}
+
+/* The first coordinate and the extent of index idx's innermost tile at
+ * the tile point coord. */
+static void tile_at(const tiled_state *s, int idx, const int64_t *coord, int64_t *first,
+                    int64_t *extent)
+{
+    const tile_split *sp = &s->split[idx];
+    size_t g = 0;
+    for (int k = 0; k < s->nloop; k++) {
+        if (s->loop_index[k] != idx)
+            continue;
+        int l = s->loop_level[k];
+        int64_t parent = l ? sp->start[l - 1][g] : 0;
+        size_t lo = 0, hi = sp->ntiles[l];
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            if (sp->start[l][mid] < parent)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        g = lo + (size_t)coord[k];
+    }
+    int last = sp->nlevels - 1;
+    *first = last < 0 ? 0 : sp->start[last][g];
+    int64_t end = last < 0 || g + 1 >= sp->ntiles[last] ? sp->dim : sp->start[last][g + 1];
+    *extent = end - *first;
+}
+
+/* Operand t's tree at the tile point: its tile's, built once; an empty
+ * tree of the tile's extents where the point lacks its tile; the whole
+ * operand when it is not tiled. */
+static const fibertree *tree_at(tiled_state *s, int t, size_t tile, const int64_t *coord,
+                                fibertree *empty, sam_error *err)
+{
+    operand *op = &s->op[t];
+    const level_format *f = &op->gt->format;
+    if (!op->tiled) {
+        if (!op->has_whole_tree && fibertree_build(op->whole, f, &op->whole_tree, err))
+            return NULL;
+        op->has_whole_tree = 1;
+        return &op->whole_tree;
+    }
+    if (tile != TILESEQ_ABSENT) {
+        if (!op->trees[tile]) {
+            fibertree *ft = malloc(sizeof *ft);
+            if (!ft || fibertree_build(&op->tt.tiles[tile].content, f, ft, err)) {
+                free(ft);
+                return NULL;
+            }
+            op->trees[tile] = ft;
+        }
+        return op->trees[tile];
+    }
+    int64_t dims[TENSOR_MAX_ORDER], first;
+    for (int m = 0; m < op->whole->order; m++)
+        tile_at(s, access_of(s->e.rhs, t)->index[m], coord, &first, &dims[m]);
+    tensor none;
+    if (tensor_init(&none, op->whole->order, dims, err))
+        return NULL;
+    int rc = fibertree_build(&none, f, empty, err);
+    tensor_free(&none);
+    return rc ? NULL : empty;
+}
+
+/* Adds the tile's result, at the tile's place, to the whole result. */
+static int add_result(tiled_state *s, const fibertree *ft, const int64_t *coord, sam_error *err)
+{
+    tensor part;
+    if (fibertree_to_tensor(ft, &part, err))
+        return -1;
+    int64_t first[TENSOR_MAX_ORDER], extent, at[TENSOR_MAX_ORDER];
+    for (int m = 0; m < part.order; m++)
+        tile_at(s, s->e.lhs->index[m], coord, &first[m], &extent);
+    int rc = 0;
+    for (size_t i = 0; i < part.nnz && !rc; i++) {
+        for (int m = 0; m < part.order; m++)
+            at[m] = first[m] + part.crd[m][i];
+        if (part.order == 0 && s->result->nnz)
+            s->result->vals[0] += part.vals[i];
+        else
+            rc = tensor_append(s->result, at, part.vals[i], err);
+    }
+    tensor_free(&part);
+    return rc;
+}
+
+static void describe_point(const tiled_state *s, const int64_t *coord, char *buf, size_t size)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int k = 0; k < s->nloop && used < size; k++)
+        used += (size_t)snprintf(buf + used, size - used, "%s%s=%lld", k ? "," : "",
+                                 s->spec.level[s->loop_index[k]][s->loop_level[k]].outer,
+                                 (long long)coord[k]);
+}
+
+/* Simulates the graph on the bound data; its result added to the whole. */
+static int simulate_tile(tiled_state *s, const sim_data *d, const int64_t *coord)
+{
+    sim_engine e;
+    if (sim_build(&e, s->g, d, &s->r->sim, s->err))
+        return -1;
+    e.split = s->r->split;
+    sim_outcome out;
+    char report[1024], where[256];
+    int rc = sim_engine_run(&e, s->r->engine, s->r->max_cycles, &out, report, sizeof report,
+                            s->err);
+    if (rc > 0) {
+        describe_point(s, coord, where, sizeof where);
+        error_at(s->err, s->g->path, 0, "tile %s: %s", where, report);
+    } else if (rc == 0) {
+        fibertree ft;
+        s->out->cycles += out.cycles;
+        s->out->tokens += out.tokens;
+        s->out->tiles_run++;
+        rc = sim_result(&e, s->g, d, &ft, s->err);
+        if (!rc) {
+            rc = add_result(s, &ft, coord, s->err);
+            fibertree_free(&ft);
+        }
+    }
+    sim_engine_free(&e);
+    return rc ? -1 : 0;
+}
+
+static int visit_point(void *ctx, const int64_t *coord, const size_t *tile)
+{
+    tiled_state *s = ctx;
+    sim_data d = {0};
+    fibertree empty[TILED_MAX_TENSORS];
+    int nempty = 0, rc = 0;
+    for (int t = 1; t < s->e.ntensors && !rc; t++) {
+        const fibertree *ft = tree_at(s, t, tile[t], coord, &empty[nempty], s->err);
+        if (ft == &empty[nempty])
+            nempty++;
+        rc = !ft || sim_data_borrow(&d, s->op[t].gt->name, ft, s->err);
+    }
+    if (!rc)
+        rc = simulate_tile(s, &d, coord);
+    sim_data_release(&d);
+    for (int k = 0; k < nempty; k++)
+        fibertree_free(&empty[k]);
+    return rc ? -1 : 0;
+}
+
+static int result_dims(const tiled_state *s, int64_t *dims)
+{
+    const expr_node *lhs = s->e.lhs;
+    for (int m = 0; m < lhs->order; m++)
+        dims[m] = s->split[lhs->index[m]].dim;
+    return lhs->order;
+}
+
+static double grid_points(const tiled_state *s)
+{
+    double n = 1;
+    for (int i = 0; i < s->e.nindices; i++)
+        if (s->split[i].nlevels)
+            n *= (double)s->split[i].ntiles[s->split[i].nlevels - 1];
+    return n;
+}
+
+static void free_state(tiled_state *s)
+{
+    for (int t = 0; t < TILED_MAX_TENSORS; t++) {
+        operand *op = &s->op[t];
+        for (size_t k = 0; op->trees && k < op->tt.ntiles; k++)
+            if (op->trees[k]) {
+                fibertree_free(op->trees[k]);
+                free(op->trees[k]);
+            }
+        free(op->trees);
+        if (op->tiled)
+            tiled_tensor_free(&op->tt);
+        if (op->has_whole_tree)
+            fibertree_free(&op->whole_tree);
+    }
+    for (int i = 0; i < EXPR_MAX_INDICES; i++)
+        tile_split_free(&s->split[i]);
+    expr_free(&s->e);
+}
+
+static int prepare(tiled_state *s, const tensor *operands, sam_error *err)
+{
+    int loop[EXPR_MAX_INDICES];
+    if (expr_parse(s->r->expr, &s->e, err) || tiling_parse(s->r->tiling, &s->e, &s->spec, err))
+        return -1;
+    int nloop = loop_order(s, loop, err);
+    if (nloop < 0 || bind_operands(s, operands, err) || tile_operands(s, err))
+        return -1;
+    s->nloop = tiling_order(&s->spec, loop, nloop, s->loop_index, s->loop_level);
+    if (s->nloop == 0)
+        return error_set(err, "the tiling splits no index");
+    return 0;
+}
+
+int run_tiled(const sam_graph *g, const tensor *operands, const tiled_request *r,
+              tiled_outcome *out, tensor *result, sam_error *err)
+{
+    tiled_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return error_set(err, "out of memory");
+    *s = (tiled_state){.g = g, .r = r, .result = result, .out = out, .err = err};
+    memset(out, 0, sizeof *out);
+    memset(result, 0, sizeof *result);
+    int rc = prepare(s, operands, err);
+    int64_t dims[TENSOR_MAX_ORDER];
+    if (!rc)
+        rc = tensor_init(result, result_dims(s, dims), dims, err);
+    if (!rc) {
+        const tiled_tensor *tt[TILED_MAX_TENSORS] = {NULL};
+        for (int t = 1; t < s->e.ntensors; t++)
+            tt[t] = s->op[t].tiled ? &s->op[t].tt : NULL;
+        rc = tileseq_walk(&s->e, s->loop_index, s->loop_level, s->nloop, tt, visit_point, s, err);
+    }
+    if (!rc && result->order == 0 && result->nnz == 0)
+        rc = tensor_append(result, NULL, 0, err);
+    if (!rc)
+        rc = tensor_canonicalize(result, NULL, err);
+    out->tiles_skipped = grid_points(s) - (double)out->tiles_run;
+    free_state(s);
+    free(s);
+    if (rc)
+        tensor_free(result);
+    return rc ? -1 : 0;
+}

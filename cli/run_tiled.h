@@ -1,0 +1,37 @@
+/* samsim run on tiles: the operands cut as the schedule's splits say, the
+ * tile loops walked with sparse tiles skipped (custard/tileseq.h), the
+ * graph simulated unchanged on each visited point's tiles, and the
+ * result's tiles put back together, partial tiles of a summed index
+ * added. */
+#ifndef SAMSIM_RUN_TILED_H
+#define SAMSIM_RUN_TILED_H
+
+#include "../common/error.h"
+#include "../formats/tensor.h"
+#include "../graph/graph.h"
+#include "../sim/build.h"
+#include "../sim/engine.h"
+
+typedef struct tiled_request {
+    const char *tiling;         /* split commands */
+    const char *expr;           /* what the graph computes */
+    engine_mode engine;
+    uint64_t split;             /* the engine's random windows, 0: none */
+    uint64_t max_cycles;        /* for each tile */
+    sim_options sim;
+} tiled_request;
+
+typedef struct tiled_outcome {
+    cycle_t cycles;             /* the tiles' runs one after another */
+    uint64_t tokens;
+    uint64_t tiles_run;         /* points of the tile loops simulated */
+    double tiles_skipped;       /* points of the full tile grid skipped */
+} tiled_outcome;
+
+/* Runs g on operands (per graph tensor, the result's slot unused) as r
+ * says; the result into *result, canonical. A tile whose run deadlocks
+ * or stops is an error naming the tile. */
+int run_tiled(const sam_graph *g, const tensor *operands, const tiled_request *r,
+              tiled_outcome *out, tensor *result, sam_error *err);
+
+#endif
