@@ -27,7 +27,7 @@
 #define CHECK_SHOW 10
 
 typedef struct run_opts {
-    const char *graph, *data, *out, *expr, *stats, *tiling;
+    const char *graph, *data, *out, *expr, *stats, *tiling, *hw;
     int check, quiet;
     const char *bind_name[RUN_MAX_BINDINGS], *bind_value[RUN_MAX_BINDINGS];
     int nbind, shift;
@@ -107,6 +107,8 @@ static int parse_option(int argc, char **argv, int *i, run_opts *o, sam_error *e
         return r < 0 ? -1 : (o->expr = v, 0);
     if ((r = args_option(argc, argv, i, "--tile", &v, err)))
         return r < 0 ? -1 : (o->tiling = v, 0);
+    if ((r = args_option(argc, argv, i, "--hw", &v, err)))
+        return r < 0 ? -1 : (o->hw = v, 0);
     if (!strcmp(argv[*i], "--shift"))
         return o->shift = 1, 0;
     if (!strcmp(argv[*i], "--quiet"))
@@ -133,7 +135,7 @@ static int parse_args(int argc, char **argv, run_opts *o, sam_error *err)
     if (!o->graph)
         return error_set(err, "usage: samsim run GRAPH.dot [-t NAME=FILE]... [--data DIR] "
                               "[--shift] [-o OUT] [--stats FILE.csv] [--check] [--expr EXPR] "
-                              "[--tile SPLITS] "
+                              "[--tile SPLITS] [--hw FILE] "
                               "[--engine event|step|cycle] [--split SEED] [--depth N] [--latency N] "
                               "[--impl TYPE=NAME]... [--config FILE] [--max-cycles N] [--quiet]");
     /* An expression that nothing uses would look like a passed check. */
@@ -410,6 +412,23 @@ static FILE *summary_stream(const run_opts *o)
     return o->out && !strcmp(o->out, "-") ? stderr : stdout;
 }
 
+/* What the memories cost: the tiles' compute alone, DRAM bytes in all and
+ * by tensor (read, and for the result written), and the time at the
+ * clock. */
+static void print_memory(FILE *f, const tiled_outcome *tiles, double cycles)
+{
+    const mem_model *m = tiles->memory;
+    double dram = 0;
+    for (int t = 0; t <= m->ntensors; t++)
+        dram += m->traffic[t].read[HW_DRAM] + m->traffic[t].written;
+    fprintf(f, "compute_cycles: %llu\ndram_bytes: %.0f\n",
+            (unsigned long long)tiles->compute_cycles, dram);
+    for (int t = 0; t <= m->ntensors; t++)
+        fprintf(f, "traffic.%s: %.0f\n", tiles->names[t],
+                m->traffic[t].read[HW_DRAM] + m->traffic[t].written);
+    fprintf(f, "seconds: %.9g\n", cycles / (m->hw.clock_ghz * 1e9));
+}
+
 /* tiles: NULL for a run without tiling. */
 static void print_summary(const run_opts *o, const sim_outcome *out, const tiled_outcome *tiles,
                           const char *check, double wall)
@@ -423,6 +442,8 @@ static void print_summary(const run_opts *o, const sim_outcome *out, const tiled
     if (tiles)
         fprintf(f, "tiles_run: %llu\ntiles_skipped: %.0f\n",
                 (unsigned long long)tiles->tiles_run, tiles->tiles_skipped);
+    if (tiles && tiles->memory)
+        print_memory(f, tiles, (double)out->cycles);
 }
 
 /* A result this small is shown when no -o asks for a file. */
@@ -537,10 +558,12 @@ static int simulate(const run_opts *o, sam_graph *g, const tensor *operands,
 static int simulate_tiled(const run_opts *o, sam_graph *g, const tensor *operands,
                           const char *tiling, sam_error *err)
 {
+    hw_desc hw;
     tiled_request r = {.tiling = tiling, .expr = o->expr ? o->expr : graph_attr_get(g, "expr"),
                        .engine = o->engine, .split = o->split, .max_cycles = o->max_cycles,
-                       .sim = {.depth = 0, .latency = 1}};
-    if (sim_config_apply(&o->file_settings, g, &r.sim, err) ||
+                       .sim = {.depth = 0, .latency = 1}, .hw = o->hw ? &hw : NULL};
+    hw_defaults(&hw);
+    if ((o->hw && hw_read(o->hw, &hw, err)) || sim_config_apply(&o->file_settings, g, &r.sim, err) ||
         sim_config_apply(&o->cli_settings, g, &r.sim, err))
         return 1;
     struct timespec start;
@@ -552,16 +575,19 @@ static int simulate_tiled(const run_opts *o, sam_graph *g, const tensor *operand
     sim_outcome out = {.cycles = tiles.cycles, .tokens = tiles.tokens};
     int rc = deliver(o, g, operands, &result, NULL, &out, &tiles, seconds_since(&start), err);
     tensor_free(&result);
+    free(tiles.memory);
     return rc;
 }
 
 /* A tiled run needs what the graph computes, and has no one engine whose
- * statistics --stats could write. */
+ * statistics --stats could write; the memories carry tiles. */
 static int check_tiling(const run_opts *o, const sam_graph *g, const char *tiling,
                         sam_error *err)
 {
     if (!tiling)
-        return 0;
+        return o->hw ? error_set(err, "run: --hw models the memories tiles travel through; tile "
+                                      "the run (--tile, or a graph compiled with -s=split)")
+                     : 0;
     if (!o->expr && !graph_attr_get(g, "expr"))
         return error_at(err, g->path, 0, "a tiled run needs the expression: the graph records "
                         "none, give --expr");
@@ -578,6 +604,8 @@ static int check_outputs(const run_opts *o, const sam_graph *g, sam_error *err)
     in[n++] = (io_file){"graph", o->graph, NULL};
     for (int i = 0; i < o->nconfigs; i++)
         in[n++] = (io_file){"--config", o->configs[i], NULL};
+    if (o->hw)
+        in[n++] = (io_file){"--hw", o->hw, NULL};
     for (int i = 0; i < o->nbind; i++)
         in[n++] = (io_file){"-t", o->bind_value[i], o->bind_name[i]};
     for (int k = 1; k < g->ntensors && k <= 64 && o->data; k++)

@@ -27,7 +27,7 @@ static const command commands[] = {
      "                          --print-sam-graph=FILE is the same\n"},
     {"run", cmd_run,
      "run GRAPH.dot [-t NAME=FILE|NUMBER]... [--data DIR] [--shift] [-o OUT] [--stats FILE.csv]\n"
-     "          [--check] [--expr EXPR] [--tile SPLITS]\n"
+     "          [--check] [--expr EXPR] [--tile SPLITS] [--hw FILE]\n"
      "          [--engine event|step|cycle] [--split SEED] [--depth N] [--latency N]\n"
      "          [--max-cycles N]\n"
      "          [--impl TYPE=NAME]... [--config FILE] [--quiet]",
@@ -44,6 +44,8 @@ static const command commands[] = {
      "                          records none)\n"
      "  --tile SPLITS           runs on tiles: split(i,i1,i0,N) commands, as compile's -s\n"
      "                          (default: the graph's tiling attribute)\n"
+     "  --hw FILE               the memories tiles travel through (key = value lines;\n"
+     "                          README: Memories): adds traffic, DRAM bytes and seconds\n"
      "  --engine event|step|cycle  the engine (default event; all give the same numbers)\n"
      "  --split SEED            ends run-ahead windows at random cycles (a check)\n"
      "  --depth N               bounds every channel to N tokens\n"

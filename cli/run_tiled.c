@@ -1,5 +1,6 @@
 #include "run_tiled.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 #include "../custard/tiling.h"
 #include "../formats/tile.h"
 #include "../sim/result.h"
+#include "result_tiles.h"
 
 #define TILED_MAX_TENSORS 64
 
@@ -18,7 +20,14 @@ typedef struct operand {
     tiled_tensor tt;
     int tiled;
     fibertree **trees;              /* per tile, built when first needed */
+    double *bytes;                  /* per tile, its tree's bytes (with memories) */
+    /* With memories, the tiles of each level above the innermost: each
+     * innermost tile's number there, and each one's bytes. */
+    tiled_tensor outer[MEM_MAX_LEVELS];
+    size_t *outer_of[MEM_MAX_LEVELS];
+    double *outer_bytes[MEM_MAX_LEVELS];
     fibertree whole_tree;           /* an operand not tiled, built once */
+    double whole_bytes;
     int has_whole_tree;
 } operand;
 
@@ -32,6 +41,9 @@ typedef struct tiled_state {
     operand op[TILED_MAX_TENSORS];
     tensor *result;
     tiled_outcome *out;
+    mem_model *mem;                 /* NULL without memories */
+    result_tiles partial;
+    mem_tile *mem_tiles;            /* a point's, operand by operand */
     sam_error *err;
 } tiled_state;
 
@@ -133,6 +145,61 @@ static int split_index(tiled_state *s, int idx, sam_error *err)
     return 0;
 }
 
+/* The bytes of a tree, as the hardware stores it. */
+static double tree_bytes(const tiled_state *s, const fibertree *ft)
+{
+    const hw_desc *hw = s->r->hw;
+    return fibertree_bytes(ft, hw->bytes_crd, hw->bytes_ref, hw->bytes_val);
+}
+
+/* The tiles at level l of operand t (its splits cut short below l), their
+ * bytes, and each innermost tile's number among them: the prefix of its
+ * key that the level's tiles have. */
+static int outer_tiles(tiled_state *s, int t, int l, sam_error *err)
+{
+    operand *op = &s->op[t];
+    tile_split modes[TENSOR_MAX_ORDER];
+    for (int m = 0; m < op->whole->order; m++) {
+        modes[m] = s->split[access_of(s->e.rhs, t)->index[m]];
+        modes[m].nlevels = modes[m].nlevels < l + 1 ? modes[m].nlevels : l + 1;
+    }
+    tiled_tensor *o = &op->outer[l];
+    if (tensor_tile(op->whole, modes, o, err))
+        return -1;
+    op->outer_of[l] = malloc((op->tt.ntiles + 1) * sizeof *op->outer_of[l]);
+    op->outer_bytes[l] = malloc((o->ntiles + 1) * sizeof *op->outer_bytes[l]);
+    if (!op->outer_of[l] || !op->outer_bytes[l])
+        return error_set(err, "out of memory");
+    for (size_t k = 0; k < o->ntiles; k++) {
+        fibertree ft;
+        if (fibertree_build(&o->tiles[k].content, &op->gt->format, &ft, err))
+            return -1;
+        op->outer_bytes[l][k] = tree_bytes(s, &ft);
+        fibertree_free(&ft);
+    }
+    /* Both lists are in key order, so the prefixes only go forward. */
+    size_t key_bytes = (size_t)o->nkeys * sizeof(int64_t);
+    for (size_t i = 0, k = 0; i < op->tt.ntiles; i++) {
+        while (memcmp(o->tiles[k].key, op->tt.tiles[i].key, key_bytes))
+            k++;
+        op->outer_of[l][i] = k;
+    }
+    return 0;
+}
+
+/* With memories, what the model needs of operand t's tiles. */
+static int memory_tiles(tiled_state *s, int t, sam_error *err)
+{
+    operand *op = &s->op[t];
+    op->bytes = malloc((op->tt.ntiles + 1) * sizeof *op->bytes);
+    if (!op->bytes)
+        return error_set(err, "out of memory");
+    for (int l = 0; l + 1 < s->spec.depth; l++)
+        if (outer_tiles(s, t, l, err))
+            return -1;
+    return 0;
+}
+
 /* Tiles every operand that has a split index. */
 static int tile_operands(tiled_state *s, sam_error *err)
 {
@@ -156,6 +223,8 @@ static int tile_operands(tiled_state *s, sam_error *err)
         op->trees = calloc(op->tt.ntiles + 1, sizeof *op->trees);
         if (!op->trees)
             return error_set(err, "out of memory");
+        if (s->r->hw && memory_tiles(s, t, err))
+            return -1;
     }
     return 0;
 }
@@ -199,6 +268,8 @@ static const fibertree *tree_at(tiled_state *s, int t, size_t tile, const int64_
     if (!op->tiled) {
         if (!op->has_whole_tree && fibertree_build(op->whole, f, &op->whole_tree, err))
             return NULL;
+        if (!op->has_whole_tree && s->r->hw)
+            op->whole_bytes = tree_bytes(s, &op->whole_tree);
         op->has_whole_tree = 1;
         return &op->whole_tree;
     }
@@ -210,6 +281,8 @@ static const fibertree *tree_at(tiled_state *s, int t, size_t tile, const int64_
                 return NULL;
             }
             op->trees[tile] = ft;
+            if (op->bytes)
+                op->bytes[tile] = tree_bytes(s, ft);
         }
         return op->trees[tile];
     }
@@ -225,39 +298,38 @@ static const fibertree *tree_at(tiled_state *s, int t, size_t tile, const int64_
 }
 
 /* Adds the tile's result, at the tile's place, to the whole result. */
-static int add_result(tiled_state *s, const fibertree *ft, const int64_t *coord, sam_error *err)
+static int add_result(tiled_state *s, const tensor *part, const int64_t *coord, sam_error *err)
 {
-    tensor part;
-    if (fibertree_to_tensor(ft, &part, err))
-        return -1;
     int64_t first[TENSOR_MAX_ORDER], extent, at[TENSOR_MAX_ORDER];
-    for (int m = 0; m < part.order; m++)
+    for (int m = 0; m < part->order; m++)
         tile_at(s, s->e.lhs->index[m], coord, &first[m], &extent);
     int rc = 0;
-    for (size_t i = 0; i < part.nnz && !rc; i++) {
-        for (int m = 0; m < part.order; m++)
-            at[m] = first[m] + part.crd[m][i];
-        if (part.order == 0 && s->result->nnz)
-            s->result->vals[0] += part.vals[i];
+    for (size_t i = 0; i < part->nnz && !rc; i++) {
+        for (int m = 0; m < part->order; m++)
+            at[m] = first[m] + part->crd[m][i];
+        if (part->order == 0 && s->result->nnz)
+            s->result->vals[0] += part->vals[i];
         else
-            rc = tensor_append(s->result, at, part.vals[i], err);
+            rc = tensor_append(s->result, at, part->vals[i], err);
     }
-    tensor_free(&part);
     return rc;
 }
 
+/* "(i1=0,k1=3)": the point's tile coordinates by name. */
 static void describe_point(const tiled_state *s, const int64_t *coord, char *buf, size_t size)
 {
-    size_t used = 0;
-    buf[0] = '\0';
+    size_t used = (size_t)snprintf(buf, size, "(");
     for (int k = 0; k < s->nloop && used < size; k++)
         used += (size_t)snprintf(buf + used, size - used, "%s%s=%lld", k ? "," : "",
                                  s->spec.level[s->loop_index[k]][s->loop_level[k]].outer,
                                  (long long)coord[k]);
+    if (used < size)
+        snprintf(buf + used, size - used, ")");
 }
 
-/* Simulates the graph on the bound data; its result added to the whole. */
-static int simulate_tile(tiled_state *s, const sim_data *d, const int64_t *coord)
+/* Simulates the graph on the bound data: its cycles and result tile. */
+static int simulate_tile(tiled_state *s, const sim_data *d, const int64_t *coord,
+                         cycle_t *cycles, tensor *part)
 {
     sim_engine e;
     if (sim_build(&e, s->g, d, &s->r->sim, s->err))
@@ -272,17 +344,60 @@ static int simulate_tile(tiled_state *s, const sim_data *d, const int64_t *coord
         error_at(s->err, s->g->path, 0, "tile %s: %s", where, report);
     } else if (rc == 0) {
         fibertree ft;
-        s->out->cycles += out.cycles;
+        *cycles = out.cycles;
         s->out->tokens += out.tokens;
         s->out->tiles_run++;
         rc = sim_result(&e, s->g, d, &ft, s->err);
         if (!rc) {
-            rc = add_result(s, &ft, coord, s->err);
+            rc = fibertree_to_tensor(&ft, part, s->err);
             fibertree_free(&ft);
         }
     }
     sim_engine_free(&e);
     return rc ? -1 : 0;
+}
+
+/* The result tile of the point: its coordinates at every level, as one
+ * number. */
+static int64_t result_tile_id(const tiled_state *s, const int64_t *coord)
+{
+    int64_t id = 0;
+    for (int k = 0; k < s->nloop; k++) {
+        int idx = s->loop_index[k];
+        if (mode_of(s, 0, idx) >= 0)
+            id = id * tile_split_width(&s->split[idx], s->loop_level[k]) + coord[k];
+    }
+    return id;
+}
+
+/* The memories' part of the point: each operand's tile at each level
+ * (the whole of an operand not tiled), and the result tile's growth. */
+static int memory_point(tiled_state *s, const size_t *tile, const int64_t *coord,
+                        cycle_t cycles, const tensor *part)
+{
+    int depth = s->spec.depth;
+    for (int t = 1; t < s->e.ntensors; t++)
+        for (int l = 0; l < depth; l++) {
+            const operand *op = &s->op[t];
+            mem_tile *x = &s->mem_tiles[(t - 1) * depth + l];
+            if (!op->tiled)
+                *x = (mem_tile){0, op->whole_bytes};
+            else if (tile[t] == TILESEQ_ABSENT)
+                *x = (mem_tile){-1, 0};
+            else if (l == depth - 1)
+                *x = (mem_tile){(int64_t)tile[t], op->bytes[tile[t]]};
+            else
+                *x = (mem_tile){(int64_t)op->outer_of[l][tile[t]],
+                                op->outer_bytes[l][op->outer_of[l][tile[t]]]};
+        }
+    double before, after;
+    int64_t id = result_tile_id(s, coord);
+    char where[256];
+    describe_point(s, coord, where, sizeof where);
+    if (result_tiles_add(&s->partial, id, part, &before, &after, s->err))
+        return -1;
+    return mem_point(s->mem, s->mem_tiles, (double)cycles, id, before, after, s->out->names,
+                     where, s->err);
 }
 
 static int visit_point(void *ctx, const int64_t *coord, const size_t *tile)
@@ -297,8 +412,16 @@ static int visit_point(void *ctx, const int64_t *coord, const size_t *tile)
             nempty++;
         rc = !ft || sim_data_borrow(&d, s->op[t].gt->name, ft, s->err);
     }
+    cycle_t cycles = 0;
+    tensor part = {0};
     if (!rc)
-        rc = simulate_tile(s, &d, coord);
+        rc = simulate_tile(s, &d, coord, &cycles, &part);
+    if (!rc)
+        rc = add_result(s, &part, coord, s->err);
+    if (!rc && s->mem)
+        rc = memory_point(s, tile, coord, cycles, &part);
+    s->out->compute_cycles += cycles;
+    tensor_free(&part);
     sim_data_release(&d);
     for (int k = 0; k < nempty; k++)
         fibertree_free(&empty[k]);
@@ -332,6 +455,13 @@ static void free_state(tiled_state *s)
                 free(op->trees[k]);
             }
         free(op->trees);
+        free(op->bytes);
+        for (int l = 0; l < MEM_MAX_LEVELS; l++) {
+            free(op->outer_of[l]);
+            free(op->outer_bytes[l]);
+            if (op->outer_of[l])
+                tiled_tensor_free(&op->outer[l]);
+        }
         if (op->tiled)
             tiled_tensor_free(&op->tt);
         if (op->has_whole_tree)
@@ -339,7 +469,30 @@ static void free_state(tiled_state *s)
     }
     for (int i = 0; i < EXPR_MAX_INDICES; i++)
         tile_split_free(&s->split[i]);
+    result_tiles_free(&s->partial);
+    free(s->mem_tiles);
     expr_free(&s->e);
+}
+
+/* The memory model, and the result tiles it follows. */
+static int prepare_memory(tiled_state *s, sam_error *err)
+{
+    int n = s->e.ntensors - 1, depth = s->spec.depth;
+    const hw_desc *hw = s->r->hw;
+    int64_t extent[TENSOR_MAX_ORDER];
+    /* The graph's names: the expression's go before the caller reads them. */
+    for (int t = 1; t <= n && t <= MEM_MAX_TENSORS; t++)
+        s->out->names[t - 1] = s->op[t].gt->name;
+    s->out->names[n < MEM_MAX_TENSORS ? n : MEM_MAX_TENSORS] = s->g->tensors[0].name;
+    for (int m = 0; m < s->e.lhs->order; m++)
+        extent[m] = tile_split_max_extent(&s->split[s->e.lhs->index[m]]);
+    s->mem = s->out->memory = calloc(1, sizeof *s->mem);
+    s->mem_tiles = malloc(((size_t)n * (size_t)depth + 1) * sizeof *s->mem_tiles);
+    if (!s->mem || !s->mem_tiles)
+        return error_set(err, "out of memory");
+    return mem_init(s->mem, hw, n, depth, err) ||
+           result_tiles_init(&s->partial, &s->g->tensors[0].format, extent, hw->bytes_crd,
+                             hw->bytes_ref, hw->bytes_val, err);
 }
 
 static int prepare(tiled_state *s, const tensor *operands, sam_error *err)
@@ -353,7 +506,7 @@ static int prepare(tiled_state *s, const tensor *operands, sam_error *err)
     s->nloop = tiling_order(&s->spec, loop, nloop, s->loop_index, s->loop_level);
     if (s->nloop == 0)
         return error_set(err, "the tiling splits no index");
-    return 0;
+    return s->r->hw ? prepare_memory(s, err) : 0;
 }
 
 int run_tiled(const sam_graph *g, const tensor *operands, const tiled_request *r,
@@ -380,9 +533,13 @@ int run_tiled(const sam_graph *g, const tensor *operands, const tiled_request *r
     if (!rc)
         rc = tensor_canonicalize(result, NULL, err);
     out->tiles_skipped = grid_points(s) - (double)out->tiles_run;
+    out->cycles = s->mem && !rc ? (cycle_t)ceil(mem_finish(s->mem)) : out->compute_cycles;
     free_state(s);
     free(s);
-    if (rc)
+    if (rc) {
         tensor_free(result);
+        free(out->memory);
+        out->memory = NULL;
+    }
     return rc ? -1 : 0;
 }

@@ -11,6 +11,8 @@
 #include "../graph/graph.h"
 #include "../sim/build.h"
 #include "../sim/engine.h"
+#include "../sim/hw.h"
+#include "../sim/memory.h"
 
 typedef struct tiled_request {
     const char *tiling;         /* split commands */
@@ -19,13 +21,20 @@ typedef struct tiled_request {
     uint64_t split;             /* the engine's random windows, 0: none */
     uint64_t max_cycles;        /* for each tile */
     sim_options sim;
+    const hw_desc *hw;          /* the memories (sim/memory.h), NULL: none */
 } tiled_request;
 
 typedef struct tiled_outcome {
-    cycle_t cycles;             /* the tiles' runs one after another */
+    cycle_t cycles;             /* the tiles' runs one after another, and
+                                   with memories the transfers they wait on */
+    cycle_t compute_cycles;     /* the tiles' runs alone */
     uint64_t tokens;
     uint64_t tiles_run;         /* points of the tile loops simulated */
     double tiles_skipped;       /* points of the full tile grid skipped */
+    mem_model *memory;          /* with hw: what the memories did (the
+                                   caller frees it); its tensors are the
+                                   expression's operands, then the result */
+    const char *names[MEM_MAX_TENSORS + 1];
 } tiled_outcome;
 
 /* Runs g on operands (per graph tensor, the result's slot unused) as r

@@ -250,3 +250,12 @@ int fibertree_validate(const fibertree *ft, sam_error *err)
         return error_set(err, "%zu values for %lld positions", ft->nvals, (long long)positions);
     return 0;
 }
+
+double fibertree_bytes(const fibertree *ft, double crd, double ref, double val)
+{
+    double bytes = (double)ft->nvals * val;
+    for (int k = 0; k < ft->order; k++)
+        if (ft->lv[k].kind == 's')
+            bytes += (double)ft->lv[k].ncrd * crd + (double)ft->lv[k].nseg * ref;
+    return bytes;
+}

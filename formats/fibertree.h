@@ -80,6 +80,11 @@ void fibertree_level_stats(const fibertree *ft, int k, level_stats *st);
  * their dimension, values match the last level's positions). */
 int fibertree_validate(const fibertree *ft, sam_error *err);
 
+/* What the tree takes in storage: crd bytes a coordinate of a compressed
+ * level, ref bytes a seg entry, val bytes a value (dense levels store
+ * nothing of their own). */
+double fibertree_bytes(const fibertree *ft, double crd, double ref, double val);
+
 void fibertree_format(const fibertree *ft, level_format *f);
 void fibertree_free(fibertree *ft);
 

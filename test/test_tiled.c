@@ -1,12 +1,14 @@
 /* Tiled runs end to end: kernels compiled with splits compute what the
  * expression does (--check) under both engines; one tile as large as the
- * tensors is the untiled run, cycle for cycle; and the tile points run
- * are exactly those where every factor's tile holds entries, counted here
- * from the operands themselves. */
+ * tensors is the untiled run, cycle for cycle; the tile points run are
+ * exactly those where every factor's tile holds entries, counted here
+ * from the operands themselves; and with memories (--hw), traffic worked
+ * out by hand, bandwidth that binds or does not, and refusals. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../formats/fibertree.h"
 #include "../formats/tensor_file.h"
 #include "test_util.h"
 
@@ -190,12 +192,149 @@ static void test_tiles_run_counted(void **state)
     test_tmpdir_remove(dir);
 }
 
+/* ---- memories ----------------------------------------------------- */
+
+static const char b4[] = "%%MatrixMarket matrix coordinate real general\n4 4 3\n"
+                         "1 1 1\n2 2 2\n3 4 3\n";
+static const char c4[] = "%%MatrixMarket matrix coordinate real general\n4 4 4\n"
+                         "1 1 4\n1 2 5\n3 3 6\n4 4 7\n";
+
+/* X = B .* C on 4x4 matrices cut into 2x2 tiles, with the hardware file
+ * text hw; the summary (exit 0) or the error line. */
+static char *run_4x4(const char *dir, const char *hw, int *rc)
+{
+    char *b = test_write_file(dir, "b4.mtx", b4), *c = test_write_file(dir, "c4.mtx", c4);
+    char *h = test_write_file(dir, "t.hw", hw), *graph = compile_to(dir, "em",
+        "X(i,j)=B(i,j)*C(i,j) -f=X:ss -f=B:ss -f=C:ss -s=split(i,i1,i0,2) -s=split(j,j1,j0,2)");
+    char tb[512], tc[512], *out = NULL, *se = NULL;
+    snprintf(tb, sizeof tb, "B=%s", b);
+    snprintf(tc, sizeof tc, "C=%s", c);
+    *rc = test_run_samsim(&out, &se, "run", graph, "-t", tb, "-t", tc, "--hw", h, "--check", NULL);
+    free(b), free(c), free(h), free(graph);
+    if (*rc) {
+        free(out);
+        return se;
+    }
+    free(se);
+    return out;
+}
+
+/* Worked by hand, at 4 bytes a coordinate or seg entry and 8 a value
+ * (DCSR: per level its coordinates and one more seg entry than the
+ * fibers above): B's tile (0,0) holds (0,0) and (1,1): 2 + 2 coordinates,
+ * 2 + 3 seg entries, 2 values, 52 bytes; its tile (1,1) holds (0,1): 32.
+ * C's tile (0,0) holds (0,0) and (0,1): 1 + 2, 2 + 2, 2: 44; its (1,1)
+ * 52. The tiles (0,1) and (1,0) are skipped. X's tile (0,0) holds 4 at
+ * (0,0): 32 bytes written; its tile (1,1) is empty and costs nothing. */
+static void test_traffic_by_hand(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir();
+    int rc;
+    char *out = run_4x4(dir, "bytes.val = 8\n", &rc);
+    assert_int_equal(rc, 0);
+    assert_true(test_summary(out, "tiles_run") == 2 && test_summary(out, "tiles_skipped") == 2);
+    assert_true(test_summary(out, "traffic.B") == 52 + 32);
+    assert_true(test_summary(out, "traffic.C") == 44 + 52);
+    assert_true(test_summary(out, "traffic.X") == 32);
+    assert_true(test_summary(out, "dram_bytes") == 84 + 96 + 32);
+    assert_true(test_summary(out, "cycles") > test_summary(out, "compute_cycles"));
+    free(out);
+    test_tmpdir_remove(dir);
+}
+
+/* Halving DRAM's bandwidth nearly doubles a run that waits on it, and
+ * leaves one that does not as it was. */
+static void test_bandwidth_bound(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir();
+    int rc;
+    char *slow = run_4x4(dir, "dram.bandwidth = 0.01\nllb.capacity = 0\n", &rc);
+    char *slower = run_4x4(dir, "dram.bandwidth = 0.005\nllb.capacity = 0\n", &rc);
+    char *fast = run_4x4(dir, "dram.bandwidth = 10000\ndram.latency = 0\nllb.capacity = 0\n", &rc);
+    char *half = run_4x4(dir, "dram.bandwidth = 5000\ndram.latency = 0\nllb.capacity = 0\n", &rc);
+    long long a = test_summary(slow, "cycles"), b = test_summary(slower, "cycles");
+    assert_true(a > 10 * test_summary(slow, "compute_cycles"));
+    assert_true(b > 19 * a / 10 && b <= 2 * a);
+    assert_true(test_summary(fast, "cycles") == test_summary(half, "cycles"));
+    assert_true(test_summary(fast, "cycles") == test_summary(fast, "compute_cycles") + 1);
+    free(slow), free(slower), free(fast), free(half);
+    test_tmpdir_remove(dir);
+}
+
+/* The bytes of the tensor in file path stored as ss, at 4 bytes each. */
+static double stored_bytes(const char *path)
+{
+    tensor t;
+    fibertree ft;
+    level_format f;
+    sam_error err;
+    tensor_file tf = {.path = path};
+    assert_int_equal(tensor_file_read(&tf, &t, &err), 0);
+    assert_int_equal(level_format_parse("ss", &f, &err), 0);
+    assert_int_equal(fibertree_build(&t, &f, &ft, &err), 0);
+    double bytes = fibertree_bytes(&ft, 4, 4, 4);
+    fibertree_free(&ft);
+    tensor_free(&t);
+    return bytes;
+}
+
+/* However the tiles go, each operand is read at least once whole and the
+ * result written once whole: traffic never below that. */
+static void test_traffic_at_least_the_minimum(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir();
+    char *hw = test_write_file(dir, "min.hw", "bytes.val = 4\n");
+    for (size_t i = 0; i < 7; i++) {
+        char *graph = compile_to(dir, kernels[i].name, kernels[i].args);
+        char extra[600];
+        snprintf(extra, sizeof extra, "--hw %s -o %s/X.tns", hw, dir);
+        char *out = run(graph, &kernels[i], dir, extra);
+        char *b = test_path(dir, "B.tns"), *c = test_path(dir, "C.tns"), *x = test_path(dir, "X.tns");
+        assert_true(test_summary(out, "traffic.B") >= stored_bytes(b));
+        assert_true(test_summary(out, "traffic.C") >= stored_bytes(c));
+        assert_true(test_summary(out, "traffic.X") >= stored_bytes(x));
+        free(out), free(graph), free(b), free(c), free(x);
+    }
+    free(hw);
+    test_tmpdir_remove(dir);
+}
+
+/* A tile larger than its buffer, and bad keys, refused in one line. */
+static void test_memory_refusals(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir();
+    static const struct {
+        const char *hw, *message;
+    } bad[] = {
+        {"pe.capacity = 40\n", "tile (i1=0,j1=0) of B (52 bytes) does not fit in the pe buffer "
+                               "(40 bytes)"},
+        {"# x\ndram.width = 2\n", "t.hw:2: unknown key dram.width"},
+        {"pe.buffering = 0\n", "t.hw:1: pe.buffering = 0 is not a whole number 1..64 (tiles)"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        int rc;
+        char *se = run_4x4(dir, i ? bad[i].hw : "bytes.val = 8\npe.capacity = 40\n", &rc);
+        if (rc != 1 || !strstr(se, bad[i].message) || strchr(se, '\n') != se + strlen(se) - 1)
+            fail_msg("%s: exit %d: %s", bad[i].hw, rc, se);
+        free(se);
+    }
+    test_tmpdir_remove(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tiled_kernels_check),
         cmocka_unit_test(test_one_tile_is_the_whole),
         cmocka_unit_test(test_tiles_run_counted),
+        cmocka_unit_test(test_traffic_by_hand),
+        cmocka_unit_test(test_bandwidth_bound),
+        cmocka_unit_test(test_traffic_at_least_the_minimum),
+        cmocka_unit_test(test_memory_refusals),
     };
     return cmocka_run_group_tests_name("tiled", tests, NULL, NULL);
 }

@@ -1,0 +1,40 @@
+/* The result's tiles as a tiled run fills them: each tile's coordinates
+ * so far, so that the memory model knows how many bytes a partial result
+ * tile holds when it is written out and read back in (the entries a tile
+ * point adds may be new or land on ones an earlier point made). */
+#ifndef SAMSIM_RESULT_TILES_H
+#define SAMSIM_RESULT_TILES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../common/error.h"
+#include "../formats/level_format.h"
+#include "../formats/tensor.h"
+
+typedef struct result_tile {
+    int64_t id;             /* -1: a free slot */
+    int64_t *at;            /* the entries' places in the tile, increasing */
+    size_t n;
+} result_tile;
+
+typedef struct result_tiles {
+    level_format format;
+    int64_t extent[TENSOR_MAX_ORDER];   /* the largest tile's, by mode */
+    double crd, ref, val;               /* bytes a coordinate, seg entry, value */
+    result_tile *slots;                 /* open addressing on id */
+    size_t nslots, used;
+} result_tiles;
+
+int result_tiles_init(result_tiles *r, const level_format *f, const int64_t *extent, double crd,
+                      double ref, double val, sam_error *err);
+
+/* Adds part's entries (coordinates within the tile) to tile id: *before
+ * and *after are its bytes in storage (format f's levels) before and
+ * after. */
+int result_tiles_add(result_tiles *r, int64_t id, const tensor *part, double *before,
+                     double *after, sam_error *err);
+
+void result_tiles_free(result_tiles *r);
+
+#endif

@@ -1,0 +1,96 @@
+#include "hw.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+
+const char *const hw_memory_names[HW_MEMORIES] = {"dram", "llb", "pe"};
+
+#define MEM(m, field) offsetof(hw_desc, mem) + (m) * sizeof(hw_memory) + offsetof(hw_memory, field)
+#define TOP(field) offsetof(hw_desc, field)
+
+/* The SAM artifact's ExTensor configuration: a 17.1 MB LLB fed at 68.256
+ * GB/s after 200 cycles, a PE buffer of 64 kB (ExTensor's) fed at 256
+ * bytes a cycle after 1, at 1 GHz. */
+const hw_param hw_params[] = {
+    {"clock.ghz", "GHz", "the clock: seconds = cycles / (ghz * 1e9)", 1, 1e-3, 1e3, TOP(clock_ghz), 0},
+    {"dram.bandwidth", "GB/s", "DRAM to the LLB (to the PE buffer without one)", 68.256, 1e-3, 1e6,
+     MEM(HW_DRAM, bandwidth), 0},
+    {"dram.latency", "cycles", "before a DRAM transfer's first byte arrives", 200, 0, 1e9,
+     MEM(HW_DRAM, latency), 1},
+    {"dram.line", "bytes", "every DRAM transfer is whole lines of this", 1, 1, 1 << 20,
+     MEM(HW_DRAM, line), 1},
+    {"llb.capacity", "bytes", "the last-level buffer; 0: none, tiles go straight to the PE",
+     17.1e6, 0, 1e15, MEM(HW_LLB, capacity), 1},
+    {"llb.bandwidth", "GB/s", "the LLB to the PE buffer", 256, 1e-3, 1e6, MEM(HW_LLB, bandwidth), 0},
+    {"llb.latency", "cycles", "before an LLB transfer's first byte arrives", 1, 0, 1e9,
+     MEM(HW_LLB, latency), 1},
+    {"llb.buffering", "tiles", "outer tiles of each tensor the LLB holds at once", 2, 1, 64,
+     MEM(HW_LLB, buffering), 1},
+    {"llb.line", "bytes", "every LLB transfer is whole lines of this", 1, 1, 1 << 20,
+     MEM(HW_LLB, line), 1},
+    {"pe.capacity", "bytes", "the processing element's buffer", 65536, 1, 1e15,
+     MEM(HW_PE, capacity), 1},
+    {"pe.buffering", "tiles", "innermost tiles of each tensor the PE buffer holds at once", 2, 1,
+     64, MEM(HW_PE, buffering), 1},
+    {"bytes.crd", "bytes", "a coordinate (a crd array's entry)", 4, 0, 64, TOP(bytes_crd), 1},
+    {"bytes.ref", "bytes", "a reference (a seg array's entry)", 4, 0, 64, TOP(bytes_ref), 1},
+    {"bytes.val", "bytes", "a value", 4, 0, 64, TOP(bytes_val), 1},
+    {NULL, NULL, NULL, 0, 0, 0, 0, 0},
+};
+
+void hw_defaults(hw_desc *hw)
+{
+    memset(hw, 0, sizeof *hw);
+    for (const hw_param *p = hw_params; p->key; p++)
+        *(double *)((char *)hw + p->offset) = p->def;
+}
+
+static const hw_param *find_param(const char *key)
+{
+    for (const hw_param *p = hw_params; p->key; p++)
+        if (!strcmp(p->key, key))
+            return p;
+    return NULL;
+}
+
+/* The keys, for the message that refuses another. */
+static void list_keys(char *buf, size_t size)
+{
+    size_t used = 0;
+    for (const hw_param *p = hw_params; p->key && used < size; p++)
+        used += (size_t)snprintf(buf + used, size - used, "%s%s", used ? ", " : "", p->key);
+}
+
+static int set_param(hw_desc *hw, const sim_setting *s, sam_error *err)
+{
+    char key[128], keys[1024];
+    snprintf(key, sizeof key, "%s.%s", s->scope, s->name);
+    const hw_param *p = find_param(key);
+    if (!p) {
+        list_keys(keys, sizeof keys);
+        return error_set(err, "%s: unknown key %s (the keys: %s)", s->origin, key, keys);
+    }
+    char *end;
+    errno = 0;
+    double v = strtod(s->value, &end);
+    if (*end || errno || !isfinite(v) || v < p->min || v > p->max || (p->whole && v != floor(v)))
+        return error_set(err, "%s: %s = %s is not a%s number %g..%g (%s)", s->origin, key,
+                         s->value, p->whole ? " whole" : "", p->min, p->max, p->unit);
+    *(double *)((char *)hw + p->offset) = v;
+    return 0;
+}
+
+int hw_read(const char *path, hw_desc *hw, sam_error *err)
+{
+    sim_config c = {0};
+    int rc = sim_config_read(&c, path, err);
+    for (int i = 0; i < c.n && !rc; i++)
+        rc = set_param(hw, &c.items[i], err);
+    sim_config_free(&c);
+    return rc;
+}

@@ -1,0 +1,60 @@
+/* A hardware description (`samsim run --hw FILE`): the clock, the memories
+ * a tiled run's tiles travel through (DRAM, then a last-level buffer, then
+ * the processing element's buffer) and how many bytes each stored number
+ * takes. The file has `--config`'s syntax, one `key = value` a line, and
+ * every key is declared in hw_params with its unit, default and range;
+ * the defaults are those of the SAM paper's ExTensor study (section 6.4)
+ * where it gives them. */
+#ifndef SAMSIM_HW_H
+#define SAMSIM_HW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../common/error.h"
+
+/* The memories, outermost first: DRAM holds every tensor; each buffer
+ * inward holds the tiles of one tiling level (the innermost tiles, which
+ * the computation graph runs on, in the PE buffer). */
+typedef enum { HW_DRAM, HW_LLB, HW_PE, HW_MEMORIES } hw_memory_id;
+
+extern const char *const hw_memory_names[HW_MEMORIES];
+
+typedef struct hw_memory {
+    double capacity;        /* bytes; DRAM: unbounded */
+    double bandwidth;       /* GB/s out of it, toward the next memory inward */
+    double latency;         /* cycles before a transfer's first byte arrives */
+    double buffering;       /* tiles of one tensor it holds at once (n-buffering) */
+    double line;            /* bytes: every transfer is whole lines */
+} hw_memory;
+
+typedef struct hw_desc {
+    double clock_ghz;
+    hw_memory mem[HW_MEMORIES];
+    double bytes_crd;       /* a coordinate (crd arrays) */
+    double bytes_ref;       /* a reference (seg arrays) */
+    double bytes_val;       /* a value */
+} hw_desc;
+
+/* One key: its name, unit and meaning, default and range, and where its
+ * value lives in hw_desc. */
+typedef struct hw_param {
+    const char *key;
+    const char *unit;
+    const char *about;
+    double def, min, max;
+    size_t offset;
+    int whole;              /* a whole number */
+} hw_param;
+
+extern const hw_param hw_params[];
+
+/* Every key at its default. */
+void hw_defaults(hw_desc *hw);
+
+/* Reads path over the defaults. A key that is not declared, a value that
+ * is not a number of its kind, or one out of its range is an error naming
+ * the file, the line and the key's range. */
+int hw_read(const char *path, hw_desc *hw, sam_error *err);
+
+#endif

@@ -1,0 +1,99 @@
+/* The memory model of a tiled run: tiles travel from DRAM through the
+ * buffers of sim/hw.h to the processing element, whose computation graph
+ * runs on one tile point at a time.
+ *
+ * The buffers inward from DRAM hold the tiling's levels, the innermost
+ * tiles in the PE buffer and the level above them in the LLB (a tiling of
+ * one level leaves the LLB to pass tiles through; more levels than
+ * buffers are refused). Fed the tile points in order, the model follows
+ * each operand's tile at each buffer:
+ *   - a tile that the point before also used stays (reuse); another is
+ *     fetched from the memory outward of the buffer, one transfer at a
+ *     time on each memory's link: it starts once the link is free, the
+ *     tile's parent is in place, the buffer has a free slot (`buffering`
+ *     tiles per operand: the slot of the tile used `buffering` tiles ago
+ *     frees when its last point is computed) and the buffer has room for
+ *     its bytes among the tiles it still holds, and it takes the link's
+ *     latency plus its bytes, rounded up to whole lines, over the link's
+ *     bandwidth;
+ *   - a point is computed once the one before is done and its tiles are
+ *     in the PE buffer;
+ *   - the result's tile stays in the PE buffer while consecutive points
+ *     add to it; when the point moves on it is written out to DRAM (to
+ *     be read back in before a later point that adds to it again: partial
+ *     outputs).
+ * A tile larger than its buffer is refused, naming the tile and the
+ * buffer; a tile point whose operand's tile is absent needs nothing for
+ * it. */
+#ifndef SAMSIM_MEMORY_H
+#define SAMSIM_MEMORY_H
+
+#include <stdint.h>
+
+#include "../common/error.h"
+#include "hw.h"
+
+#define MEM_MAX_TENSORS 16
+#define MEM_MAX_LEVELS 2
+
+/* One tensor's tile as a point needs it: which (equal ids, the same
+ * tile) and its size in storage. */
+#define MEM_MAX_BUFFERING 64
+typedef struct mem_tile {
+    int64_t id;             /* -1: the point has no tile of this tensor */
+    double bytes;
+} mem_tile;
+
+/* What one memory did over a run. */
+typedef struct mem_usage {
+    double bytes_in;        /* read into it from the memory outward */
+    double busy;            /* cycles its link to the next memory inward moved data */
+    double peak;            /* most bytes it held at once */
+} mem_usage;
+
+/* What one tensor cost. */
+typedef struct mem_traffic {
+    double read[HW_MEMORIES];   /* bytes read out of each memory toward the PE */
+    double written;             /* result bytes written back to DRAM (partials included) */
+    uint64_t fetched[HW_MEMORIES];  /* tiles fetched into each buffer */
+} mem_traffic;
+
+typedef struct mem_model {
+    hw_desc hw;
+    int ntensors;               /* operands; the result's traffic is traffic[ntensors] */
+    int nlevels;                /* tiling levels held in buffers */
+    hw_memory_id at[MEM_MAX_LEVELS];   /* the buffer holding each level */
+    /* Per buffer level and operand: the slots of the tiles held, the
+     * current one at `next - 1`. */
+    struct mem_slot {
+        int64_t id;
+        double bytes;
+        double ready;           /* in place from this cycle */
+        double release;         /* its last point is computed at this cycle */
+    } slot[MEM_MAX_LEVELS][MEM_MAX_TENSORS][MEM_MAX_BUFFERING];
+    int next[MEM_MAX_LEVELS][MEM_MAX_TENSORS];
+    double link_free[HW_MEMORIES];
+    double compute_end;
+    int64_t out_id;             /* the result tile in the PE buffer, -1: none */
+    double out_bytes;
+    mem_usage usage[HW_MEMORIES];
+    mem_traffic traffic[MEM_MAX_TENSORS + 1];
+} mem_model;
+
+/* A model of hw for ntensors operands (and a result), their tiles at
+ * nlevels tiling levels. */
+int mem_init(mem_model *m, const hw_desc *hw, int ntensors, int nlevels, sam_error *err);
+
+/* The next tile point: tile[t * nlevels + l], operand t's tile at level
+ * l (outermost first); compute, the cycles its graph ran; out_id, the
+ * result's tile, holding out_before bytes before this point (0: never
+ * written yet; else it is read back in when it is not the point before's)
+ * and out_after after it. names[t] and where name a tile in a refusal. */
+int mem_point(mem_model *m, const mem_tile *tile, double compute, int64_t out_id,
+              double out_before, double out_after, const char *const *names, const char *where,
+              sam_error *err);
+
+/* Ends the run: the last result tile written out. The cycle it all ends. */
+double mem_finish(mem_model *m);
+
+#endif

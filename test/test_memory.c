@@ -1,0 +1,232 @@
+/* The memory model (sim/memory.h) on hand-worked tile sequences, and the
+ * hardware description's keys (sim/hw.h): exact cycles, bytes and
+ * refusals. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../sim/hw.h"
+#include "../sim/memory.h"
+#include "test_util.h"
+
+static const char *const names[] = {"B", "C"};
+
+/* 1 GHz; DRAM 1 byte a cycle after 10 cycles; no LLB; a 1000-byte PE
+ * buffer holding `buffering` tiles of each operand. */
+static hw_desc small_hw(int buffering, double pe_capacity)
+{
+    hw_desc hw;
+    hw_defaults(&hw);
+    hw.mem[HW_DRAM].bandwidth = 1;
+    hw.mem[HW_DRAM].latency = 10;
+    hw.mem[HW_LLB].capacity = 0;
+    hw.mem[HW_PE].capacity = pe_capacity;
+    hw.mem[HW_PE].buffering = buffering;
+    return hw;
+}
+
+static mem_model *model(const hw_desc *hw, int ntensors, int nlevels)
+{
+    mem_model *m = calloc(1, sizeof *m);
+    sam_error err;
+    if (mem_init(m, hw, ntensors, nlevels, &err))
+        fail_msg("%s", err.msg);
+    return m;
+}
+
+static void point(mem_model *m, int64_t id, double bytes, double compute)
+{
+    mem_tile t = {id, bytes};
+    sam_error err;
+    if (mem_point(m, &t, compute, -1, 0, 0, names, "(0)", &err))
+        fail_msg("%s", err.msg);
+}
+
+/* Tile A (100 bytes) then B (50), 20 cycles of compute each. One slot: B
+ * waits for A's point to finish (130), arrives 10 + 50 later. */
+static void test_single_buffering(void **state)
+{
+    (void)state;
+    hw_desc hw = small_hw(1, 1000);
+    mem_model *m = model(&hw, 1, 1);
+    point(m, 0, 100, 20);
+    assert_true(m->compute_end == 130);
+    point(m, 1, 50, 20);
+    assert_true(m->compute_end == 210);
+    assert_true(mem_finish(m) == 210);
+    assert_true(m->traffic[0].read[HW_DRAM] == 150);
+    assert_true(m->traffic[0].fetched[HW_PE] == 2);
+    assert_true(m->usage[HW_DRAM].busy == 150);
+    assert_true(m->usage[HW_PE].peak == 100);
+    free(m);
+}
+
+/* Two slots: B is fetched while A's point computes (from 100, when the
+ * link is free): ready at 160, done at 180. A third point on B again
+ * fetches nothing. */
+static void test_double_buffering_and_reuse(void **state)
+{
+    (void)state;
+    hw_desc hw = small_hw(2, 1000);
+    mem_model *m = model(&hw, 1, 1);
+    point(m, 0, 100, 20);
+    point(m, 1, 50, 20);
+    assert_true(m->compute_end == 180);
+    point(m, 1, 50, 5);
+    assert_true(m->compute_end == 185);
+    assert_true(m->traffic[0].fetched[HW_PE] == 2);
+    assert_true(m->usage[HW_PE].peak == 150);
+    free(m);
+}
+
+/* Two slots but 120 bytes: B waits until A is released at 130, as with
+ * one slot. */
+static void test_capacity_delays(void **state)
+{
+    (void)state;
+    hw_desc hw = small_hw(2, 120);
+    mem_model *m = model(&hw, 1, 1);
+    point(m, 0, 100, 20);
+    point(m, 1, 50, 20);
+    assert_true(m->compute_end == 210);
+    free(m);
+}
+
+/* Transfers are whole lines: 100 bytes in 64-byte lines move 128. */
+static void test_lines(void **state)
+{
+    (void)state;
+    hw_desc hw = small_hw(1, 1000);
+    hw.mem[HW_DRAM].line = 64;
+    mem_model *m = model(&hw, 1, 1);
+    point(m, 0, 100, 20);
+    assert_true(m->compute_end == 10 + 128 + 20);
+    assert_true(m->traffic[0].read[HW_DRAM] == 128);
+    free(m);
+}
+
+/* The result's tile: written out when the points move to another (60
+ * bytes, after the second point's end at 70), and read back (60 bytes)
+ * before a later point adds to it again. */
+static void test_result_tiles(void **state)
+{
+    (void)state;
+    hw_desc hw = small_hw(1, 1000);
+    mem_model *m = model(&hw, 1, 1);
+    mem_tile t = {0, 20};
+    sam_error err;
+    assert_int_equal(mem_point(m, &t, 10, 7, 0, 40, names, "(0)", &err), 0);
+    assert_true(m->compute_end == 40);      /* 10 + 20, then 10 */
+    assert_int_equal(mem_point(m, &t, 30, 7, 40, 60, names, "(1)", &err), 0);
+    assert_true(m->compute_end == 70);
+    /* Tile 8: 7's 60 bytes go out from 70 to 130; nothing to read. */
+    assert_int_equal(mem_point(m, &t, 10, 8, 0, 30, names, "(2)", &err), 0);
+    assert_true(m->compute_end == 80);
+    /* Back to 7: 8's 30 bytes go out 130..160, then 7's 60 come back in
+     * 160..220, in place at 230. */
+    assert_int_equal(mem_point(m, &t, 10, 7, 60, 90, names, "(3)", &err), 0);
+    assert_true(m->compute_end == 240);
+    assert_true(mem_finish(m) == 240 + 10 + 90);
+    assert_true(m->traffic[1].written == 60 + 30 + 90);
+    assert_true(m->traffic[1].read[HW_DRAM] == 60);
+    free(m);
+}
+
+/* Two levels: the LLB tile (300 bytes) comes from DRAM (ready at 310),
+ * then the PE tile (100) from the LLB at 2 bytes a cycle after 1: in
+ * place at 361. The next PE tile of the same LLB tile comes while the
+ * first computes, from 360 when the LLB's link is free. */
+static void test_two_levels(void **state)
+{
+    (void)state;
+    hw_desc hw = small_hw(2, 1000);
+    hw.mem[HW_LLB].capacity = 10000;
+    hw.mem[HW_LLB].bandwidth = 2;
+    hw.mem[HW_LLB].latency = 1;
+    hw.mem[HW_LLB].buffering = 1;
+    mem_model *m = model(&hw, 1, 2);
+    mem_tile t[2] = {{0, 300}, {0, 100}};
+    sam_error err;
+    assert_int_equal(mem_point(m, t, 10, -1, 0, 0, names, "(0)", &err), 0);
+    assert_true(m->compute_end == 371);
+    t[1] = (mem_tile){1, 60};
+    assert_int_equal(mem_point(m, t, 10, -1, 0, 0, names, "(1)", &err), 0);
+    assert_true(m->compute_end == 401);
+    assert_true(m->traffic[0].read[HW_DRAM] == 300);
+    assert_true(m->traffic[0].read[HW_LLB] == 160);
+    assert_true(m->traffic[0].fetched[HW_LLB] == 1);
+    assert_true(m->traffic[0].fetched[HW_PE] == 2);
+    free(m);
+}
+
+static void test_refusals(void **state)
+{
+    (void)state;
+    hw_desc hw = small_hw(1, 1000);
+    mem_model *m = calloc(1, sizeof *m);
+    sam_error err;
+    assert_int_equal(mem_init(m, &hw, 1, 2, &err), -1);
+    assert_string_equal(err.msg, "a tiling of 2 levels needs as many buffers; the hardware has 1 "
+                                 "(llb.capacity = 0 leaves only the PE buffer)");
+    assert_int_equal(mem_init(m, &hw, 2, 1, &err), 0);
+    mem_tile t[2] = {{0, 10}, {3, 2000}};
+    assert_int_equal(mem_point(m, t, 1, -1, 0, 0, names, "(i1=0,k1=3)", &err), -1);
+    assert_string_equal(err.msg, "tile (i1=0,k1=3) of C (2000 bytes) does not fit in the pe "
+                                 "buffer (1000 bytes)");
+    free(m);
+}
+
+/* The keys: defaults, a file read over them, and refusals naming the file
+ * and line. */
+static void test_hw_file(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir();
+    char *good = test_write_file(dir, "good.hw", "# ExTensor-like\ndram.bandwidth = 34.128\n"
+                                                 "pe.buffering = 3   # triple\nclock.ghz=2\n");
+    hw_desc hw;
+    sam_error err;
+    hw_defaults(&hw);
+    assert_true(hw.mem[HW_DRAM].bandwidth == 68.256 && hw.mem[HW_LLB].capacity == 17.1e6);
+    assert_int_equal(hw_read(good, &hw, &err), 0);
+    assert_true(hw.mem[HW_DRAM].bandwidth == 34.128 && hw.mem[HW_PE].buffering == 3);
+    assert_true(hw.clock_ghz == 2 && hw.mem[HW_DRAM].latency == 200);
+    static const struct {
+        const char *text, *message;
+    } bad[] = {
+        {"dram.speed = 3\n", "bad.hw:1: unknown key dram.speed (the keys: clock.ghz, "},
+        {"\npe.buffering = 2.5\n", "bad.hw:2: pe.buffering = 2.5 is not a whole number 1..64 "
+                                   "(tiles)"},
+        {"dram.bandwidth = 0\n", "bad.hw:1: dram.bandwidth = 0 is not a number 0.001..1e+06 "
+                                 "(GB/s)"},
+        {"llb.capacity = lots\n", "bad.hw:1: llb.capacity = lots is not a whole number"},
+        {"dram.latency\n", "bad.hw:1: expected KEY = VALUE, not 'dram.latency'"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char *path = test_write_file(dir, "bad.hw", bad[i].text);
+        hw_defaults(&hw);
+        assert_int_equal(hw_read(path, &hw, &err), -1);
+        const char *msg = strstr(err.msg, "bad.hw");
+        if (!msg || strncmp(msg, bad[i].message, strlen(bad[i].message)))
+            fail_msg("'%s' gave '%s'", bad[i].text, err.msg);
+        free(path);
+    }
+    free(good);
+    test_tmpdir_remove(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_single_buffering),
+        cmocka_unit_test(test_double_buffering_and_reuse),
+        cmocka_unit_test(test_capacity_delays),
+        cmocka_unit_test(test_lines),
+        cmocka_unit_test(test_result_tiles),
+        cmocka_unit_test(test_two_levels),
+        cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_hw_file),
+    };
+    return cmocka_run_group_tests_name("memory", tests, NULL, NULL);
+}
