@@ -420,12 +420,12 @@ static void print_memory(FILE *f, const tiled_outcome *tiles, double cycles)
     const mem_model *m = tiles->memory;
     double dram = 0;
     for (int t = 0; t <= m->ntensors; t++)
-        dram += m->traffic[t].read[HW_DRAM] + m->traffic[t].written;
+        dram += m->traffic[t].read[HW_DRAM] + m->traffic[t].written[HW_DRAM];
     fprintf(f, "compute_cycles: %llu\ndram_bytes: %.0f\n",
             (unsigned long long)tiles->compute_cycles, dram);
     for (int t = 0; t <= m->ntensors; t++)
         fprintf(f, "traffic.%s: %.0f\n", tiles->names[t],
-                m->traffic[t].read[HW_DRAM] + m->traffic[t].written);
+                m->traffic[t].read[HW_DRAM] + m->traffic[t].written[HW_DRAM]);
     fprintf(f, "seconds: %.9g\n", cycles / (m->hw.clock_ghz * 1e9));
 }
 

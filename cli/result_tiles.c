@@ -97,8 +97,8 @@ static int merge(result_tile *t, const int64_t *add, size_t n, sam_error *err)
     return 0;
 }
 
-int result_tiles_add(result_tiles *r, int64_t id, const tensor *part, double *before,
-                     double *after, sam_error *err)
+int result_tiles_add(result_tiles *r, int64_t id, const tensor *part, const int64_t *offset,
+                     double *before, double *after, sam_error *err)
 {
     if (grow_slots(r, err))
         return -1;
@@ -114,7 +114,8 @@ int result_tiles_add(result_tiles *r, int64_t id, const tensor *part, double *be
     for (size_t e = 0; e < part->nnz; e++) {
         int64_t v = 0;
         for (int k = 0; k < r->format.nlevels; k++)
-            v = v * r->extent[r->format.mode[k]] + part->crd[r->format.mode[k]][e];
+            v = v * r->extent[r->format.mode[k]] + offset[r->format.mode[k]] +
+                part->crd[r->format.mode[k]][e];
         add[e] = v;
     }
     qsort(add, part->nnz, sizeof *add, compare);

@@ -29,11 +29,11 @@ typedef struct result_tiles {
 int result_tiles_init(result_tiles *r, const level_format *f, const int64_t *extent, double crd,
                       double ref, double val, sam_error *err);
 
-/* Adds part's entries (coordinates within the tile) to tile id: *before
- * and *after are its bytes in storage (format f's levels) before and
- * after. */
-int result_tiles_add(result_tiles *r, int64_t id, const tensor *part, double *before,
-                     double *after, sam_error *err);
+/* Adds part's entries to tile id, at their coordinates plus offset
+ * (where part lies within the tile): *before and *after are the tile's
+ * bytes in storage (format f's levels) before and after. */
+int result_tiles_add(result_tiles *r, int64_t id, const tensor *part, const int64_t *offset,
+                     double *before, double *after, sam_error *err);
 
 void result_tiles_free(result_tiles *r);
 

@@ -42,7 +42,7 @@ typedef struct tiled_state {
     tensor *result;
     tiled_outcome *out;
     mem_model *mem;                 /* NULL without memories */
-    result_tiles partial;
+    result_tiles partial[MEM_MAX_LEVELS];   /* the result's tiles at each level */
     mem_tile *mem_tiles;            /* a point's, operand by operand */
     sam_error *err;
 } tiled_state;
@@ -229,17 +229,18 @@ static int tile_operands(tiled_state *s, sam_error *err)
     return 0;
 }
 
-/* The first coordinate and the extent of index idx's innermost tile at
- * the tile point coord. */
-static void tile_at(const tiled_state *s, int idx, const int64_t *coord, int64_t *first,
-                    int64_t *extent)
+/* The first coordinate and the extent of index idx's tile at level
+ * `level` (or its innermost, when it has fewer) at the tile point coord. */
+static void level_tile_at(const tiled_state *s, int idx, const int64_t *coord, int level,
+                          int64_t *first, int64_t *extent)
 {
     const tile_split *sp = &s->split[idx];
     size_t g = 0;
+    int last = -1;
     for (int k = 0; k < s->nloop; k++) {
-        if (s->loop_index[k] != idx)
+        if (s->loop_index[k] != idx || s->loop_level[k] > level)
             continue;
-        int l = s->loop_level[k];
+        int l = last = s->loop_level[k];
         int64_t parent = l ? sp->start[l - 1][g] : 0;
         size_t lo = 0, hi = sp->ntiles[l];
         while (lo < hi) {
@@ -251,10 +252,17 @@ static void tile_at(const tiled_state *s, int idx, const int64_t *coord, int64_t
         }
         g = lo + (size_t)coord[k];
     }
-    int last = sp->nlevels - 1;
     *first = last < 0 ? 0 : sp->start[last][g];
     int64_t end = last < 0 || g + 1 >= sp->ntiles[last] ? sp->dim : sp->start[last][g + 1];
     *extent = end - *first;
+}
+
+/* The first coordinate and the extent of index idx's innermost tile at
+ * the tile point coord. */
+static void tile_at(const tiled_state *s, int idx, const int64_t *coord, int64_t *first,
+                    int64_t *extent)
+{
+    level_tile_at(s, idx, coord, TILE_MAX_LEVELS, first, extent);
 }
 
 /* Operand t's tree at the tile point: its tile's, built once; an empty
@@ -357,17 +365,38 @@ static int simulate_tile(tiled_state *s, const sim_data *d, const int64_t *coord
     return rc ? -1 : 0;
 }
 
-/* The result tile of the point: its coordinates at every level, as one
- * number. */
-static int64_t result_tile_id(const tiled_state *s, const int64_t *coord)
+/* The point's result tile at level `level`: its coordinates down to that
+ * level, as one number. */
+static int64_t result_tile_id(const tiled_state *s, const int64_t *coord, int level)
 {
     int64_t id = 0;
     for (int k = 0; k < s->nloop; k++) {
         int idx = s->loop_index[k];
-        if (mode_of(s, 0, idx) >= 0)
+        if (mode_of(s, 0, idx) >= 0 && s->loop_level[k] <= level)
             id = id * tile_split_width(&s->split[idx], s->loop_level[k]) + coord[k];
     }
     return id;
+}
+
+/* The result's tiles the point adds part to, level by level. */
+static int result_levels(tiled_state *s, const int64_t *coord, const tensor *part,
+                         mem_result *out)
+{
+    int64_t inner[TENSOR_MAX_ORDER], outer, offset[TENSOR_MAX_ORDER], extent;
+    const expr_node *lhs = s->e.lhs;
+    for (int m = 0; m < lhs->order; m++)
+        tile_at(s, lhs->index[m], coord, &inner[m], &extent);
+    for (int l = 0; l < s->spec.depth; l++) {
+        for (int m = 0; m < lhs->order; m++) {
+            level_tile_at(s, lhs->index[m], coord, l, &outer, &extent);
+            offset[m] = inner[m] - outer;
+        }
+        out[l].id = result_tile_id(s, coord, l);
+        if (result_tiles_add(&s->partial[l], out[l].id, part, offset, &out[l].before,
+                             &out[l].after, s->err))
+            return -1;
+    }
+    return 0;
 }
 
 /* The memories' part of the point: each operand's tile at each level
@@ -390,14 +419,12 @@ static int memory_point(tiled_state *s, const size_t *tile, const int64_t *coord
                 *x = (mem_tile){(int64_t)op->outer_of[l][tile[t]],
                                 op->outer_bytes[l][op->outer_of[l][tile[t]]]};
         }
-    double before, after;
-    int64_t id = result_tile_id(s, coord);
+    mem_result out[MEM_MAX_LEVELS];
     char where[256];
     describe_point(s, coord, where, sizeof where);
-    if (result_tiles_add(&s->partial, id, part, &before, &after, s->err))
+    if (result_levels(s, coord, part, out))
         return -1;
-    return mem_point(s->mem, s->mem_tiles, (double)cycles, id, before, after, s->out->names,
-                     where, s->err);
+    return mem_point(s->mem, s->mem_tiles, (double)cycles, out, s->out->names, where, s->err);
 }
 
 static int visit_point(void *ctx, const int64_t *coord, const size_t *tile)
@@ -469,7 +496,8 @@ static void free_state(tiled_state *s)
     }
     for (int i = 0; i < EXPR_MAX_INDICES; i++)
         tile_split_free(&s->split[i]);
-    result_tiles_free(&s->partial);
+    for (int l = 0; l < MEM_MAX_LEVELS; l++)
+        result_tiles_free(&s->partial[l]);
     free(s->mem_tiles);
     expr_free(&s->e);
 }
@@ -480,19 +508,22 @@ static int prepare_memory(tiled_state *s, sam_error *err)
     int n = s->e.ntensors - 1, depth = s->spec.depth;
     const hw_desc *hw = s->r->hw;
     int64_t extent[TENSOR_MAX_ORDER];
+    int rc = 0;
     /* The graph's names: the expression's go before the caller reads them. */
     for (int t = 1; t <= n && t <= MEM_MAX_TENSORS; t++)
         s->out->names[t - 1] = s->op[t].gt->name;
     s->out->names[n < MEM_MAX_TENSORS ? n : MEM_MAX_TENSORS] = s->g->tensors[0].name;
-    for (int m = 0; m < s->e.lhs->order; m++)
-        extent[m] = tile_split_max_extent(&s->split[s->e.lhs->index[m]]);
     s->mem = s->out->memory = calloc(1, sizeof *s->mem);
     s->mem_tiles = malloc(((size_t)n * (size_t)depth + 1) * sizeof *s->mem_tiles);
     if (!s->mem || !s->mem_tiles)
         return error_set(err, "out of memory");
-    return mem_init(s->mem, hw, n, depth, err) ||
-           result_tiles_init(&s->partial, &s->g->tensors[0].format, extent, hw->bytes_crd,
-                             hw->bytes_ref, hw->bytes_val, err);
+    for (int l = 0; l < depth && !rc; l++) {
+        for (int m = 0; m < s->e.lhs->order; m++)
+            extent[m] = tile_split_level_extent(&s->split[s->e.lhs->index[m]], l);
+        rc = result_tiles_init(&s->partial[l], &s->g->tensors[0].format, extent, hw->bytes_crd,
+                               hw->bytes_ref, hw->bytes_val, err);
+    }
+    return rc || mem_init(s->mem, hw, n, depth, err) ? -1 : 0;
 }
 
 static int prepare(tiled_state *s, const tensor *operands, sam_error *err)

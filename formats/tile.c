@@ -271,18 +271,23 @@ int64_t tile_split_width(const tile_split *s, int level)
     return (int64_t)most;
 }
 
-int64_t tile_split_max_extent(const tile_split *s)
+int64_t tile_split_level_extent(const tile_split *s, int level)
 {
-    int last = s->nlevels - 1;
-    if (last < 0)
+    int l = level < s->nlevels ? level : s->nlevels - 1;
+    if (l < 0)
         return s->dim;
     int64_t most = 0;
-    for (size_t i = 0; i < s->ntiles[last]; i++) {
-        int64_t e = tile_split_end(s, last, i) - s->start[last][i];
+    for (size_t i = 0; i < s->ntiles[l]; i++) {
+        int64_t e = tile_split_end(s, l, i) - s->start[l][i];
         if (e > most)
             most = e;
     }
     return most;
+}
+
+int64_t tile_split_max_extent(const tile_split *s)
+{
+    return tile_split_level_extent(s, s->nlevels - 1);
 }
 
 void tiled_tensor_free(tiled_tensor *tt)

@@ -71,6 +71,9 @@ int64_t tile_split_width(const tile_split *s, int level);
 /* The largest extent of a tile at the innermost level (dim when unsplit). */
 int64_t tile_split_max_extent(const tile_split *s);
 
+/* The same at level `level`, or at the innermost when there are fewer. */
+int64_t tile_split_level_extent(const tile_split *s, int level);
+
 void tile_split_free(tile_split *s);
 
 /* A tile's key: its coordinates level by level, and within a level mode by

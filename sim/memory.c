@@ -11,7 +11,8 @@ int mem_init(mem_model *m, const hw_desc *hw, int ntensors, int nlevels, sam_err
     m->hw = *hw;
     m->ntensors = ntensors;
     m->nlevels = nlevels;
-    m->out_id = -1;
+    for (int l = 0; l < MEM_MAX_LEVELS; l++)
+        m->out_id[l] = -1;
     int buffers = hw->mem[HW_LLB].capacity > 0 ? 2 : 1;
     if (ntensors > MEM_MAX_TENSORS)
         return error_set(err, "more than %d operands for the memory model", MEM_MAX_TENSORS);
@@ -67,10 +68,10 @@ static int buffering(const mem_model *m, int l)
 }
 
 /* Bytes level l's buffer holds at cycle t: tiles not yet released, and
- * in the PE buffer the result's tile. */
+ * the result's tile. */
 static double held(const mem_model *m, int l, double t)
 {
-    double bytes = m->at[l] == HW_PE && m->out_id >= 0 ? m->out_bytes : 0;
+    double bytes = m->out_id[l] >= 0 ? m->out_bytes[l] : 0;
     for (int i = 0; i < m->ntensors; i++)
         for (int k = 0; k < buffering(m, l); k++) {
             const slot_t *s = &m->slot[l][i][k];
@@ -129,24 +130,44 @@ static double fetch(mem_model *m, int l, int t, mem_tile tile, double parent,
     return victim->ready;
 }
 
-/* Moves bytes of the result over the DRAM link from cycle `after` on;
- * the cycle the transfer ends. */
-static double result_transfer(mem_model *m, double bytes, double after, int write)
+/* Moves bytes of the result between level l's buffer and the memory
+ * outward, over that memory's link, from cycle `after` on: the cycle the
+ * transfer ends. */
+static double result_transfer(mem_model *m, int l, double bytes, double after, int write)
 {
-    double moved = rounded(m, HW_DRAM, bytes), occupy = moved / bytes_per_cycle(m, HW_DRAM, 0);
-    double start = fmax(m->link_free[HW_DRAM], after);
-    m->link_free[HW_DRAM] = start + occupy;
-    m->usage[HW_DRAM].busy += occupy;
+    hw_memory_id home = source_of(m, l);
+    double moved = rounded(m, home, bytes), occupy = moved / bytes_per_cycle(m, home, l);
+    double start = fmax(m->link_free[home], after);
+    m->link_free[home] = start + occupy;
+    m->usage[home].busy += occupy;
     if (write)
-        m->traffic[m->ntensors].written += moved;
+        m->traffic[m->ntensors].written[home] += moved;
     else
-        m->traffic[m->ntensors].read[HW_DRAM] += moved;
-    return start + m->hw.mem[HW_DRAM].latency + occupy;
+        m->traffic[m->ntensors].read[home] += moved;
+    return start + latency_of(m, home, l) + occupy;
 }
 
-int mem_point(mem_model *m, const mem_tile *tile, double compute, int64_t out_id,
-              double out_before, double out_after, const char *const *names, const char *where,
-              sam_error *err)
+/* The result's tiles for the point: those it leaves written out, inner
+ * level first (the outer holds what the inner wrote), those it returns to
+ * read back in, outer first. When the point may start. */
+static double result_tiles(mem_model *m, const mem_result *out, double ready)
+{
+    double written = m->compute_end;
+    for (int l = m->nlevels - 1; l >= 0; l--)
+        if (out[l].id != m->out_id[l] && m->out_id[l] >= 0)
+            written = result_transfer(m, l, m->out_bytes[l], written, 1);
+    double in_place = 0;
+    for (int l = 0; l < m->nlevels; l++) {
+        if (out[l].id != m->out_id[l] && out[l].before > 0)
+            in_place = result_transfer(m, l, out[l].before, in_place, 0);
+        m->out_id[l] = out[l].id;
+        m->out_bytes[l] = out[l].after;
+    }
+    return fmax(ready, in_place);
+}
+
+int mem_point(mem_model *m, const mem_tile *tile, double compute, const mem_result *out,
+              const char *const *names, const char *where, sam_error *err)
 {
     double ready = m->compute_end;
     for (int t = 0; t < m->ntensors; t++) {
@@ -161,14 +182,7 @@ int mem_point(mem_model *m, const mem_tile *tile, double compute, int64_t out_id
         }
         ready = fmax(ready, parent);
     }
-    if (out_id != m->out_id) {
-        if (m->out_id >= 0)
-            result_transfer(m, m->out_bytes, m->compute_end, 1);
-        if (out_before > 0)
-            ready = fmax(ready, result_transfer(m, out_before, 0, 0));
-        m->out_id = out_id;
-    }
-    m->out_bytes = out_after;
+    ready = result_tiles(m, out, ready);
     m->compute_end = ready + compute;
     for (int t = 0; t < m->ntensors; t++)
         for (int l = 0; l < m->nlevels; l++)
@@ -181,9 +195,11 @@ int mem_point(mem_model *m, const mem_tile *tile, double compute, int64_t out_id
 
 double mem_finish(mem_model *m)
 {
-    if (m->out_id < 0)
-        return m->compute_end;
-    double end = result_transfer(m, m->out_bytes, m->compute_end, 1);
-    m->out_id = -1;
+    double end = m->compute_end;
+    for (int l = m->nlevels - 1; l >= 0; l--)
+        if (m->out_id[l] >= 0) {
+            end = result_transfer(m, l, m->out_bytes[l], end, 1);
+            m->out_id[l] = -1;
+        }
     return end;
 }

@@ -18,10 +18,11 @@
  *     bandwidth;
  *   - a point is computed once the one before is done and its tiles are
  *     in the PE buffer;
- *   - the result's tile stays in the PE buffer while consecutive points
- *     add to it; when the point moves on it is written out to DRAM (to
- *     be read back in before a later point that adds to it again: partial
- *     outputs).
+ *   - the result's tile at each level stays in that level's buffer while
+ *     consecutive points add to it; when the points move on it is written
+ *     out to the memory outward (the PE buffer's to the LLB when the LLB
+ *     holds a level, the LLB's to DRAM), to be read back in before a later
+ *     point adds to it again (partial outputs).
  * A tile larger than its buffer is refused, naming the tile and the
  * buffer; a tile point whose operand's tile is absent needs nothing for
  * it. */
@@ -54,7 +55,8 @@ typedef struct mem_usage {
 /* What one tensor cost. */
 typedef struct mem_traffic {
     double read[HW_MEMORIES];   /* bytes read out of each memory toward the PE */
-    double written;             /* result bytes written back to DRAM (partials included) */
+    double written[HW_MEMORIES];    /* result bytes written into each memory
+                                       from inward (partials included) */
     uint64_t fetched[HW_MEMORIES];  /* tiles fetched into each buffer */
 } mem_traffic;
 
@@ -74,8 +76,9 @@ typedef struct mem_model {
     int next[MEM_MAX_LEVELS][MEM_MAX_TENSORS];
     double link_free[HW_MEMORIES];
     double compute_end;
-    int64_t out_id;             /* the result tile in the PE buffer, -1: none */
-    double out_bytes;
+    int64_t out_id[MEM_MAX_LEVELS];     /* the result tile each level's buffer
+                                           holds, -1: none */
+    double out_bytes[MEM_MAX_LEVELS];
     mem_usage usage[HW_MEMORIES];
     mem_traffic traffic[MEM_MAX_TENSORS + 1];
 } mem_model;
@@ -84,14 +87,19 @@ typedef struct mem_model {
  * nlevels tiling levels. */
 int mem_init(mem_model *m, const hw_desc *hw, int ntensors, int nlevels, sam_error *err);
 
+/* The result's tile at one level for one point: which, and its bytes
+ * before the point (0: nothing yet; else it is read back in when it is
+ * not the one the point before used) and after it. */
+typedef struct mem_result {
+    int64_t id;
+    double before, after;
+} mem_result;
+
 /* The next tile point: tile[t * nlevels + l], operand t's tile at level
- * l (outermost first); compute, the cycles its graph ran; out_id, the
- * result's tile, holding out_before bytes before this point (0: never
- * written yet; else it is read back in when it is not the point before's)
- * and out_after after it. names[t] and where name a tile in a refusal. */
-int mem_point(mem_model *m, const mem_tile *tile, double compute, int64_t out_id,
-              double out_before, double out_after, const char *const *names, const char *where,
-              sam_error *err);
+ * l (outermost first); compute, the cycles its graph ran; out[l], the
+ * result's tile at level l. names[t] and where name a tile in a refusal. */
+int mem_point(mem_model *m, const mem_tile *tile, double compute, const mem_result *out,
+              const char *const *names, const char *where, sam_error *err);
 
 /* Ends the run: the last result tile written out. The cycle it all ends. */
 double mem_finish(mem_model *m);

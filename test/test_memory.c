@@ -39,7 +39,8 @@ static void point(mem_model *m, int64_t id, double bytes, double compute)
 {
     mem_tile t = {id, bytes};
     sam_error err;
-    if (mem_point(m, &t, compute, -1, 0, 0, names, "(0)", &err))
+    mem_result none = {-1, 0, 0};
+    if (mem_point(m, &t, compute, &none, names, "(0)", &err))
         fail_msg("%s", err.msg);
 }
 
@@ -116,19 +117,19 @@ static void test_result_tiles(void **state)
     mem_model *m = model(&hw, 1, 1);
     mem_tile t = {0, 20};
     sam_error err;
-    assert_int_equal(mem_point(m, &t, 10, 7, 0, 40, names, "(0)", &err), 0);
+    assert_int_equal(mem_point(m, &t, 10, &(mem_result){7, 0, 40}, names, "(0)", &err), 0);
     assert_true(m->compute_end == 40);      /* 10 + 20, then 10 */
-    assert_int_equal(mem_point(m, &t, 30, 7, 40, 60, names, "(1)", &err), 0);
+    assert_int_equal(mem_point(m, &t, 30, &(mem_result){7, 40, 60}, names, "(1)", &err), 0);
     assert_true(m->compute_end == 70);
     /* Tile 8: 7's 60 bytes go out from 70 to 130; nothing to read. */
-    assert_int_equal(mem_point(m, &t, 10, 8, 0, 30, names, "(2)", &err), 0);
+    assert_int_equal(mem_point(m, &t, 10, &(mem_result){8, 0, 30}, names, "(2)", &err), 0);
     assert_true(m->compute_end == 80);
     /* Back to 7: 8's 30 bytes go out 130..160, then 7's 60 come back in
      * 160..220, in place at 230. */
-    assert_int_equal(mem_point(m, &t, 10, 7, 60, 90, names, "(3)", &err), 0);
+    assert_int_equal(mem_point(m, &t, 10, &(mem_result){7, 60, 90}, names, "(3)", &err), 0);
     assert_true(m->compute_end == 240);
     assert_true(mem_finish(m) == 240 + 10 + 90);
-    assert_true(m->traffic[1].written == 60 + 30 + 90);
+    assert_true(m->traffic[1].written[HW_DRAM] == 60 + 30 + 90);
     assert_true(m->traffic[1].read[HW_DRAM] == 60);
     free(m);
 }
@@ -147,16 +148,42 @@ static void test_two_levels(void **state)
     hw.mem[HW_LLB].buffering = 1;
     mem_model *m = model(&hw, 1, 2);
     mem_tile t[2] = {{0, 300}, {0, 100}};
+    const mem_result none[2] = {{-1, 0, 0}, {-1, 0, 0}};
     sam_error err;
-    assert_int_equal(mem_point(m, t, 10, -1, 0, 0, names, "(0)", &err), 0);
+    assert_int_equal(mem_point(m, t, 10, none, names, "(0)", &err), 0);
     assert_true(m->compute_end == 371);
     t[1] = (mem_tile){1, 60};
-    assert_int_equal(mem_point(m, t, 10, -1, 0, 0, names, "(1)", &err), 0);
+    assert_int_equal(mem_point(m, t, 10, none, names, "(1)", &err), 0);
     assert_true(m->compute_end == 401);
     assert_true(m->traffic[0].read[HW_DRAM] == 300);
     assert_true(m->traffic[0].read[HW_LLB] == 160);
     assert_true(m->traffic[0].fetched[HW_LLB] == 1);
     assert_true(m->traffic[0].fetched[HW_PE] == 2);
+    free(m);
+}
+
+/* With two levels the PE buffer's result tile goes out to the LLB, and
+ * the LLB's to DRAM only when the points leave it: 20 + 20 + 30 bytes
+ * into the LLB, 70 + 30 into DRAM. */
+static void test_result_through_the_llb(void **state)
+{
+    (void)state;
+    hw_desc hw = small_hw(2, 1000);
+    hw.mem[HW_LLB].capacity = 10000;
+    mem_model *m = model(&hw, 1, 2);
+    mem_tile t[2] = {{0, 10}, {0, 10}};
+    static const mem_result out[3][2] = {{{0, 0, 50}, {0, 0, 20}},
+                                         {{0, 50, 70}, {1, 0, 20}},
+                                         {{1, 0, 30}, {2, 0, 30}}};
+    sam_error err;
+    for (int p = 0; p < 3; p++)
+        assert_int_equal(mem_point(m, t, 10, out[p], names, "(p)", &err), 0);
+    assert_true(m->traffic[1].written[HW_LLB] == 40);
+    assert_true(m->traffic[1].written[HW_DRAM] == 70);
+    mem_finish(m);
+    assert_true(m->traffic[1].written[HW_LLB] == 70);
+    assert_true(m->traffic[1].written[HW_DRAM] == 100);
+    assert_true(m->traffic[1].read[HW_DRAM] == 0 && m->traffic[1].read[HW_LLB] == 0);
     free(m);
 }
 
@@ -171,7 +198,7 @@ static void test_refusals(void **state)
                                  "(llb.capacity = 0 leaves only the PE buffer)");
     assert_int_equal(mem_init(m, &hw, 2, 1, &err), 0);
     mem_tile t[2] = {{0, 10}, {3, 2000}};
-    assert_int_equal(mem_point(m, t, 1, -1, 0, 0, names, "(i1=0,k1=3)", &err), -1);
+    assert_int_equal(mem_point(m, t, 1, &(mem_result){-1, 0, 0}, names, "(i1=0,k1=3)", &err), -1);
     assert_string_equal(err.msg, "tile (i1=0,k1=3) of C (2000 bytes) does not fit in the pe "
                                  "buffer (1000 bytes)");
     free(m);
@@ -225,6 +252,7 @@ int main(void)
         cmocka_unit_test(test_lines),
         cmocka_unit_test(test_result_tiles),
         cmocka_unit_test(test_two_levels),
+        cmocka_unit_test(test_result_through_the_llb),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_hw_file),
     };
