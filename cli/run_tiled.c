@@ -8,6 +8,7 @@
 #include "../custard/tileseq.h"
 #include "../custard/tiling.h"
 #include "../formats/tile.h"
+#include "../sim/pipeline.h"
 #include "../sim/result.h"
 #include "result_tiles.h"
 
@@ -42,6 +43,7 @@ typedef struct tiled_state {
     tensor *result;
     tiled_outcome *out;
     mem_model *mem;                 /* NULL without memories */
+    pipeline pipe;
     result_tiles partial[MEM_MAX_LEVELS];   /* the result's tiles at each level */
     mem_tile *mem_tiles;            /* a point's, operand by operand */
     sam_error *err;
@@ -335,17 +337,15 @@ static void describe_point(const tiled_state *s, const int64_t *coord, char *buf
         snprintf(buf + used, size - used, ")");
 }
 
-/* Simulates the graph on the bound data: its cycles and result tile. */
-static int simulate_tile(tiled_state *s, const sim_data *d, const int64_t *coord,
+/* Simulates the graph built in e on the bound data: its cycles and
+ * result tile. */
+static int simulate_tile(tiled_state *s, sim_engine *e, const sim_data *d, const int64_t *coord,
                          cycle_t *cycles, tensor *part)
 {
-    sim_engine e;
-    if (sim_build(&e, s->g, d, &s->r->sim, s->err))
-        return -1;
-    e.split = s->r->split;
+    e->split = s->r->split;
     sim_outcome out;
     char report[1024], where[256];
-    int rc = sim_engine_run(&e, s->r->engine, s->r->max_cycles, &out, report, sizeof report,
+    int rc = sim_engine_run(e, s->r->engine, s->r->max_cycles, &out, report, sizeof report,
                             s->err);
     if (rc > 0) {
         describe_point(s, coord, where, sizeof where);
@@ -355,13 +355,12 @@ static int simulate_tile(tiled_state *s, const sim_data *d, const int64_t *coord
         *cycles = out.cycles;
         s->out->tokens += out.tokens;
         s->out->tiles_run++;
-        rc = sim_result(&e, s->g, d, &ft, s->err);
+        rc = sim_result(e, s->g, d, &ft, s->err);
         if (!rc) {
             rc = fibertree_to_tensor(&ft, part, s->err);
             fibertree_free(&ft);
         }
     }
-    sim_engine_free(&e);
     return rc ? -1 : 0;
 }
 
@@ -400,9 +399,10 @@ static int result_levels(tiled_state *s, const int64_t *coord, const tensor *par
 }
 
 /* The memories' part of the point: each operand's tile at each level
- * (the whole of an operand not tiled), and the result tile's growth. */
+ * (the whole of an operand not tiled), and the result tile's growth; *at,
+ * when the point is computed from. */
 static int memory_point(tiled_state *s, const size_t *tile, const int64_t *coord,
-                        cycle_t cycles, const tensor *part)
+                        cycle_t cycles, cycle_t earliest, const tensor *part, double *at)
 {
     int depth = s->spec.depth;
     for (int t = 1; t < s->e.ntensors; t++)
@@ -424,7 +424,27 @@ static int memory_point(tiled_state *s, const size_t *tile, const int64_t *coord
     describe_point(s, coord, where, sizeof where);
     if (result_levels(s, coord, part, out))
         return -1;
-    return mem_point(s->mem, s->mem_tiles, (double)cycles, out, s->out->names, where, s->err);
+    mem_visit v = {s->mem_tiles, out, (double)cycles, (double)earliest};
+    return mem_point(s->mem, &v, s->out->names, where, at, s->err);
+}
+
+/* When the tile e ran starts: as soon as the PE's pipeline takes it and,
+ * with memories, its tiles are in place. */
+static int place_tile(tiled_state *s, const sim_engine *e, const size_t *tile,
+                      const int64_t *coord, cycle_t cycles, const tensor *part)
+{
+    if (!s->pipe.free_from && pipeline_init(&s->pipe, e->nblocks, s->err))
+        return -1;
+    cycle_t start = pipeline_earliest(&s->pipe, e);
+    double at;
+    if (s->mem) {
+        if (memory_point(s, tile, coord, cycles, start, part, &at))
+            return -1;
+        start = (cycle_t)ceil(at);
+    }
+    pipeline_place(&s->pipe, e, start, cycles);
+    s->out->compute_cycles += cycles;
+    return 0;
 }
 
 static int visit_point(void *ctx, const int64_t *coord, const size_t *tile)
@@ -441,13 +461,17 @@ static int visit_point(void *ctx, const int64_t *coord, const size_t *tile)
     }
     cycle_t cycles = 0;
     tensor part = {0};
-    if (!rc)
-        rc = simulate_tile(s, &d, coord, &cycles, &part);
-    if (!rc)
-        rc = add_result(s, &part, coord, s->err);
-    if (!rc && s->mem)
-        rc = memory_point(s, tile, coord, cycles, &part);
-    s->out->compute_cycles += cycles;
+    sim_engine e;
+    if (!rc && sim_build(&e, s->g, &d, &s->r->sim, s->err) == 0) {
+        rc = simulate_tile(s, &e, &d, coord, &cycles, &part);
+        if (!rc)
+            rc = add_result(s, &part, coord, s->err);
+        if (!rc)
+            rc = place_tile(s, &e, tile, coord, cycles, &part);
+        sim_engine_free(&e);
+    } else {
+        rc = -1;
+    }
     tensor_free(&part);
     sim_data_release(&d);
     for (int k = 0; k < nempty; k++)
@@ -498,6 +522,7 @@ static void free_state(tiled_state *s)
         tile_split_free(&s->split[i]);
     for (int l = 0; l < MEM_MAX_LEVELS; l++)
         result_tiles_free(&s->partial[l]);
+    pipeline_free(&s->pipe);
     free(s->mem_tiles);
     expr_free(&s->e);
 }
@@ -564,7 +589,9 @@ int run_tiled(const sam_graph *g, const tensor *operands, const tiled_request *r
     if (!rc)
         rc = tensor_canonicalize(result, NULL, err);
     out->tiles_skipped = grid_points(s) - (double)out->tiles_run;
-    out->cycles = s->mem && !rc ? (cycle_t)ceil(mem_finish(s->mem)) : out->compute_cycles;
+    /* The memories end with the last result tiles written out. */
+    double written = s->mem && !rc ? ceil(mem_finish(s->mem)) : 0;
+    out->cycles = written > (double)s->pipe.end ? (cycle_t)written : s->pipe.end;
     free_state(s);
     free(s);
     if (rc) {

@@ -25,9 +25,10 @@ typedef struct tiled_request {
 } tiled_request;
 
 typedef struct tiled_outcome {
-    cycle_t cycles;             /* the tiles' runs one after another, and
-                                   with memories the transfers they wait on */
-    cycle_t compute_cycles;     /* the tiles' runs alone */
+    cycle_t cycles;             /* the tiles' runs through the pipeline
+                                   (sim/pipeline.h), and with memories the
+                                   transfers they wait on */
+    cycle_t compute_cycles;     /* the tiles' runs added up */
     uint64_t tokens;
     uint64_t tiles_run;         /* points of the tile loops simulated */
     double tiles_skipped;       /* points of the full tile grid skipped */

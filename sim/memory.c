@@ -166,14 +166,14 @@ static double result_tiles(mem_model *m, const mem_result *out, double ready)
     return fmax(ready, in_place);
 }
 
-int mem_point(mem_model *m, const mem_tile *tile, double compute, const mem_result *out,
-              const char *const *names, const char *where, sam_error *err)
+int mem_point(mem_model *m, const mem_visit *v, const char *const *names, const char *where,
+              double *start, sam_error *err)
 {
-    double ready = m->compute_end;
+    double ready = v->earliest;
     for (int t = 0; t < m->ntensors; t++) {
         double parent = 0;
         for (int l = 0; l < m->nlevels; l++) {
-            mem_tile x = tile[t * m->nlevels + l];
+            mem_tile x = v->tile[t * m->nlevels + l];
             if (x.id < 0)
                 continue;
             parent = fetch(m, l, t, x, parent, names, where, err);
@@ -182,13 +182,14 @@ int mem_point(mem_model *m, const mem_tile *tile, double compute, const mem_resu
         }
         ready = fmax(ready, parent);
     }
-    ready = result_tiles(m, out, ready);
-    m->compute_end = ready + compute;
+    *start = result_tiles(m, v->out, ready);
+    double end = *start + v->compute;
+    m->compute_end = fmax(m->compute_end, end);
     for (int t = 0; t < m->ntensors; t++)
         for (int l = 0; l < m->nlevels; l++)
-            if (tile[t * m->nlevels + l].id >= 0) {
+            if (v->tile[t * m->nlevels + l].id >= 0) {
                 int n = buffering(m, l);
-                m->slot[l][t][(m->next[l][t] + n - 1) % n].release = m->compute_end;
+                m->slot[l][t][(m->next[l][t] + n - 1) % n].release = end;
             }
     return 0;
 }

@@ -16,8 +16,8 @@
  *     its bytes among the tiles it still holds, and it takes the link's
  *     latency plus its bytes, rounded up to whole lines, over the link's
  *     bandwidth;
- *   - a point is computed once the one before is done and its tiles are
- *     in the PE buffer;
+ *   - a point is computed once its tiles are in the PE buffer and the
+ *     PE's pipeline takes it (sim/pipeline.h);
  *   - the result's tile at each level stays in that level's buffer while
  *     consecutive points add to it; when the points move on it is written
  *     out to the memory outward (the PE buffer's to the LLB when the LLB
@@ -75,7 +75,7 @@ typedef struct mem_model {
     } slot[MEM_MAX_LEVELS][MEM_MAX_TENSORS][MEM_MAX_BUFFERING];
     int next[MEM_MAX_LEVELS][MEM_MAX_TENSORS];
     double link_free[HW_MEMORIES];
-    double compute_end;
+    double compute_end;         /* when the points so far are all computed */
     int64_t out_id[MEM_MAX_LEVELS];     /* the result tile each level's buffer
                                            holds, -1: none */
     double out_bytes[MEM_MAX_LEVELS];
@@ -95,11 +95,19 @@ typedef struct mem_result {
     double before, after;
 } mem_result;
 
-/* The next tile point: tile[t * nlevels + l], operand t's tile at level
- * l (outermost first); compute, the cycles its graph ran; out[l], the
- * result's tile at level l. names[t] and where name a tile in a refusal. */
-int mem_point(mem_model *m, const mem_tile *tile, double compute, const mem_result *out,
-              const char *const *names, const char *where, sam_error *err);
+/* A tile point as the memories see it. */
+typedef struct mem_visit {
+    const mem_tile *tile;       /* tile[t * nlevels + l]: operand t's at level l,
+                                   outermost first */
+    const mem_result *out;      /* out[l]: the result's tile at level l */
+    double compute;             /* the cycles its graph ran */
+    double earliest;            /* the PE takes it no sooner */
+} mem_visit;
+
+/* The next tile point; *start, the cycle it is computed from. names[t] and
+ * where name a tile in a refusal. */
+int mem_point(mem_model *m, const mem_visit *v, const char *const *names, const char *where,
+              double *start, sam_error *err);
 
 /* Ends the run: the last result tile written out. The cycle it all ends. */
 double mem_finish(mem_model *m);

@@ -1,6 +1,6 @@
-/* The memory model (sim/memory.h) on hand-worked tile sequences, and the
- * hardware description's keys (sim/hw.h): exact cycles, bytes and
- * refusals. */
+/* The memory model (sim/memory.h) on hand-worked tile sequences, the
+ * pipeline that overlaps tiles (sim/pipeline.h), and the hardware
+ * description's keys (sim/hw.h): exact cycles, bytes and refusals. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +8,7 @@
 
 #include "../sim/hw.h"
 #include "../sim/memory.h"
+#include "../sim/pipeline.h"
 #include "test_util.h"
 
 static const char *const names[] = {"B", "C"};
@@ -35,12 +36,21 @@ static mem_model *model(const hw_desc *hw, int ntensors, int nlevels)
     return m;
 }
 
+/* The next point, computed no sooner than the points before are done. */
+static int visit(mem_model *m, const mem_tile *t, double compute, const mem_result *out,
+                 const char *where, sam_error *err)
+{
+    mem_visit v = {t, out, compute, m->compute_end};
+    double start;
+    return mem_point(m, &v, names, where, &start, err);
+}
+
 static void point(mem_model *m, int64_t id, double bytes, double compute)
 {
     mem_tile t = {id, bytes};
     sam_error err;
     mem_result none = {-1, 0, 0};
-    if (mem_point(m, &t, compute, &none, names, "(0)", &err))
+    if (visit(m, &t, compute, &none, "(0)", &err))
         fail_msg("%s", err.msg);
 }
 
@@ -117,16 +127,16 @@ static void test_result_tiles(void **state)
     mem_model *m = model(&hw, 1, 1);
     mem_tile t = {0, 20};
     sam_error err;
-    assert_int_equal(mem_point(m, &t, 10, &(mem_result){7, 0, 40}, names, "(0)", &err), 0);
+    assert_int_equal(visit(m, &t, 10, &(mem_result){7, 0, 40}, "(0)", &err), 0);
     assert_true(m->compute_end == 40);      /* 10 + 20, then 10 */
-    assert_int_equal(mem_point(m, &t, 30, &(mem_result){7, 40, 60}, names, "(1)", &err), 0);
+    assert_int_equal(visit(m, &t, 30, &(mem_result){7, 40, 60}, "(1)", &err), 0);
     assert_true(m->compute_end == 70);
     /* Tile 8: 7's 60 bytes go out from 70 to 130; nothing to read. */
-    assert_int_equal(mem_point(m, &t, 10, &(mem_result){8, 0, 30}, names, "(2)", &err), 0);
+    assert_int_equal(visit(m, &t, 10, &(mem_result){8, 0, 30}, "(2)", &err), 0);
     assert_true(m->compute_end == 80);
     /* Back to 7: 8's 30 bytes go out 130..160, then 7's 60 come back in
      * 160..220, in place at 230. */
-    assert_int_equal(mem_point(m, &t, 10, &(mem_result){7, 60, 90}, names, "(3)", &err), 0);
+    assert_int_equal(visit(m, &t, 10, &(mem_result){7, 60, 90}, "(3)", &err), 0);
     assert_true(m->compute_end == 240);
     assert_true(mem_finish(m) == 240 + 10 + 90);
     assert_true(m->traffic[1].written[HW_DRAM] == 60 + 30 + 90);
@@ -150,10 +160,10 @@ static void test_two_levels(void **state)
     mem_tile t[2] = {{0, 300}, {0, 100}};
     const mem_result none[2] = {{-1, 0, 0}, {-1, 0, 0}};
     sam_error err;
-    assert_int_equal(mem_point(m, t, 10, none, names, "(0)", &err), 0);
+    assert_int_equal(visit(m, t, 10, none, "(0)", &err), 0);
     assert_true(m->compute_end == 371);
     t[1] = (mem_tile){1, 60};
-    assert_int_equal(mem_point(m, t, 10, none, names, "(1)", &err), 0);
+    assert_int_equal(visit(m, t, 10, none, "(1)", &err), 0);
     assert_true(m->compute_end == 401);
     assert_true(m->traffic[0].read[HW_DRAM] == 300);
     assert_true(m->traffic[0].read[HW_LLB] == 160);
@@ -177,7 +187,7 @@ static void test_result_through_the_llb(void **state)
                                          {{1, 0, 30}, {2, 0, 30}}};
     sam_error err;
     for (int p = 0; p < 3; p++)
-        assert_int_equal(mem_point(m, t, 10, out[p], names, "(p)", &err), 0);
+        assert_int_equal(visit(m, t, 10, out[p], "(p)", &err), 0);
     assert_true(m->traffic[1].written[HW_LLB] == 40);
     assert_true(m->traffic[1].written[HW_DRAM] == 70);
     mem_finish(m);
@@ -185,6 +195,52 @@ static void test_result_through_the_llb(void **state)
     assert_true(m->traffic[1].written[HW_DRAM] == 100);
     assert_true(m->traffic[1].read[HW_DRAM] == 0 && m->traffic[1].read[HW_LLB] == 0);
     free(m);
+}
+
+/* A point the pipeline takes early overlaps the one before: reusing its
+ * tile (in place at 110), it starts at 115 and ends at 135. */
+static void test_overlap(void **state)
+{
+    (void)state;
+    hw_desc hw = small_hw(1, 1000);
+    mem_model *m = model(&hw, 1, 1);
+    point(m, 0, 100, 20);
+    mem_tile t = {0, 100};
+    mem_result none = {-1, 0, 0};
+    mem_visit v = {&t, &none, 20, 115};
+    double start;
+    sam_error err;
+    assert_int_equal(mem_point(m, &v, names, "(1)", &start, &err), 0);
+    assert_true(start == 115 && m->compute_end == 135);
+    free(m);
+}
+
+/* Tiles through two blocks: busy 0..4 and 3..9 in each of two tiles, so
+ * the second may start at 7 (the second block free at 10, where it starts
+ * 3 cycles in); a third keeping only the first block busy, 0..9, waits
+ * for it (free at 7 + 5) but not for the second. */
+static void test_pipeline(void **state)
+{
+    (void)state;
+    block blocks[2];
+    memset(blocks, 0, sizeof blocks);
+    sim_engine e = {.blocks = blocks, .nblocks = 2};
+    pipeline p;
+    sam_error err;
+    assert_int_equal(pipeline_init(&p, 2, &err), 0);
+    blocks[0].stats = (block_stats){.busy = 5, .first_busy = 0, .last_busy = 4};
+    blocks[1].stats = (block_stats){.busy = 7, .first_busy = 3, .last_busy = 9};
+    assert_true(pipeline_earliest(&p, &e) == 0);
+    pipeline_place(&p, &e, 0, 10);
+    assert_true(pipeline_earliest(&p, &e) == 7);
+    pipeline_place(&p, &e, 7, 10);
+    assert_true(p.end == 17);
+    blocks[0].stats = (block_stats){.busy = 10, .first_busy = 0, .last_busy = 9};
+    blocks[1].stats = (block_stats){.busy = 0};
+    assert_true(pipeline_earliest(&p, &e) == 12);
+    pipeline_place(&p, &e, 12, 10);
+    assert_true(p.end == 22);
+    pipeline_free(&p);
 }
 
 static void test_refusals(void **state)
@@ -198,7 +254,7 @@ static void test_refusals(void **state)
                                  "(llb.capacity = 0 leaves only the PE buffer)");
     assert_int_equal(mem_init(m, &hw, 2, 1, &err), 0);
     mem_tile t[2] = {{0, 10}, {3, 2000}};
-    assert_int_equal(mem_point(m, t, 1, &(mem_result){-1, 0, 0}, names, "(i1=0,k1=3)", &err), -1);
+    assert_int_equal(visit(m, t, 1, &(mem_result){-1, 0, 0}, "(i1=0,k1=3)", &err), -1);
     assert_string_equal(err.msg, "tile (i1=0,k1=3) of C (2000 bytes) does not fit in the pe "
                                  "buffer (1000 bytes)");
     free(m);
@@ -253,6 +309,8 @@ int main(void)
         cmocka_unit_test(test_result_tiles),
         cmocka_unit_test(test_two_levels),
         cmocka_unit_test(test_result_through_the_llb),
+        cmocka_unit_test(test_overlap),
+        cmocka_unit_test(test_pipeline),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_hw_file),
     };

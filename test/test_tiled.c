@@ -258,7 +258,8 @@ static void test_bandwidth_bound(void **state)
     assert_true(a > 10 * test_summary(slow, "compute_cycles"));
     assert_true(b > 19 * a / 10 && b <= 2 * a);
     assert_true(test_summary(fast, "cycles") == test_summary(half, "cycles"));
-    assert_true(test_summary(fast, "cycles") == test_summary(fast, "compute_cycles") + 1);
+    /* The two tiles overlap in the pipeline: less than their sum. */
+    assert_true(test_summary(fast, "cycles") < test_summary(fast, "compute_cycles"));
     free(slow), free(slower), free(fast), free(half);
     test_tmpdir_remove(dir);
 }
