@@ -5,6 +5,69 @@
 
 #define FIRST_SLOTS 64
 
+static size_t mix(int64_t a, int64_t b, int c)
+{
+    uint64_t h = (uint64_t)a * 0x9E3779B97F4A7C15u ^ (uint64_t)b * 0xC2B2AE3D27D4EB4Fu ^
+                 (uint64_t)c * 0x165667B19E3779F9u;
+    return (size_t)(h ^ (h >> 29));
+}
+
+static result_key *key_slot(result_key *keys, size_t n, result_key k)
+{
+    size_t i = mix(k.tile, k.prefix, k.level) & (n - 1);
+    while (keys[i].tile != -1 &&
+           (keys[i].tile != k.tile || keys[i].prefix != k.prefix || keys[i].level != k.level))
+        i = (i + 1) & (n - 1);
+    return &keys[i];
+}
+
+static result_count *count_slot(result_count *counts, size_t n, int64_t tile)
+{
+    size_t i = mix(tile, 0, 0) & (n - 1);
+    while (counts[i].tile != -1 && counts[i].tile != tile)
+        i = (i + 1) & (n - 1);
+    return &counts[i];
+}
+
+/* The tables at twice the size once they are half full. */
+static int grow_keys(result_tiles *r, sam_error *err)
+{
+    if (2 * (r->usedkeys + 1) <= r->nkeys)
+        return 0;
+    size_t n = 2 * r->nkeys;
+    result_key *keys = malloc(n * sizeof *keys);
+    if (!keys)
+        return error_set(err, "out of memory");
+    for (size_t i = 0; i < n; i++)
+        keys[i].tile = -1;
+    for (size_t i = 0; i < r->nkeys; i++)
+        if (r->keys[i].tile != -1)
+            *key_slot(keys, n, r->keys[i]) = r->keys[i];
+    free(r->keys);
+    r->keys = keys;
+    r->nkeys = n;
+    return 0;
+}
+
+static int grow_counts(result_tiles *r, sam_error *err)
+{
+    if (2 * (r->usedcounts + 1) <= r->ncounts)
+        return 0;
+    size_t n = 2 * r->ncounts;
+    result_count *counts = malloc(n * sizeof *counts);
+    if (!counts)
+        return error_set(err, "out of memory");
+    for (size_t i = 0; i < n; i++)
+        counts[i].tile = -1;
+    for (size_t i = 0; i < r->ncounts; i++)
+        if (r->counts[i].tile != -1)
+            *count_slot(counts, n, r->counts[i].tile) = r->counts[i];
+    free(r->counts);
+    r->counts = counts;
+    r->ncounts = n;
+    return 0;
+}
+
 int result_tiles_init(result_tiles *r, const level_format *f, const int64_t *extent, double crd,
                       double ref, double val, sam_error *err)
 {
@@ -12,124 +75,83 @@ int result_tiles_init(result_tiles *r, const level_format *f, const int64_t *ext
     r->format = *f;
     memcpy(r->extent, extent, (size_t)f->nlevels * sizeof *extent);
     r->crd = crd, r->ref = ref, r->val = val;
-    r->slots = malloc(FIRST_SLOTS * sizeof *r->slots);
-    if (!r->slots)
+    r->keys = malloc(FIRST_SLOTS * sizeof *r->keys);
+    r->counts = malloc(FIRST_SLOTS * sizeof *r->counts);
+    if (!r->keys || !r->counts)
         return error_set(err, "out of memory");
-    r->nslots = FIRST_SLOTS;
-    for (size_t i = 0; i < r->nslots; i++)
-        r->slots[i].id = -1;
+    r->nkeys = r->ncounts = FIRST_SLOTS;
+    for (size_t i = 0; i < FIRST_SLOTS; i++)
+        r->keys[i].tile = r->counts[i].tile = -1;
     return 0;
 }
 
-static result_tile *find(result_tile *slots, size_t nslots, int64_t id)
+/* The bytes of a tile with c->distinct prefixes: per compressed level its
+ * coordinates and one seg entry more than the fibers above; an empty
+ * tile is not written at all. */
+static double tile_bytes(const result_tiles *r, const result_count *c)
 {
-    size_t i = (size_t)((uint64_t)id * 0x9E3779B97F4A7C15u) & (nslots - 1);
-    while (slots[i].id != -1 && slots[i].id != id)
-        i = (i + 1) & (nslots - 1);
-    return &slots[i];
-}
-
-/* Doubles the table once it is half full. */
-static int grow_slots(result_tiles *r, sam_error *err)
-{
-    if (2 * (r->used + 1) <= r->nslots)
+    int n = r->format.nlevels;
+    int64_t entries = n ? c->distinct[n - 1] : c->distinct[0];
+    if (entries == 0)
         return 0;
-    size_t n = 2 * r->nslots;
-    result_tile *slots = malloc(n * sizeof *slots);
-    if (!slots)
-        return error_set(err, "out of memory");
-    for (size_t i = 0; i < n; i++)
-        slots[i].id = -1;
-    for (size_t i = 0; i < r->nslots; i++)
-        if (r->slots[i].id != -1)
-            *find(slots, n, r->slots[i].id) = r->slots[i];
-    free(r->slots);
-    r->slots = slots;
-    r->nslots = n;
-    return 0;
-}
-
-/* The bytes of a tile with entries at[0..n-1]: per compressed level, its
- * coordinates (the distinct prefixes down to it) and seg entries (one more
- * than the distinct prefixes above); an empty tile is not written at all. */
-static double tile_bytes(const result_tiles *r, const int64_t *at, size_t n)
-{
-    const level_format *f = &r->format;
-    if (n == 0)
-        return 0;
-    double bytes = (double)n * r->val;
-    int64_t stride = 1;
-    for (int k = f->nlevels - 1; k >= 0; k--) {
-        size_t above = 0, here = 0;
-        int64_t below = stride * r->extent[f->mode[k]];
-        for (size_t i = 0; i < n; i++) {
-            here += i == 0 || at[i] / stride != at[i - 1] / stride;
-            above += i == 0 || at[i] / below != at[i - 1] / below;
-        }
-        if (f->kind[k] == 's')
-            bytes += (double)here * r->crd + (double)(above + 1) * r->ref;
-        stride = below;
-    }
+    double bytes = (double)entries * r->val;
+    for (int k = 0; k < n; k++)
+        if (r->format.kind[k] == 's')
+            bytes += (double)c->distinct[k] * r->crd +
+                     (double)((k ? c->distinct[k - 1] : 1) + 1) * r->ref;
     return bytes;
 }
 
-static int compare(const void *a, const void *b)
+/* Counts entry e of part in tile c: its prefixes from the longest up,
+ * until one was there already. */
+static int add_entry(result_tiles *r, result_count *c, const tensor *part, const int64_t *offset,
+                     size_t e, sam_error *err)
 {
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
-/* Merges the sorted new places into t, dropping repeats. */
-static int merge(result_tile *t, const int64_t *add, size_t n, sam_error *err)
-{
-    int64_t *out = malloc((t->n + n + 1) * sizeof *out);
-    if (!out)
-        return error_set(err, "out of memory");
-    size_t a = 0, b = 0, o = 0;
-    while (a < t->n || b < n) {
-        int64_t v = b == n || (a < t->n && t->at[a] <= add[b]) ? t->at[a++] : add[b++];
-        if (o == 0 || out[o - 1] != v)
-            out[o++] = v;
+    const level_format *f = &r->format;
+    int64_t prefix[TENSOR_MAX_ORDER + 1], v = 0;
+    for (int k = 0; k < f->nlevels; k++) {
+        v = v * r->extent[f->mode[k]] + offset[f->mode[k]] + part->crd[f->mode[k]][e];
+        prefix[k] = v;
     }
-    free(t->at);
-    t->at = out;
-    t->n = o;
+    if (f->nlevels == 0) {
+        c->distinct[0] = 1;
+        return 0;
+    }
+    for (int k = f->nlevels - 1; k >= 0; k--) {
+        if (grow_keys(r, err))
+            return -1;
+        result_key key = {c->tile, prefix[k], k}, *slot = key_slot(r->keys, r->nkeys, key);
+        if (slot->tile != -1)
+            return 0;
+        *slot = key;
+        r->usedkeys++;
+        c->distinct[k]++;
+    }
     return 0;
 }
 
 int result_tiles_add(result_tiles *r, int64_t id, const tensor *part, const int64_t *offset,
                      double *before, double *after, sam_error *err)
 {
-    if (grow_slots(r, err))
+    if (grow_counts(r, err))
         return -1;
-    result_tile *t = find(r->slots, r->nslots, id);
-    if (t->id == -1) {
-        *t = (result_tile){.id = id};
-        r->used++;
+    result_count *c = count_slot(r->counts, r->ncounts, id);
+    if (c->tile == -1) {
+        memset(c, 0, sizeof *c);
+        c->tile = id;
+        r->usedcounts++;
     }
-    *before = tile_bytes(r, t->at, t->n);
-    int64_t *add = malloc((part->nnz + 1) * sizeof *add);
-    if (!add)
-        return error_set(err, "out of memory");
-    for (size_t e = 0; e < part->nnz; e++) {
-        int64_t v = 0;
-        for (int k = 0; k < r->format.nlevels; k++)
-            v = v * r->extent[r->format.mode[k]] + offset[r->format.mode[k]] +
-                part->crd[r->format.mode[k]][e];
-        add[e] = v;
-    }
-    qsort(add, part->nnz, sizeof *add, compare);
-    int rc = merge(t, add, part->nnz, err);
-    free(add);
-    *after = tile_bytes(r, t->at, t->n);
-    return rc;
+    *before = tile_bytes(r, c);
+    for (size_t e = 0; e < part->nnz; e++)
+        if (add_entry(r, c, part, offset, e, err))
+            return -1;
+    *after = tile_bytes(r, c);
+    return 0;
 }
 
 void result_tiles_free(result_tiles *r)
 {
-    for (size_t i = 0; r->slots && i < r->nslots; i++)
-        if (r->slots[i].id != -1)
-            free(r->slots[i].at);
-    free(r->slots);
+    free(r->keys);
+    free(r->counts);
     memset(r, 0, sizeof *r);
 }

@@ -1,7 +1,9 @@
-/* The result's tiles as a tiled run fills them: each tile's coordinates
- * so far, so that the memory model knows how many bytes a partial result
- * tile holds when it is written out and read back in (the entries a tile
- * point adds may be new or land on ones an earlier point made). */
+/* The result's tiles as a tiled run fills them, so that the memory model
+ * knows how many bytes a partial result tile holds when it is written out
+ * and read back in: the entries a tile point adds may be new or land on
+ * ones an earlier point made. Each tile's distinct coordinate prefixes are
+ * counted level by level (a hash set of (tile, level, prefix)), which is
+ * what its storage takes: amortised O(1) an entry. */
 #ifndef SAMSIM_RESULT_TILES_H
 #define SAMSIM_RESULT_TILES_H
 
@@ -12,18 +14,25 @@
 #include "../formats/level_format.h"
 #include "../formats/tensor.h"
 
-typedef struct result_tile {
-    int64_t id;             /* -1: a free slot */
-    int64_t *at;            /* the entries' places in the tile, increasing */
-    size_t n;
-} result_tile;
+typedef struct result_key {
+    int64_t tile;           /* -1: a free slot */
+    int64_t prefix;         /* the coordinates down to level `level`, as one number */
+    int level;
+} result_key;
+
+typedef struct result_count {
+    int64_t tile;           /* -1: a free slot */
+    int64_t distinct[TENSOR_MAX_ORDER];     /* prefixes down to each level */
+} result_count;
 
 typedef struct result_tiles {
     level_format format;
     int64_t extent[TENSOR_MAX_ORDER];   /* the largest tile's, by mode */
     double crd, ref, val;               /* bytes a coordinate, seg entry, value */
-    result_tile *slots;                 /* open addressing on id */
-    size_t nslots, used;
+    result_key *keys;                   /* open addressing */
+    size_t nkeys, usedkeys;
+    result_count *counts;               /* open addressing on tile */
+    size_t ncounts, usedcounts;
 } result_tiles;
 
 int result_tiles_init(result_tiles *r, const level_format *f, const int64_t *extent, double crd,

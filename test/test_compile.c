@@ -118,23 +118,11 @@ static const char *reference_graph(const char *kernel)
     return kernel;
 }
 
-/* Splits args at spaces into argv[from...]; returns the new count. The
- * copy is owned by *buf. */
-static int split_args(const char *args, char **buf, const char **argv, int n)
-{
-    *buf = strdup(args);
-    char *save = NULL;
-    for (char *a = strtok_r(*buf, " ", &save); a; a = strtok_r(NULL, " ", &save))
-        argv[n++] = a;
-    argv[n] = NULL;
-    return n;
-}
-
 static int compile_in_process(const char *args, sam_graph *g, sam_error *err)
 {
     const char *argv[TEST_MAX_ARGS + 1];
     char *buf;
-    int n = split_args(args, &buf, argv, 0), nf = 0;
+    int n = test_split_args(args, &buf, argv, 0), nf = 0;
     const char *formats[TEST_MAX_ARGS];
     compile_args a = {.expression = argv[0], .formats = formats};
     for (int k = 1; k < n; k++) {
@@ -147,22 +135,6 @@ static int compile_in_process(const char *args, sam_graph *g, sam_error *err)
     int rc = custard_compile(&a, g, err);
     free(buf);
     return rc;
-}
-
-/* Compiles with the command line into dir/name.gv; returns the path. */
-static char *compile_to(const char *dir, const char *name, const char *args)
-{
-    char file[96];
-    snprintf(file, sizeof file, "%s.gv", name);
-    char *path = test_path(dir, file), *buf, *se = NULL;
-    const char *argv[TEST_MAX_ARGS + 4] = {"compile"};
-    int n = split_args(args, &buf, argv, 1);
-    argv[n++] = "-o", argv[n++] = path, argv[n] = NULL;
-    int rc = test_run_samsim_argv(NULL, &se, argv);
-    if (rc != 0)
-        fail_msg("compile %s: exit %d: %s", name, rc, se);
-    free(buf), free(se);
-    return path;
 }
 
 /* ---- block counts --------------------------------------------------- */
@@ -225,7 +197,7 @@ static void test_recorded_arguments_recompile(void **state)
     (void)state;
     char *dir = test_tmpdir();
     for (size_t k = 0; k < NKERNELS; k++) {
-        char *first = compile_to(dir, "first", kernels[k].args);
+        char *first = test_compile_to(dir, "first", kernels[k].args);
         sam_graph g;
         sam_error err;
         assert_int_equal(graph_read_dot(first, &g, &err), 0);
@@ -239,7 +211,7 @@ static void test_recorded_arguments_recompile(void **state)
         }
         snprintf(args + strlen(args), sizeof args - strlen(args), " -s=%s",
                  graph_attr_get(&g, "schedule"));
-        char *second = compile_to(dir, "second", args);
+        char *second = test_compile_to(dir, "second", args);
         char *a = test_read_file(first), *b = test_read_file(second);
         if (strcmp(a, b))
             fail_msg("%s: recompiling from %s gives another graph", kernels[k].name, args);
@@ -352,7 +324,7 @@ static void run_matrix_kernels(const matrix *m, const char *graphs, const char *
         const kernel *k = &kernels[i];
         if (!strstr(k->operands, "=M") || (square_only(k) && m->rows != m->cols))
             continue;
-        char *graph = compile_to(dir, k->name, k->args);
+        char *graph = test_compile_to(dir, k->name, k->args);
         run_checked(k, graph, m, dir);
         if (graphs) {
             char *ref = test_graph_path(graphs, reference_graph(k->name));
@@ -376,7 +348,7 @@ static void test_compiled_kernels_generated(void **state)
         run_matrix_kernels(&ms[i], NULL, dir);
     for (size_t i = 0; i < NKERNELS; i++)
         if (!strstr(kernels[i].operands, "=M")) {
-            char *graph = compile_to(dir, kernels[i].name, kernels[i].args);
+            char *graph = test_compile_to(dir, kernels[i].name, kernels[i].args);
             run_checked(&kernels[i], graph, NULL, dir);
             free(graph);
         }
@@ -453,7 +425,7 @@ static void test_beyond_the_list(void **state)
     char *dir = test_tmpdir();
     for (int round = 0; round < 2; round++)
         for (size_t i = 0; i < sizeof beyond / sizeof beyond[0]; i++) {
-            char *graph = compile_to(dir, beyond[i].name, beyond[i].args);
+            char *graph = test_compile_to(dir, beyond[i].name, beyond[i].args);
             run_checked(&beyond[i], graph, NULL, dir);
             free(graph);
         }
@@ -467,7 +439,7 @@ static void assert_refused(const char *args, const char *needle)
     char *dir = test_tmpdir(), *buf, *se = NULL;
     char *out = test_path(dir, "out.gv");
     const char *argv[TEST_MAX_ARGS + 4] = {"compile"};
-    int n = split_args(args, &buf, argv, 1);
+    int n = test_split_args(args, &buf, argv, 1);
     argv[n++] = "-o", argv[n++] = out, argv[n] = NULL;
     int rc = test_run_samsim_argv(NULL, &se, argv);
     if (rc != 1 || !strstr(se, needle) || strchr(se, '\n') != se + strlen(se) - 1 ||

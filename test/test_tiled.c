@@ -49,31 +49,6 @@ static const tiled_kernel kernels[] = {
      "B:12x10x9 C:11x10 D:11x9"},
 };
 
-/* Splits args at spaces into argv[n...]; the copy is owned by *buf. */
-static int split_args(const char *args, char **buf, const char **argv, int n)
-{
-    *buf = strdup(args);
-    char *save = NULL;
-    for (char *a = strtok_r(*buf, " ", &save); a; a = strtok_r(NULL, " ", &save))
-        argv[n++] = a;
-    argv[n] = NULL;
-    return n;
-}
-
-static char *compile_to(const char *dir, const char *name, const char *args)
-{
-    char file[96];
-    snprintf(file, sizeof file, "%s.gv", name);
-    char *path = test_path(dir, file), *buf, *se = NULL;
-    const char *argv[TEST_MAX_ARGS + 4] = {"compile"};
-    int n = split_args(args, &buf, argv, 1);
-    argv[n++] = "-o", argv[n++] = path, argv[n] = NULL;
-    if (test_run_samsim_argv(NULL, &se, argv))
-        fail_msg("compile %s: %s", name, se);
-    free(buf), free(se);
-    return path;
-}
-
 /* Generates the operands NAME:SHAPE[@DENSITY] into dir; appends -t NAME=FILE
  * to argv from n, with the strings in owned. */
 static int bind_generated(const char *spec, const char *dir, const char **argv, int n,
@@ -110,7 +85,7 @@ static char *run(const char *graph, const tiled_kernel *k, const char *dir, cons
     char *owned[16], *buf = NULL, *out = NULL, *se = NULL;
     int nowned = 0, n = bind_generated(k->operands, dir, argv, 2, owned, &nowned);
     if (extra)
-        n = split_args(extra, &buf, argv, n);
+        n = test_split_args(extra, &buf, argv, n);
     if (test_run_samsim_argv(&out, &se, argv))
         fail_msg("%s %s: %s", k->name, extra ? extra : "", se);
     for (int i = 0; i < nowned; i++)
@@ -124,7 +99,7 @@ static void test_tiled_kernels_check(void **state)
     (void)state;
     char *dir = test_tmpdir();
     for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++) {
-        char *graph = compile_to(dir, kernels[i].name, kernels[i].args);
+        char *graph = test_compile_to(dir, kernels[i].name, kernels[i].args);
         char *event = run(graph, &kernels[i], dir, "--check");
         char *cycle = run(graph, &kernels[i], dir, "--check --engine cycle");
         if (!strstr(event, "check: pass") || !strstr(cycle, "check: pass"))
@@ -142,13 +117,13 @@ static void test_one_tile_is_the_whole(void **state)
     (void)state;
     char *dir = test_tmpdir();
     for (size_t i = 0; i < 6; i++) {
-        char *graph = compile_to(dir, kernels[i].name, kernels[i].args);
+        char *graph = test_compile_to(dir, kernels[i].name, kernels[i].args);
         char *whole = run(graph, &kernels[i], dir, "--tile split(i,i1,i0,30);split(k,k1,k0,20);"
                                                    "split(j,j1,j0,64)");
         char args[512];
         const char *splits = strstr(kernels[i].args, " -s=split");
         snprintf(args, sizeof args, "%.*s", (int)(splits - kernels[i].args), kernels[i].args);
-        char *plain = compile_to(dir, "plain", args);
+        char *plain = test_compile_to(dir, "plain", args);
         char *untiled = run(plain, &kernels[i], dir, NULL);
         assert_true(test_summary(whole, "tiles_run") == 1);
         assert_true(test_summary(whole, "tiles_skipped") == 0);
@@ -166,7 +141,7 @@ static void test_tiles_run_counted(void **state)
     (void)state;
     char *dir = test_tmpdir();
     const tiled_kernel *k = &kernels[2];
-    char *graph = compile_to(dir, k->name, k->args);
+    char *graph = test_compile_to(dir, k->name, k->args);
     char *out = run(graph, k, dir, NULL);
     char hasb[4][3] = {{0}}, hasc[3][4] = {{0}};
     tensor t;
@@ -204,7 +179,7 @@ static const char c4[] = "%%MatrixMarket matrix coordinate real general\n4 4 4\n
 static char *run_4x4(const char *dir, const char *hw, int *rc)
 {
     char *b = test_write_file(dir, "b4.mtx", b4), *c = test_write_file(dir, "c4.mtx", c4);
-    char *h = test_write_file(dir, "t.hw", hw), *graph = compile_to(dir, "em",
+    char *h = test_write_file(dir, "t.hw", hw), *graph = test_compile_to(dir, "em",
         "X(i,j)=B(i,j)*C(i,j) -f=X:ss -f=B:ss -f=C:ss -s=split(i,i1,i0,2) -s=split(j,j1,j0,2)");
     char tb[512], tc[512], *out = NULL, *se = NULL;
     snprintf(tb, sizeof tb, "B=%s", b);
@@ -289,7 +264,7 @@ static void test_traffic_at_least_the_minimum(void **state)
     char *dir = test_tmpdir();
     char *hw = test_write_file(dir, "min.hw", "bytes.val = 4\n");
     for (size_t i = 0; i < 7; i++) {
-        char *graph = compile_to(dir, kernels[i].name, kernels[i].args);
+        char *graph = test_compile_to(dir, kernels[i].name, kernels[i].args);
         char extra[600];
         snprintf(extra, sizeof extra, "--hw %s -o %s/X.tns", hw, dir);
         char *out = run(graph, &kernels[i], dir, extra);

@@ -172,6 +172,30 @@ char *test_graph_path(const char *dir, const char *name)
     return p;
 }
 
+int test_split_args(const char *args, char **buf, const char **argv, int n)
+{
+    *buf = strdup(args);
+    char *save = NULL;
+    for (char *a = strtok_r(*buf, " ", &save); a; a = strtok_r(NULL, " ", &save))
+        argv[n++] = a;
+    argv[n] = NULL;
+    return n;
+}
+
+char *test_compile_to(const char *dir, const char *name, const char *args)
+{
+    char file[96];
+    snprintf(file, sizeof file, "%s.gv", name);
+    char *path = test_path(dir, file), *buf, *se = NULL;
+    const char *argv[TEST_MAX_ARGS + 4] = {"compile"};
+    int n = test_split_args(args, &buf, argv, 1);
+    argv[n++] = "-o", argv[n++] = path, argv[n] = NULL;
+    if (test_run_samsim_argv(NULL, &se, argv))
+        fail_msg("compile %s: %s", name, se);
+    free(buf), free(se);
+    return path;
+}
+
 long long test_summary(const char *out, const char *key)
 {
     char k[64];

@@ -38,6 +38,14 @@ int test_run_samsim_argv(char **out, char **errout, const char *const *argv);
 /* dir/name.gv, malloc'd. */
 char *test_graph_path(const char *dir, const char *name);
 
+/* Splits args at spaces into argv[n...], NULL-terminated; the copy the
+ * words live in is *buf (freed by the caller). The new count. */
+int test_split_args(const char *args, char **buf, const char **argv, int n);
+
+/* `samsim compile` with args (split at spaces) into dir/name.gv; its
+ * path, malloc'd. Fails the test when compile does. */
+char *test_compile_to(const char *dir, const char *name, const char *args);
+
 /* The number after "key: " in a run summary; fails the test without it. */
 long long test_summary(const char *out, const char *key);
 
