@@ -1,12 +1,12 @@
 #include "config.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../common/grow.h"
+#include "../common/keyval.h"
 #include "../graph/graph_build.h"
 #include "registry.h"
 
@@ -14,16 +14,6 @@
 static const char *const generic_names[] = {"impl", "ii", "latency", "capacity"};
 #define NGENERIC (sizeof generic_names / sizeof generic_names[0])
 
-
-static char *trim(char *s)
-{
-    while (isspace((unsigned char)*s))
-        s++;
-    size_t n = strlen(s);
-    while (n && isspace((unsigned char)s[n - 1]))
-        s[--n] = '\0';
-    return s;
-}
 
 int sim_config_add(sim_config *c, const char *key, const char *value, const char *origin,
                    sam_error *err)
@@ -49,38 +39,15 @@ int sim_config_add(sim_config *c, const char *key, const char *value, const char
     return 0;
 }
 
-static int read_line(sim_config *c, const char *path, long line, char *text, sam_error *err)
+static int add_line(void *ctx, const char *key, const char *value, const char *origin,
+                    sam_error *err)
 {
-    char *hash = strchr(text, '#');
-    if (hash)
-        *hash = '\0';
-    char *s = trim(text);
-    if (!*s)
-        return 0;
-    char *eq = strchr(s, '=');
-    if (!eq)
-        return error_at(err, path, line, "expected KEY = VALUE, not '%s'", s);
-    *eq = '\0';
-    char origin[4200];
-    snprintf(origin, sizeof origin, "%s:%ld", path, line);
-    return sim_config_add(c, trim(s), trim(eq + 1), origin, err);
+    return sim_config_add(ctx, key, value, origin, err);
 }
 
 int sim_config_read(sim_config *c, const char *path, sam_error *err)
 {
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return error_at(err, path, 0, "cannot open: %s", strerror(errno));
-    char *text = NULL;
-    size_t cap = 0;
-    int rc = 0;
-    for (long line = 1; rc == 0 && getline(&text, &cap, f) >= 0; line++)
-        rc = read_line(c, path, line, text, err);
-    if (rc == 0 && ferror(f))
-        rc = error_at(err, path, 0, "cannot read: %s", strerror(errno));
-    free(text);
-    fclose(f);
-    return rc;
+    return keyval_read(path, add_line, c, err);
 }
 
 /* Whether some implementation of type declares parameter name. */

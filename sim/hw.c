@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
+#include "../common/keyval.h"
 
 const char *const hw_memory_names[HW_MEMORIES] = {"dram", "llb", "pe"};
 
@@ -66,31 +66,29 @@ static void list_keys(char *buf, size_t size)
         used += (size_t)snprintf(buf + used, size - used, "%s%s", used ? ", " : "", p->key);
 }
 
-static int set_param(hw_desc *hw, const sim_setting *s, sam_error *err)
+static int set_param(void *ctx, const char *key, const char *value, const char *origin,
+                     sam_error *err)
 {
-    char key[128], keys[1024];
-    snprintf(key, sizeof key, "%s.%s", s->scope, s->name);
+    char keys[1024];
     const hw_param *p = find_param(key);
     if (!p) {
         list_keys(keys, sizeof keys);
-        return error_set(err, "%s: unknown key %s (the keys: %s)", s->origin, key, keys);
+        return error_set(err, "%s: unknown key %s (the keys: %s)", origin, key, keys);
     }
+    if (!*value)
+        return error_set(err, "%s: %s has no value", origin, key);
     char *end;
     errno = 0;
-    double v = strtod(s->value, &end);
-    if (*end || errno || !isfinite(v) || v < p->min || v > p->max || (p->whole && v != floor(v)))
-        return error_set(err, "%s: %s = %s is not a%s number %g..%g (%s)", s->origin, key,
-                         s->value, p->whole ? " whole" : "", p->min, p->max, p->unit);
-    *(double *)((char *)hw + p->offset) = v;
+    double v = strtod(value, &end);
+    if (*end || errno || !isfinite(v) || v < p->min || v > p->max ||
+        (p->whole && v != floor(v)))
+        return error_set(err, "%s: %s = %s is not a%s number %g..%g (%s)", origin, key, value,
+                         p->whole ? " whole" : "", p->min, p->max, p->unit);
+    *(double *)((char *)ctx + p->offset) = v;
     return 0;
 }
 
 int hw_read(const char *path, hw_desc *hw, sam_error *err)
 {
-    sim_config c = {0};
-    int rc = sim_config_read(&c, path, err);
-    for (int i = 0; i < c.n && !rc; i++)
-        rc = set_param(hw, &c.items[i], err);
-    sim_config_free(&c);
-    return rc;
+    return keyval_read(path, set_param, hw, err);
 }

@@ -285,6 +285,8 @@ static void test_hw_file(void **state)
                                  "(GB/s)"},
         {"llb.capacity = lots\n", "bad.hw:1: llb.capacity = lots is not a whole number"},
         {"dram.latency\n", "bad.hw:1: expected KEY = VALUE, not 'dram.latency'"},
+        {"clock = 1\n", "bad.hw:1: unknown key clock (the keys: clock.ghz, "},
+        {"dram.latency =\n", "bad.hw:1: dram.latency has no value"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char *path = test_write_file(dir, "bad.hw", bad[i].text);
