@@ -10,7 +10,7 @@
 #include "../formats/tile.h"
 #include "../sim/pipeline.h"
 #include "../sim/result.h"
-#include "result_tiles.h"
+#include "../sim/result_tiles.h"
 
 #define TILED_MAX_TENSORS 64
 

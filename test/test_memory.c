@@ -9,6 +9,7 @@
 #include "../sim/hw.h"
 #include "../sim/memory.h"
 #include "../sim/pipeline.h"
+#include "../sim/result_tiles.h"
 #include "test_util.h"
 
 static const char *const names[] = {"B", "C"};
@@ -243,6 +244,47 @@ static void test_pipeline(void **state)
     pipeline_free(&p);
 }
 
+/* A part of one entry, or two, at (r, c). */
+static tensor part_of(int n, const int64_t (*rc)[2])
+{
+    tensor t;
+    sam_error err;
+    assert_int_equal(tensor_init(&t, 2, (const int64_t[]){4, 4}, &err), 0);
+    for (int e = 0; e < n; e++)
+        assert_int_equal(tensor_append(&t, rc[e], 1, &err), 0);
+    return t;
+}
+
+/* The bytes of a result tile stored DCSR at 4 bytes a coordinate or seg
+ * entry and 8 a value, as parts add to it: (0,0), (0,1), (2,3) take 2 + 3
+ * coordinates, 2 + 3 seg entries and 3 values, 64 bytes; adding (0,1)
+ * again and (3,3) makes 3 + 4, 2 + 4 and 4: 84. A part placed at offset
+ * (2,0) in another tile lands on row 2 there. */
+static void test_result_tile_bytes(void **state)
+{
+    (void)state;
+    result_tiles r;
+    level_format f;
+    sam_error err;
+    assert_int_equal(level_format_parse("ss", &f, &err), 0);
+    assert_int_equal(result_tiles_init(&r, &f, (const int64_t[]){4, 4}, 4, 4, 8, &err), 0);
+    tensor a = part_of(3, (const int64_t[][2]){{0, 0}, {0, 1}, {2, 3}});
+    tensor b = part_of(2, (const int64_t[][2]){{0, 1}, {3, 3}});
+    tensor c = part_of(1, (const int64_t[][2]){{0, 0}});
+    double before, after;
+    static const int64_t none[2] = {0, 0}, down[2] = {2, 0};
+    assert_int_equal(result_tiles_add(&r, 5, &a, none, &before, &after, &err), 0);
+    assert_true(before == 0 && after == 64);
+    assert_int_equal(result_tiles_add(&r, 5, &b, none, &before, &after, &err), 0);
+    assert_true(before == 64 && after == 84);
+    assert_int_equal(result_tiles_add(&r, 9, &c, down, &before, &after, &err), 0);
+    assert_true(before == 0 && after == 4 + 8 + 4 + 8 + 8);
+    assert_int_equal(result_tiles_add(&r, 9, &a, none, &before, &after, &err), 0);
+    assert_true(before == 32 && after == 2 * 4 + 2 * 4 + 4 * 4 + 3 * 4 + 4 * 8);
+    tensor_free(&a), tensor_free(&b), tensor_free(&c);
+    result_tiles_free(&r);
+}
+
 static void test_refusals(void **state)
 {
     (void)state;
@@ -313,6 +355,7 @@ int main(void)
         cmocka_unit_test(test_result_through_the_llb),
         cmocka_unit_test(test_overlap),
         cmocka_unit_test(test_pipeline),
+        cmocka_unit_test(test_result_tile_bytes),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_hw_file),
     };
