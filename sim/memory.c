@@ -3,8 +3,6 @@
 #include <math.h>
 #include <string.h>
 
-typedef struct mem_slot slot_t;
-
 int mem_init(mem_model *m, const hw_desc *hw, int ntensors, int nlevels, sam_error *err)
 {
     memset(m, 0, sizeof *m);
@@ -74,7 +72,7 @@ static double held(const mem_model *m, int l, double t)
     double bytes = m->out_id[l] >= 0 ? m->out_bytes[l] : 0;
     for (int i = 0; i < m->ntensors; i++)
         for (int k = 0; k < buffering(m, l); k++) {
-            const slot_t *s = &m->slot[l][i][k];
+            const mem_slot *s = &m->slot[l][i][k];
             if (s->id >= 0 && s->release > t)
                 bytes += s->bytes;
         }
@@ -87,7 +85,7 @@ static double next_release(const mem_model *m, int l, double t)
     double next = INFINITY;
     for (int i = 0; i < m->ntensors; i++)
         for (int k = 0; k < buffering(m, l); k++) {
-            const slot_t *s = &m->slot[l][i][k];
+            const mem_slot *s = &m->slot[l][i][k];
             if (s->id >= 0 && s->release > t && s->release < next)
                 next = s->release;
         }
@@ -100,7 +98,7 @@ static double fetch(mem_model *m, int l, int t, mem_tile tile, double parent,
                     const char *const *names, const char *where, sam_error *err)
 {
     int n = buffering(m, l);
-    slot_t *cur = &m->slot[l][t][(m->next[l][t] + n - 1) % n];
+    mem_slot *cur = &m->slot[l][t][(m->next[l][t] + n - 1) % n];
     if (cur->id == tile.id)
         return cur->ready;
     hw_memory_id src = source_of(m, l), dst = m->at[l];
@@ -108,7 +106,7 @@ static double fetch(mem_model *m, int l, int t, mem_tile tile, double parent,
     if (tile.bytes > cap)
         return error_set(err, "tile %s of %s (%.0f bytes) does not fit in the %s buffer (%.0f "
                          "bytes)", where, names[t], tile.bytes, hw_memory_names[dst], cap);
-    slot_t *victim = &m->slot[l][t][m->next[l][t] % n];
+    mem_slot *victim = &m->slot[l][t][m->next[l][t] % n];
     victim->id = -1;
     double start = fmax(fmax(m->link_free[src], victim->release), parent);
     while (held(m, l, start) + tile.bytes > cap) {
@@ -125,7 +123,7 @@ static double fetch(mem_model *m, int l, int t, mem_tile tile, double parent,
     m->usage[dst].peak = fmax(m->usage[dst].peak, held(m, l, start) + tile.bytes);
     m->traffic[t].read[src] += moved;
     m->traffic[t].fetched[dst]++;
-    *victim = (slot_t){tile.id, tile.bytes, start + latency_of(m, src, l) + occupy, INFINITY};
+    *victim = (mem_slot){tile.id, tile.bytes, start + latency_of(m, src, l) + occupy, INFINITY};
     m->next[l][t]++;
     return victim->ready;
 }

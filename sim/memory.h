@@ -60,6 +60,14 @@ typedef struct mem_traffic {
     uint64_t fetched[HW_MEMORIES];  /* tiles fetched into each buffer */
 } mem_traffic;
 
+/* A tile a buffer holds for an operand. */
+typedef struct mem_slot {
+    int64_t id;                 /* -1: empty */
+    double bytes;
+    double ready;               /* in place from this cycle */
+    double release;             /* its last point is computed at this cycle */
+} mem_slot;
+
 typedef struct mem_model {
     hw_desc hw;
     int ntensors;               /* operands; the result's traffic is traffic[ntensors] */
@@ -67,12 +75,7 @@ typedef struct mem_model {
     hw_memory_id at[MEM_MAX_LEVELS];   /* the buffer holding each level */
     /* Per buffer level and operand: the slots of the tiles held, the
      * current one at `next - 1`. */
-    struct mem_slot {
-        int64_t id;
-        double bytes;
-        double ready;           /* in place from this cycle */
-        double release;         /* its last point is computed at this cycle */
-    } slot[MEM_MAX_LEVELS][MEM_MAX_TENSORS][MEM_MAX_BUFFERING];
+    mem_slot slot[MEM_MAX_LEVELS][MEM_MAX_TENSORS][MEM_MAX_BUFFERING];
     int next[MEM_MAX_LEVELS][MEM_MAX_TENSORS];
     double link_free[HW_MEMORIES];
     double compute_end;         /* when the points so far are all computed */
