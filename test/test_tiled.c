@@ -301,6 +301,44 @@ static void test_memory_refusals(void **state)
     test_tmpdir_remove(dir);
 }
 
+/* Tiled runs refused in one line, writing nothing: --hw without tiles,
+ * --stats with them, a bad split, a graph without its expression. */
+static void test_tiled_refusals(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir();
+    char *b = test_write_file(dir, "b4.mtx", b4), *c = test_write_file(dir, "c4.mtx", c4);
+    char *hw = test_write_file(dir, "t.hw", "bytes.val = 8\n");
+    char *graph = test_compile_to(dir, "em", "X(i,j)=B(i,j)*C(i,j) -f=X:ss -f=B:ss -f=C:ss");
+    char *bare = test_path(dir, "bare.gv"), *stats = test_path(dir, "s.csv");
+    char *text = test_read_file(graph), *expr = strstr(text, "    expr=");
+    memmove(expr, strchr(expr, '\n') + 1, strlen(strchr(expr, '\n') + 1) + 1);
+    free(test_write_file(dir, "bare.gv", text));
+    char tb[512], tc[512];
+    snprintf(tb, sizeof tb, "B=%s", b);
+    snprintf(tc, sizeof tc, "C=%s", c);
+    const struct {
+        const char *graph, *opt, *value, *message;
+    } bad[] = {
+        {graph, "--hw", hw, "--hw models the memories tiles travel through"},
+        {graph, "--stats", stats, "--stats does not cover tiled runs yet"},
+        {graph, "--tile", "split(q,q1,q0,2)", "split(q,q1,q0,2): no index q in the expression"},
+        {bare, "--tile", "split(i,i1,i0,2)", "a tiled run needs the expression"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char *se = NULL;
+        const char *extra = i == 1 ? "--tile" : NULL, *extra_value = "split(i,i1,i0,2)";
+        int rc = test_run_samsim(NULL, &se, "run", bad[i].graph, "-t", tb, "-t", tc, bad[i].opt,
+                                 bad[i].value, extra, extra_value, NULL);
+        if (rc != 1 || !strstr(se, bad[i].message) || strchr(se, '\n') != se + strlen(se) - 1)
+            fail_msg("%s %s: exit %d: %s", bad[i].opt, bad[i].value, rc, se);
+        assert_null(test_read_file(stats));
+        free(se);
+    }
+    free(b), free(c), free(hw), free(graph), free(bare), free(stats), free(text);
+    test_tmpdir_remove(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -311,6 +349,7 @@ int main(void)
         cmocka_unit_test(test_bandwidth_bound),
         cmocka_unit_test(test_traffic_at_least_the_minimum),
         cmocka_unit_test(test_memory_refusals),
+        cmocka_unit_test(test_tiled_refusals),
     };
     return cmocka_run_group_tests_name("tiled", tests, NULL, NULL);
 }
