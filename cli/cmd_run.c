@@ -575,6 +575,8 @@ static int simulate_tiled(const run_opts *o, sam_graph *g, const tensor *operand
     sim_outcome out = {.cycles = tiles.cycles, .tokens = tiles.tokens};
     int rc = deliver(o, g, operands, &result, NULL, &out, &tiles, seconds_since(&start), err);
     tensor_free(&result);
+    if (tiles.memory)
+        mem_free(tiles.memory);
     free(tiles.memory);
     return rc;
 }

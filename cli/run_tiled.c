@@ -43,7 +43,8 @@ typedef struct tiled_state {
     tensor *result;
     tiled_outcome *out;
     mem_model *mem;                 /* NULL without memories */
-    pipeline pipe;
+    pipeline *pipes;                /* per processing element */
+    int npe;
     result_tiles partial[MEM_MAX_LEVELS];   /* the result's tiles at each level */
     mem_tile *mem_tiles;            /* a point's, operand by operand */
     sam_error *err;
@@ -402,7 +403,7 @@ static int result_levels(tiled_state *s, const int64_t *coord, const tensor *par
  * (the whole of an operand not tiled), and the result tile's growth; *at,
  * when the point is computed from. */
 static int memory_point(tiled_state *s, const size_t *tile, const int64_t *coord,
-                        cycle_t cycles, cycle_t earliest, const tensor *part, double *at)
+                        cycle_t cycles, cycle_t earliest, int pe, const tensor *part, double *at)
 {
     int depth = s->spec.depth;
     for (int t = 1; t < s->e.ntensors; t++)
@@ -424,25 +425,28 @@ static int memory_point(tiled_state *s, const size_t *tile, const int64_t *coord
     describe_point(s, coord, where, sizeof where);
     if (result_levels(s, coord, part, out))
         return -1;
-    mem_visit v = {s->mem_tiles, out, (double)cycles, (double)earliest};
+    mem_visit v = {s->mem_tiles, out, (double)cycles, (double)earliest, pe};
     return mem_point(s->mem, &v, s->out->names, where, at, s->err);
 }
 
-/* When the tile e ran starts: as soon as the PE's pipeline takes it and,
- * with memories, its tiles are in place. */
+/* When the tile e ran starts: as soon as the pipeline of the processing
+ * element that owns its result tile takes it and, with memories, its
+ * tiles are in place. */
 static int place_tile(tiled_state *s, const sim_engine *e, const size_t *tile,
                       const int64_t *coord, cycle_t cycles, const tensor *part)
 {
-    if (!s->pipe.free_from && pipeline_init(&s->pipe, e->nblocks, s->err))
+    int pe = (int)(result_tile_id(s, coord, s->spec.depth - 1) % s->npe);
+    pipeline *p = &s->pipes[pe];
+    if (!p->free_from && pipeline_init(p, e->nblocks, s->err))
         return -1;
-    cycle_t start = pipeline_earliest(&s->pipe, e);
+    cycle_t start = pipeline_earliest(p, e);
     double at;
     if (s->mem) {
-        if (memory_point(s, tile, coord, cycles, start, part, &at))
+        if (memory_point(s, tile, coord, cycles, start, pe, part, &at))
             return -1;
         start = (cycle_t)ceil(at);
     }
-    pipeline_place(&s->pipe, e, start, cycles);
+    pipeline_place(p, e, start, cycles);
     s->out->compute_cycles += cycles;
     return 0;
 }
@@ -522,7 +526,9 @@ static void free_state(tiled_state *s)
         tile_split_free(&s->split[i]);
     for (int l = 0; l < MEM_MAX_LEVELS; l++)
         result_tiles_free(&s->partial[l]);
-    pipeline_free(&s->pipe);
+    for (int pe = 0; s->pipes && pe < s->npe; pe++)
+        pipeline_free(&s->pipes[pe]);
+    free(s->pipes);
     free(s->mem_tiles);
     expr_free(&s->e);
 }
@@ -562,6 +568,10 @@ static int prepare(tiled_state *s, const tensor *operands, sam_error *err)
     s->nloop = tiling_order(&s->spec, loop, nloop, s->loop_index, s->loop_level);
     if (s->nloop == 0)
         return error_set(err, "the tiling splits no index");
+    s->npe = s->r->hw ? (int)s->r->hw->pe_count : 1;
+    s->pipes = calloc((size_t)s->npe, sizeof *s->pipes);
+    if (!s->pipes)
+        return error_set(err, "out of memory");
     return s->r->hw ? prepare_memory(s, err) : 0;
 }
 
@@ -591,11 +601,16 @@ int run_tiled(const sam_graph *g, const tensor *operands, const tiled_request *r
     out->tiles_skipped = grid_points(s) - (double)out->tiles_run;
     /* The memories end with the last result tiles written out. */
     double written = s->mem && !rc ? ceil(mem_finish(s->mem)) : 0;
-    out->cycles = written > (double)s->pipe.end ? (cycle_t)written : s->pipe.end;
+    out->cycles = 0;
+    for (int pe = 0; s->pipes && pe < s->npe; pe++)
+        out->cycles = s->pipes[pe].end > out->cycles ? s->pipes[pe].end : out->cycles;
+    out->cycles = written > (double)out->cycles ? (cycle_t)written : out->cycles;
     free_state(s);
     free(s);
     if (rc) {
         tensor_free(result);
+        if (out->memory)
+            mem_free(out->memory);
         free(out->memory);
         out->memory = NULL;
     }

@@ -33,8 +33,9 @@ typedef struct tiled_outcome {
     uint64_t tiles_run;         /* points of the tile loops simulated */
     double tiles_skipped;       /* points of the full tile grid skipped */
     mem_model *memory;          /* with hw: what the memories did (the
-                                   caller frees it); its tensors are the
-                                   expression's operands, then the result */
+                                   caller frees it, mem_free then free);
+                                   its tensors are the expression's
+                                   operands, then the result */
     const char *names[MEM_MAX_TENSORS + 1];
 } tiled_outcome;
 

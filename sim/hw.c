@@ -37,6 +37,9 @@ const hw_param hw_params[] = {
      MEM(HW_PE, capacity), 1},
     {"pe.buffering", "tiles", "innermost tiles of each tensor the PE buffer holds at once", 2, 1,
      64, MEM(HW_PE, buffering), 1},
+    {"pe.count", "PEs", "processing elements, each with its own buffer and pipeline; a tile "
+     "point goes to the one whose number is its result tile's modulo the count", 1, 1, 4096,
+     TOP(pe_count), 1},
     {"bytes.crd", "bytes", "a coordinate (a crd array's entry)", 4, 0, 64, TOP(bytes_crd), 1},
     {"bytes.ref", "bytes", "a reference (a seg array's entry)", 4, 0, 64, TOP(bytes_ref), 1},
     {"bytes.val", "bytes", "a value", 4, 0, 64, TOP(bytes_val), 1},

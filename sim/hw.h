@@ -34,6 +34,7 @@ typedef struct hw_desc {
     double bytes_crd;       /* a coordinate (crd arrays) */
     double bytes_ref;       /* a reference (seg arrays) */
     double bytes_val;       /* a value */
+    double pe_count;        /* processing elements, each with a PE buffer */
 } hw_desc;
 
 /* One key: its name, unit and meaning, default and range, and where its

@@ -1,6 +1,7 @@
 #include "memory.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 int mem_init(mem_model *m, const hw_desc *hw, int ntensors, int nlevels, sam_error *err)
@@ -9,8 +10,7 @@ int mem_init(mem_model *m, const hw_desc *hw, int ntensors, int nlevels, sam_err
     m->hw = *hw;
     m->ntensors = ntensors;
     m->nlevels = nlevels;
-    for (int l = 0; l < MEM_MAX_LEVELS; l++)
-        m->out_id[l] = -1;
+    m->npe = (int)hw->pe_count;
     int buffers = hw->mem[HW_LLB].capacity > 0 ? 2 : 1;
     if (ntensors > MEM_MAX_TENSORS)
         return error_set(err, "more than %d operands for the memory model", MEM_MAX_TENSORS);
@@ -20,11 +20,35 @@ int mem_init(mem_model *m, const hw_desc *hw, int ntensors, int nlevels, sam_err
     m->at[nlevels - 1] = HW_PE;
     if (nlevels == 2)
         m->at[0] = HW_LLB;
-    for (int l = 0; l < MEM_MAX_LEVELS; l++)
-        for (int t = 0; t < MEM_MAX_TENSORS; t++)
-            for (int k = 0; k < MEM_MAX_BUFFERING; k++)
-                m->slot[l][t][k].id = -1;
+    for (int l = 0; l < nlevels; l++) {
+        int n = l == nlevels - 1 ? m->npe : 1;
+        m->buffers[l] = malloc((size_t)n * sizeof *m->buffers[l]);
+        if (!m->buffers[l])
+            return error_set(err, "out of memory");
+        for (int b = 0; b < n; b++) {
+            mem_buffer *buf = &m->buffers[l][b];
+            memset(buf, 0, sizeof *buf);
+            buf->out_id = -1;
+            for (int t = 0; t < MEM_MAX_TENSORS; t++)
+                for (int k = 0; k < MEM_MAX_BUFFERING; k++)
+                    buf->slot[t][k].id = -1;
+        }
+    }
     return 0;
+}
+
+void mem_free(mem_model *m)
+{
+    for (int l = 0; l < MEM_MAX_LEVELS; l++) {
+        free(m->buffers[l]);
+        m->buffers[l] = NULL;
+    }
+}
+
+/* Level l's buffer that serves processing element pe. */
+static mem_buffer *buffer_of(const mem_model *m, int l, int pe)
+{
+    return &m->buffers[l][l == m->nlevels - 1 ? pe : 0];
 }
 
 /* Where level l's tiles come from: the buffer of the level above, or
@@ -65,27 +89,27 @@ static int buffering(const mem_model *m, int l)
     return (int)m->hw.mem[m->at[l]].buffering;
 }
 
-/* Bytes level l's buffer holds at cycle t: tiles not yet released, and
- * the result's tile. */
-static double held(const mem_model *m, int l, double t)
+/* Bytes buffer b of level l holds at cycle t: tiles not yet released,
+ * and the result's tile. */
+static double held(const mem_model *m, int l, const mem_buffer *b, double t)
 {
-    double bytes = m->out_id[l] >= 0 ? m->out_bytes[l] : 0;
+    double bytes = b->out_id >= 0 ? b->out_bytes : 0;
     for (int i = 0; i < m->ntensors; i++)
         for (int k = 0; k < buffering(m, l); k++) {
-            const mem_slot *s = &m->slot[l][i][k];
+            const mem_slot *s = &b->slot[i][k];
             if (s->id >= 0 && s->release > t)
                 bytes += s->bytes;
         }
     return bytes;
 }
 
-/* The first release after t in level l's buffer, or INFINITY. */
-static double next_release(const mem_model *m, int l, double t)
+/* The first release after t in buffer b of level l, or INFINITY. */
+static double next_release(const mem_model *m, int l, const mem_buffer *b, double t)
 {
     double next = INFINITY;
     for (int i = 0; i < m->ntensors; i++)
         for (int k = 0; k < buffering(m, l); k++) {
-            const mem_slot *s = &m->slot[l][i][k];
+            const mem_slot *s = &b->slot[i][k];
             if (s->id >= 0 && s->release > t && s->release < next)
                 next = s->release;
         }
@@ -94,11 +118,12 @@ static double next_release(const mem_model *m, int l, double t)
 
 /* Operand t's tile for level l in place: reused, or fetched after parent
  * (the cycle its parent tile is in place). Its ready cycle, or -1. */
-static double fetch(mem_model *m, int l, int t, mem_tile tile, double parent,
+static double fetch(mem_model *m, int l, int pe, int t, mem_tile tile, double parent,
                     const char *const *names, const char *where, sam_error *err)
 {
     int n = buffering(m, l);
-    mem_slot *cur = &m->slot[l][t][(m->next[l][t] + n - 1) % n];
+    mem_buffer *b = buffer_of(m, l, pe);
+    mem_slot *cur = &b->slot[t][(b->next[t] + n - 1) % n];
     if (cur->id == tile.id)
         return cur->ready;
     hw_memory_id src = source_of(m, l), dst = m->at[l];
@@ -106,11 +131,11 @@ static double fetch(mem_model *m, int l, int t, mem_tile tile, double parent,
     if (tile.bytes > cap)
         return error_set(err, "tile %s of %s (%.0f bytes) does not fit in the %s buffer (%.0f "
                          "bytes)", where, names[t], tile.bytes, hw_memory_names[dst], cap);
-    mem_slot *victim = &m->slot[l][t][m->next[l][t] % n];
+    mem_slot *victim = &b->slot[t][b->next[t] % n];
     victim->id = -1;
     double start = fmax(fmax(m->link_free[src], victim->release), parent);
-    while (held(m, l, start) + tile.bytes > cap) {
-        start = next_release(m, l, start);
+    while (held(m, l, b, start) + tile.bytes > cap) {
+        start = next_release(m, l, b, start);
         if (isinf(start))
             return error_set(err, "tile %s of %s (%.0f bytes) does not fit in the %s buffer "
                              "beside the point's other tiles", where, names[t], tile.bytes,
@@ -120,11 +145,11 @@ static double fetch(mem_model *m, int l, int t, mem_tile tile, double parent,
     m->link_free[src] = start + occupy;
     m->usage[src].busy += occupy;
     m->usage[dst].bytes_in += moved;
-    m->usage[dst].peak = fmax(m->usage[dst].peak, held(m, l, start) + tile.bytes);
+    m->usage[dst].peak = fmax(m->usage[dst].peak, held(m, l, b, start) + tile.bytes);
     m->traffic[t].read[src] += moved;
     m->traffic[t].fetched[dst]++;
     *victim = (mem_slot){tile.id, tile.bytes, start + latency_of(m, src, l) + occupy, INFINITY};
-    m->next[l][t]++;
+    b->next[t]++;
     return victim->ready;
 }
 
@@ -145,21 +170,25 @@ static double result_transfer(mem_model *m, int l, double bytes, double after, i
     return start + latency_of(m, home, l) + occupy;
 }
 
-/* The result's tiles for the point: those it leaves written out, inner
- * level first (the outer holds what the inner wrote), those it returns to
- * read back in, outer first. When the point may start. */
-static double result_tiles(mem_model *m, const mem_result *out, double ready)
+/* The result's tiles for a point on processing element pe: those it
+ * leaves written out, inner level first (the outer holds what the inner
+ * wrote), once the points that made them are done, and those it returns
+ * to read back in, outer first. When the point may start. */
+static double result_tiles(mem_model *m, int pe, const mem_result *out, double ready)
 {
-    double written = m->compute_end;
-    for (int l = m->nlevels - 1; l >= 0; l--)
-        if (out[l].id != m->out_id[l] && m->out_id[l] >= 0)
-            written = result_transfer(m, l, m->out_bytes[l], written, 1);
+    double written = 0;
+    for (int l = m->nlevels - 1; l >= 0; l--) {
+        mem_buffer *b = buffer_of(m, l, pe);
+        if (out[l].id != b->out_id && b->out_id >= 0)
+            written = result_transfer(m, l, b->out_bytes, fmax(written, b->done), 1);
+    }
     double in_place = 0;
     for (int l = 0; l < m->nlevels; l++) {
-        if (out[l].id != m->out_id[l] && out[l].before > 0)
+        mem_buffer *b = buffer_of(m, l, pe);
+        if (out[l].id != b->out_id && out[l].before > 0)
             in_place = result_transfer(m, l, out[l].before, in_place, 0);
-        m->out_id[l] = out[l].id;
-        m->out_bytes[l] = out[l].after;
+        b->out_id = out[l].id;
+        b->out_bytes = out[l].after;
     }
     return fmax(ready, in_place);
 }
@@ -174,21 +203,24 @@ int mem_point(mem_model *m, const mem_visit *v, const char *const *names, const 
             mem_tile x = v->tile[t * m->nlevels + l];
             if (x.id < 0)
                 continue;
-            parent = fetch(m, l, t, x, parent, names, where, err);
+            parent = fetch(m, l, v->pe, t, x, parent, names, where, err);
             if (parent < 0)
                 return -1;
         }
         ready = fmax(ready, parent);
     }
-    *start = result_tiles(m, v->out, ready);
+    *start = result_tiles(m, v->pe, v->out, ready);
     double end = *start + v->compute;
     m->compute_end = fmax(m->compute_end, end);
-    for (int t = 0; t < m->ntensors; t++)
-        for (int l = 0; l < m->nlevels; l++)
+    for (int l = 0; l < m->nlevels; l++) {
+        mem_buffer *b = buffer_of(m, l, v->pe);
+        b->done = fmax(b->done, end);
+        for (int t = 0; t < m->ntensors; t++)
             if (v->tile[t * m->nlevels + l].id >= 0) {
                 int n = buffering(m, l);
-                m->slot[l][t][(m->next[l][t] + n - 1) % n].release = end;
+                b->slot[t][(b->next[t] + n - 1) % n].release = end;
             }
+    }
     return 0;
 }
 
@@ -196,9 +228,12 @@ double mem_finish(mem_model *m)
 {
     double end = m->compute_end;
     for (int l = m->nlevels - 1; l >= 0; l--)
-        if (m->out_id[l] >= 0) {
-            end = result_transfer(m, l, m->out_bytes[l], end, 1);
-            m->out_id[l] = -1;
+        for (int pe = 0; pe < (l == m->nlevels - 1 ? m->npe : 1); pe++) {
+            mem_buffer *b = buffer_of(m, l, pe);
+            if (b->out_id >= 0) {
+                end = fmax(end, result_transfer(m, l, b->out_bytes, b->done, 1));
+                b->out_id = -1;
+            }
         }
     return end;
 }

@@ -16,8 +16,9 @@
  *     its bytes among the tiles it still holds, and it takes the link's
  *     latency plus its bytes, rounded up to whole lines, over the link's
  *     bandwidth;
- *   - a point is computed once its tiles are in the PE buffer and the
- *     PE's pipeline takes it (sim/pipeline.h);
+ *   - a point is computed once its tiles are in its processing element's
+ *     buffer and the PE's pipeline takes it (sim/pipeline.h); with several
+ *     PEs (pe.count) each has its own buffer and they share the links;
  *   - the result's tile at each level stays in that level's buffer while
  *     consecutive points add to it; when the points move on it is written
  *     out to the memory outward (the PE buffer's to the LLB when the LLB
@@ -68,27 +69,34 @@ typedef struct mem_slot {
     double release;             /* its last point is computed at this cycle */
 } mem_slot;
 
+/* One buffer: the LLB, or one processing element's buffer. */
+typedef struct mem_buffer {
+    /* Per operand, the slots of the tiles held, the current at next - 1. */
+    mem_slot slot[MEM_MAX_TENSORS][MEM_MAX_BUFFERING];
+    int next[MEM_MAX_TENSORS];
+    int64_t out_id;             /* the result tile it holds, -1: none */
+    double out_bytes;
+    double done;                /* when the points it served are computed */
+} mem_buffer;
+
 typedef struct mem_model {
     hw_desc hw;
     int ntensors;               /* operands; the result's traffic is traffic[ntensors] */
     int nlevels;                /* tiling levels held in buffers */
     hw_memory_id at[MEM_MAX_LEVELS];   /* the buffer holding each level */
-    /* Per buffer level and operand: the slots of the tiles held, the
-     * current one at `next - 1`. */
-    mem_slot slot[MEM_MAX_LEVELS][MEM_MAX_TENSORS][MEM_MAX_BUFFERING];
-    int next[MEM_MAX_LEVELS][MEM_MAX_TENSORS];
+    mem_buffer *buffers[MEM_MAX_LEVELS];   /* per level: one, or per PE */
+    int npe;                    /* processing elements (pe.count) */
     double link_free[HW_MEMORIES];
     double compute_end;         /* when the points so far are all computed */
-    int64_t out_id[MEM_MAX_LEVELS];     /* the result tile each level's buffer
-                                           holds, -1: none */
-    double out_bytes[MEM_MAX_LEVELS];
     mem_usage usage[HW_MEMORIES];
     mem_traffic traffic[MEM_MAX_TENSORS + 1];
 } mem_model;
 
 /* A model of hw for ntensors operands (and a result), their tiles at
- * nlevels tiling levels. */
+ * nlevels tiling levels; freed with mem_free. */
 int mem_init(mem_model *m, const hw_desc *hw, int ntensors, int nlevels, sam_error *err);
+
+void mem_free(mem_model *m);
 
 /* The result's tile at one level for one point: which, and its bytes
  * before the point (0: nothing yet; else it is read back in when it is
@@ -105,6 +113,7 @@ typedef struct mem_visit {
     const mem_result *out;      /* out[l]: the result's tile at level l */
     double compute;             /* the cycles its graph ran */
     double earliest;            /* the PE takes it no sooner */
+    int pe;                     /* the processing element that computes it */
 } mem_visit;
 
 /* The next tile point; *start, the cycle it is computed from. names[t] and

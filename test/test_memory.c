@@ -41,7 +41,7 @@ static mem_model *model(const hw_desc *hw, int ntensors, int nlevels)
 static int visit(mem_model *m, const mem_tile *t, double compute, const mem_result *out,
                  const char *where, sam_error *err)
 {
-    mem_visit v = {t, out, compute, m->compute_end};
+    mem_visit v = {t, out, compute, m->compute_end, 0};
     double start;
     return mem_point(m, &v, names, where, &start, err);
 }
@@ -71,6 +71,7 @@ static void test_single_buffering(void **state)
     assert_true(m->traffic[0].fetched[HW_PE] == 2);
     assert_true(m->usage[HW_DRAM].busy == 150);
     assert_true(m->usage[HW_PE].peak == 100);
+    mem_free(m);
     free(m);
 }
 
@@ -89,6 +90,7 @@ static void test_double_buffering_and_reuse(void **state)
     assert_true(m->compute_end == 185);
     assert_true(m->traffic[0].fetched[HW_PE] == 2);
     assert_true(m->usage[HW_PE].peak == 150);
+    mem_free(m);
     free(m);
 }
 
@@ -102,6 +104,7 @@ static void test_capacity_delays(void **state)
     point(m, 0, 100, 20);
     point(m, 1, 50, 20);
     assert_true(m->compute_end == 210);
+    mem_free(m);
     free(m);
 }
 
@@ -115,6 +118,7 @@ static void test_lines(void **state)
     point(m, 0, 100, 20);
     assert_true(m->compute_end == 10 + 128 + 20);
     assert_true(m->traffic[0].read[HW_DRAM] == 128);
+    mem_free(m);
     free(m);
 }
 
@@ -142,6 +146,7 @@ static void test_result_tiles(void **state)
     assert_true(mem_finish(m) == 240 + 10 + 90);
     assert_true(m->traffic[1].written[HW_DRAM] == 60 + 30 + 90);
     assert_true(m->traffic[1].read[HW_DRAM] == 60);
+    mem_free(m);
     free(m);
 }
 
@@ -170,6 +175,7 @@ static void test_two_levels(void **state)
     assert_true(m->traffic[0].read[HW_LLB] == 160);
     assert_true(m->traffic[0].fetched[HW_LLB] == 1);
     assert_true(m->traffic[0].fetched[HW_PE] == 2);
+    mem_free(m);
     free(m);
 }
 
@@ -195,6 +201,7 @@ static void test_result_through_the_llb(void **state)
     assert_true(m->traffic[1].written[HW_LLB] == 70);
     assert_true(m->traffic[1].written[HW_DRAM] == 100);
     assert_true(m->traffic[1].read[HW_DRAM] == 0 && m->traffic[1].read[HW_LLB] == 0);
+    mem_free(m);
     free(m);
 }
 
@@ -208,12 +215,39 @@ static void test_overlap(void **state)
     point(m, 0, 100, 20);
     mem_tile t = {0, 100};
     mem_result none = {-1, 0, 0};
-    mem_visit v = {&t, &none, 20, 115};
+    mem_visit v = {&t, &none, 20, 115, 0};
     double start;
     sam_error err;
     assert_int_equal(mem_point(m, &v, names, "(1)", &start, &err), 0);
     assert_true(start == 115 && m->compute_end == 135);
+    mem_free(m);
     free(m);
+}
+
+/* Two processing elements, one buffer each, sharing DRAM's link: A (100
+ * bytes) for PE 0 is in place at 110 and computed by 210; B (50) for PE 1
+ * comes after A on the link, in place at 160, computed by 260, alongside
+ * A. One PE with one slot would hold B back until A is done: 370. */
+static void test_two_pes(void **state)
+{
+    (void)state;
+    for (int npe = 1; npe <= 2; npe++) {
+        hw_desc hw = small_hw(1, 1000);
+        hw.pe_count = npe;
+        mem_model *m = model(&hw, 1, 1);
+        mem_tile a = {0, 100}, b = {1, 50};
+        mem_result none = {-1, 0, 0};
+        mem_visit va = {&a, &none, 100, 0, 0}, vb = {&b, &none, 100, 0, npe - 1};
+        double start;
+        sam_error err;
+        assert_int_equal(mem_point(m, &va, names, "(0)", &start, &err), 0);
+        assert_true(start == 110);
+        assert_int_equal(mem_point(m, &vb, names, "(1)", &start, &err), 0);
+        assert_true(start == (npe == 2 ? 160 : 270));
+        assert_true(mem_finish(m) == (npe == 2 ? 260 : 370));
+        mem_free(m);
+        free(m);
+    }
 }
 
 /* Tiles through two blocks: busy 0..4 and 3..9 in each of two tiles, so
@@ -299,6 +333,7 @@ static void test_refusals(void **state)
     assert_int_equal(visit(m, t, 1, &(mem_result){-1, 0, 0}, "(i1=0,k1=3)", &err), -1);
     assert_string_equal(err.msg, "tile (i1=0,k1=3) of C (2000 bytes) does not fit in the pe "
                                  "buffer (1000 bytes)");
+    mem_free(m);
     free(m);
 }
 
@@ -354,6 +389,7 @@ int main(void)
         cmocka_unit_test(test_two_levels),
         cmocka_unit_test(test_result_through_the_llb),
         cmocka_unit_test(test_overlap),
+        cmocka_unit_test(test_two_pes),
         cmocka_unit_test(test_pipeline),
         cmocka_unit_test(test_result_tile_bytes),
         cmocka_unit_test(test_refusals),
