@@ -86,22 +86,11 @@ static int loop_order(const tiled_state *s, int *loop, sam_error *err)
     return n;
 }
 
-static const expr_node *access_of(const expr_node *n, int tensor)
-{
-    if (!n || n->kind == EXPR_ACCESS)
-        return n && n->tensor == tensor ? n : NULL;
-    const expr_node *a = access_of(n->left, tensor);
-    return a ? a : access_of(n->right, tensor);
-}
-
-/* Where index idx is in operand t: its mode, -1 when it is not. */
+/* Where index idx is in operand t (0: the result): its mode, -1 when it
+ * is not. */
 static int mode_of(const tiled_state *s, int t, int idx)
 {
-    const expr_node *a = t ? access_of(s->e.rhs, t) : s->e.lhs;
-    for (int m = 0; a && m < a->order; m++)
-        if (a->index[m] == idx)
-            return m;
-    return -1;
+    return expr_access_mode(expr_access(&s->e, t), idx);
 }
 
 static int bind_operands(tiled_state *s, const tensor *operands, sam_error *err)
@@ -163,7 +152,7 @@ static int outer_tiles(tiled_state *s, int t, int l, sam_error *err)
     operand *op = &s->op[t];
     tile_split modes[TENSOR_MAX_ORDER];
     for (int m = 0; m < op->whole->order; m++) {
-        modes[m] = s->split[access_of(s->e.rhs, t)->index[m]];
+        modes[m] = s->split[expr_access(&s->e, t)->index[m]];
         modes[m].nlevels = modes[m].nlevels < l + 1 ? modes[m].nlevels : l + 1;
     }
     tiled_tensor *o = &op->outer[l];
@@ -214,7 +203,7 @@ static int tile_operands(tiled_state *s, sam_error *err)
         tile_split modes[TENSOR_MAX_ORDER];
         int any = 0;
         for (int m = 0; m < op->whole->order; m++) {
-            int idx = access_of(s->e.rhs, t)->index[m];
+            int idx = expr_access(&s->e, t)->index[m];
             modes[m] = s->split[idx];
             any |= modes[m].nlevels > 0;
         }
@@ -299,7 +288,7 @@ static const fibertree *tree_at(tiled_state *s, int t, size_t tile, const int64_
     }
     int64_t dims[TENSOR_MAX_ORDER], first;
     for (int m = 0; m < op->whole->order; m++)
-        tile_at(s, access_of(s->e.rhs, t)->index[m], coord, &first, &dims[m]);
+        tile_at(s, expr_access(&s->e, t)->index[m], coord, &first, &dims[m]);
     tensor none;
     if (tensor_init(&none, op->whole->order, dims, err))
         return NULL;
@@ -399,6 +388,18 @@ static int result_levels(tiled_state *s, const int64_t *coord, const tensor *par
     return 0;
 }
 
+/* A tile point, for mem_visit's where. */
+typedef struct named_point {
+    const tiled_state *s;
+    const int64_t *coord;
+} named_point;
+
+static void name_point(const void *ctx, char *buf, size_t size)
+{
+    const named_point *p = ctx;
+    describe_point(p->s, p->coord, buf, size);
+}
+
 /* The memories' part of the point: each operand's tile at each level
  * (the whole of an operand not tiled), and the result tile's growth; *at,
  * when the point is computed from. */
@@ -421,12 +422,11 @@ static int memory_point(tiled_state *s, const size_t *tile, const int64_t *coord
                                 op->outer_bytes[l][op->outer_of[l][tile[t]]]};
         }
     mem_result out[MEM_MAX_LEVELS];
-    char where[256];
-    describe_point(s, coord, where, sizeof where);
     if (result_levels(s, coord, part, out))
         return -1;
-    mem_visit v = {s->mem_tiles, out, (double)cycles, (double)earliest, pe};
-    return mem_point(s->mem, &v, s->out->names, where, at, s->err);
+    named_point point = {s, coord};
+    mem_visit v = {s->mem_tiles, out, (double)cycles, (double)earliest, pe, name_point, &point};
+    return mem_point(s->mem, &v, s->out->names, at, s->err);
 }
 
 /* When the tile e ran starts: as soon as the pipeline of the processing

@@ -146,6 +146,27 @@ int expr_find_index(const expr *e, const char *name)
     return -1;
 }
 
+static const expr_node *find_access(const expr_node *n, int tensor)
+{
+    if (!n || n->kind == EXPR_ACCESS)
+        return n && n->tensor == tensor ? n : NULL;
+    const expr_node *a = find_access(n->left, tensor);
+    return a ? a : find_access(n->right, tensor);
+}
+
+const expr_node *expr_access(const expr *e, int tensor)
+{
+    return tensor == 0 ? e->lhs : find_access(e->rhs, tensor);
+}
+
+int expr_access_mode(const expr_node *a, int idx)
+{
+    for (int m = 0; a && m < a->order; m++)
+        if (a->index[m] == idx)
+            return m;
+    return -1;
+}
+
 /* The number of index variable name (taken over), added when new. */
 static int intern_index(parser *p, char *name, int col)
 {

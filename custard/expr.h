@@ -68,4 +68,11 @@ void expr_free(expr *e);
 int expr_find_tensor(const expr *e, const char *name);
 int expr_find_index(const expr *e, const char *name);
 
+/* Tensor t's access: the left side for the result, else its first use on
+ * the right; NULL when the right side does not use it. */
+const expr_node *expr_access(const expr *e, int tensor);
+
+/* The mode at which access a takes index variable idx, -1 when none. */
+int expr_access_mode(const expr_node *a, int idx);
+
 #endif

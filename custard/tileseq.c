@@ -70,21 +70,11 @@ static int key_for(const tiled_tensor *tt, const expr_node *access, int idx, int
     return -1;
 }
 
-static const expr_node *access_of(const expr_node *n, int tensor)
-{
-    if (!n)
-        return NULL;
-    if (n->kind == EXPR_ACCESS)
-        return n->tensor == tensor ? n : NULL;
-    const expr_node *a = access_of(n->left, tensor);
-    return a ? a : access_of(n->right, tensor);
-}
-
 /* Matches operand t's keys with the loops and sorts its tiles. */
 static int prepare(seq_tensor *s, const expr *e, int t, const int *index, const int *level,
                    int nloop, sam_error *err)
 {
-    const expr_node *access = access_of(e->rhs, t);
+    const expr_node *access = expr_access(e, t);
     int used = 0;
     for (int k = 0; k < nloop; k++) {
         s->col[k] = access ? key_for(s->tt, access, index[k], level[k]) : -1;

@@ -70,20 +70,6 @@ static int split_target(const tiling *t, const expr *e, const command *c, sam_er
     return error_set(err, "schedule: %s: no index %s in the expression", c->text, name);
 }
 
-/* Whether operand `leader` of e is indexed by index variable idx. */
-static int indexes(const expr_node *n, int leader, int idx)
-{
-    if (!n)
-        return 0;
-    if (n->kind == EXPR_ACCESS && n->tensor == leader) {
-        for (int m = 0; m < n->order; m++)
-            if (n->index[m] == idx)
-                return 1;
-        return 0;
-    }
-    return indexes(n->left, leader, idx) || indexes(n->right, leader, idx);
-}
-
 /* "128" or "B.64" into lv. */
 static int read_size(const expr *e, int idx, const command *c, tiling_level *lv, sam_error *err)
 {
@@ -93,7 +79,7 @@ static int read_size(const expr *e, int idx, const command *c, tiling_level *lv,
     if (dot) {
         snprintf(leader, sizeof leader, "%.*s", (int)(dot - s), s);
         lv->leader = expr_find_tensor(e, leader);
-        if (lv->leader <= 0 || !indexes(e->rhs, lv->leader, idx))
+        if (lv->leader <= 0 || expr_access_mode(expr_access(e, lv->leader), idx) < 0)
             return error_set(err, "schedule: %s: the leader %s is not an operand indexed by %s",
                              c->text, leader, e->indices[idx]);
         s = dot + 1;

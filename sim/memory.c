@@ -118,9 +118,23 @@ static double next_release(const mem_model *m, int l, const mem_buffer *b, doubl
 
 /* Operand t's tile for level l in place: reused, or fetched after parent
  * (the cycle its parent tile is in place). Its ready cycle, or -1. */
-static double fetch(mem_model *m, int l, int pe, int t, mem_tile tile, double parent,
-                    const char *const *names, const char *where, sam_error *err)
+/* A refusal of operand t's tile at point v. */
+static int refuse(const mem_visit *v, const char *const *names, int t, const mem_tile *tile,
+                  hw_memory_id dst, double cap, sam_error *err)
 {
+    char where[256];
+    v->where(v->where_ctx, where, sizeof where);
+    if (tile->bytes > cap)
+        return error_set(err, "tile %s of %s (%.0f bytes) does not fit in the %s buffer (%.0f "
+                         "bytes)", where, names[t], tile->bytes, hw_memory_names[dst], cap);
+    return error_set(err, "tile %s of %s (%.0f bytes) does not fit in the %s buffer beside the "
+                     "point's other tiles", where, names[t], tile->bytes, hw_memory_names[dst]);
+}
+
+static double fetch(mem_model *m, int l, const mem_visit *v, int t, mem_tile tile, double parent,
+                    const char *const *names, sam_error *err)
+{
+    int pe = v->pe;
     int n = buffering(m, l);
     mem_buffer *b = buffer_of(m, l, pe);
     mem_slot *cur = &b->slot[t][(b->next[t] + n - 1) % n];
@@ -129,17 +143,14 @@ static double fetch(mem_model *m, int l, int pe, int t, mem_tile tile, double pa
     hw_memory_id src = source_of(m, l), dst = m->at[l];
     double cap = m->hw.mem[dst].capacity;
     if (tile.bytes > cap)
-        return error_set(err, "tile %s of %s (%.0f bytes) does not fit in the %s buffer (%.0f "
-                         "bytes)", where, names[t], tile.bytes, hw_memory_names[dst], cap);
+        return refuse(v, names, t, &tile, dst, cap, err);
     mem_slot *victim = &b->slot[t][b->next[t] % n];
     victim->id = -1;
     double start = fmax(fmax(m->link_free[src], victim->release), parent);
     while (held(m, l, b, start) + tile.bytes > cap) {
         start = next_release(m, l, b, start);
         if (isinf(start))
-            return error_set(err, "tile %s of %s (%.0f bytes) does not fit in the %s buffer "
-                             "beside the point's other tiles", where, names[t], tile.bytes,
-                             hw_memory_names[dst]);
+            return refuse(v, names, t, &tile, dst, cap, err);
     }
     double moved = rounded(m, src, tile.bytes), occupy = moved / bytes_per_cycle(m, src, l);
     m->link_free[src] = start + occupy;
@@ -193,8 +204,8 @@ static double result_tiles(mem_model *m, int pe, const mem_result *out, double r
     return fmax(ready, in_place);
 }
 
-int mem_point(mem_model *m, const mem_visit *v, const char *const *names, const char *where,
-              double *start, sam_error *err)
+int mem_point(mem_model *m, const mem_visit *v, const char *const *names, double *start,
+              sam_error *err)
 {
     double ready = v->earliest;
     for (int t = 0; t < m->ntensors; t++) {
@@ -203,7 +214,7 @@ int mem_point(mem_model *m, const mem_visit *v, const char *const *names, const 
             mem_tile x = v->tile[t * m->nlevels + l];
             if (x.id < 0)
                 continue;
-            parent = fetch(m, l, v->pe, t, x, parent, names, where, err);
+            parent = fetch(m, l, v, t, x, parent, names, err);
             if (parent < 0)
                 return -1;
         }

@@ -106,6 +106,11 @@ typedef struct mem_result {
     double before, after;
 } mem_result;
 
+/* Writes the name of a tile point into buf, for a refusal: asked only
+ * then, since naming each of millions of points costs more than its
+ * refusals are worth. */
+typedef void mem_where_fn(const void *ctx, char *buf, size_t size);
+
 /* A tile point as the memories see it. */
 typedef struct mem_visit {
     const mem_tile *tile;       /* tile[t * nlevels + l]: operand t's at level l,
@@ -114,12 +119,14 @@ typedef struct mem_visit {
     double compute;             /* the cycles its graph ran */
     double earliest;            /* the PE takes it no sooner */
     int pe;                     /* the processing element that computes it */
+    mem_where_fn *where;        /* names it, given where_ctx */
+    const void *where_ctx;
 } mem_visit;
 
-/* The next tile point; *start, the cycle it is computed from. names[t] and
- * where name a tile in a refusal. */
-int mem_point(mem_model *m, const mem_visit *v, const char *const *names, const char *where,
-              double *start, sam_error *err);
+/* The next tile point; *start, the cycle it is computed from. names[t]
+ * names operand t in a refusal. */
+int mem_point(mem_model *m, const mem_visit *v, const char *const *names, double *start,
+              sam_error *err);
 
 /* Ends the run: the last result tile written out. The cycle it all ends. */
 double mem_finish(mem_model *m);

@@ -14,6 +14,12 @@
 
 static const char *const names[] = {"B", "C"};
 
+/* A point's name, where it is a fixed text. */
+static void fixed_name(const void *ctx, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s", (const char *)ctx);
+}
+
 /* 1 GHz; DRAM 1 byte a cycle after 10 cycles; no LLB; a 1000-byte PE
  * buffer holding `buffering` tiles of each operand. */
 static hw_desc small_hw(int buffering, double pe_capacity)
@@ -41,9 +47,9 @@ static mem_model *model(const hw_desc *hw, int ntensors, int nlevels)
 static int visit(mem_model *m, const mem_tile *t, double compute, const mem_result *out,
                  const char *where, sam_error *err)
 {
-    mem_visit v = {t, out, compute, m->compute_end, 0};
+    mem_visit v = {t, out, compute, m->compute_end, 0, fixed_name, where};
     double start;
-    return mem_point(m, &v, names, where, &start, err);
+    return mem_point(m, &v, names, &start, err);
 }
 
 static void point(mem_model *m, int64_t id, double bytes, double compute)
@@ -215,10 +221,10 @@ static void test_overlap(void **state)
     point(m, 0, 100, 20);
     mem_tile t = {0, 100};
     mem_result none = {-1, 0, 0};
-    mem_visit v = {&t, &none, 20, 115, 0};
+    mem_visit v = {&t, &none, 20, 115, 0, fixed_name, "(1)"};
     double start;
     sam_error err;
-    assert_int_equal(mem_point(m, &v, names, "(1)", &start, &err), 0);
+    assert_int_equal(mem_point(m, &v, names, &start, &err), 0);
     assert_true(start == 115 && m->compute_end == 135);
     mem_free(m);
     free(m);
@@ -237,12 +243,13 @@ static void test_two_pes(void **state)
         mem_model *m = model(&hw, 1, 1);
         mem_tile a = {0, 100}, b = {1, 50};
         mem_result none = {-1, 0, 0};
-        mem_visit va = {&a, &none, 100, 0, 0}, vb = {&b, &none, 100, 0, npe - 1};
+        mem_visit va = {&a, &none, 100, 0, 0, fixed_name, "(0)"};
+        mem_visit vb = {&b, &none, 100, 0, npe - 1, fixed_name, "(1)"};
         double start;
         sam_error err;
-        assert_int_equal(mem_point(m, &va, names, "(0)", &start, &err), 0);
+        assert_int_equal(mem_point(m, &va, names, &start, &err), 0);
         assert_true(start == 110);
-        assert_int_equal(mem_point(m, &vb, names, "(1)", &start, &err), 0);
+        assert_int_equal(mem_point(m, &vb, names, &start, &err), 0);
         assert_true(start == (npe == 2 ? 160 : 270));
         assert_true(mem_finish(m) == (npe == 2 ? 260 : 370));
         mem_free(m);
