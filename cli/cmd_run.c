@@ -470,10 +470,10 @@ static void print_result(const run_opts *o, const sam_graph *g, const tensor *t)
     }
 }
 
-/* What a run produced: checked, written, summarised, with the
- * statistics of e when there is an engine. Returns the exit status. */
+/* What a run produced: checked, written, summarised, with its
+ * statistics when --stats asks for them. Returns the exit status. */
 static int deliver(const run_opts *o, const sam_graph *g, const tensor *operands,
-                   const tensor *result, const sim_engine *e, const sim_outcome *out,
+                   const tensor *result, const sim_stats *stats, const sim_outcome *out,
                    const tiled_outcome *tiles, double wall, sam_error *err)
 {
     char verdict[64] = "skipped";
@@ -481,7 +481,7 @@ static int deliver(const run_opts *o, const sam_graph *g, const tensor *operands
                             : 0;
     if (mismatch >= 0 && o->out && write_result(o, g, result, err))
         mismatch = -1;
-    if (mismatch >= 0 && o->stats && e && sim_stats_write(e, out->cycles, o->stats, err))
+    if (mismatch >= 0 && stats && sim_stats_write_rows(stats, out->cycles, NULL, o->stats, err))
         mismatch = -1;
     if (mismatch >= 0) {
         print_summary(o, out, tiles, verdict, wall);
@@ -505,7 +505,14 @@ static int finish(const run_opts *o, const sam_graph *g, const tensor *operands,
     fibertree_free(&ft);
     if (rc)
         return 1;
-    rc = deliver(o, g, operands, &result, e, out, NULL, wall, err);
+    sim_stats stats;
+    rc = o->stats && sim_stats_init(&stats, e, 1, err) ? 1 : 0;
+    if (!rc && o->stats)
+        sim_stats_add(&stats, e, 0, 0);
+    if (!rc)
+        rc = deliver(o, g, operands, &result, o->stats ? &stats : NULL, out, NULL, wall, err);
+    if (o->stats)
+        sim_stats_free(&stats);
     tensor_free(&result);
     return rc;
 }
@@ -561,7 +568,8 @@ static int simulate_tiled(const run_opts *o, sam_graph *g, const tensor *operand
     hw_desc hw;
     tiled_request r = {.tiling = tiling, .expr = o->expr ? o->expr : graph_attr_get(g, "expr"),
                        .engine = o->engine, .split = o->split, .max_cycles = o->max_cycles,
-                       .sim = {.depth = 0, .latency = 1}, .hw = o->hw ? &hw : NULL};
+                       .sim = {.depth = 0, .latency = 1}, .hw = o->hw ? &hw : NULL,
+                       .stats = o->stats != NULL};
     hw_defaults(&hw);
     if ((o->hw && hw_read(o->hw, &hw, err)) || sim_config_apply(&o->file_settings, g, &r.sim, err) ||
         sim_config_apply(&o->cli_settings, g, &r.sim, err))
@@ -573,16 +581,19 @@ static int simulate_tiled(const run_opts *o, sam_graph *g, const tensor *operand
     if (run_tiled(g, operands, &r, &tiles, &result, err))
         return 1;
     sim_outcome out = {.cycles = tiles.cycles, .tokens = tiles.tokens};
-    int rc = deliver(o, g, operands, &result, NULL, &out, &tiles, seconds_since(&start), err);
+    int rc = deliver(o, g, operands, &result, tiles.stats, &out, &tiles, seconds_since(&start),
+                     err);
     tensor_free(&result);
+    if (tiles.stats)
+        sim_stats_free(tiles.stats);
+    free(tiles.stats);
     if (tiles.memory)
         mem_free(tiles.memory);
     free(tiles.memory);
     return rc;
 }
 
-/* A tiled run needs what the graph computes, and has no one engine whose
- * statistics --stats could write; the memories carry tiles. */
+/* A tiled run needs what the graph computes; the memories carry tiles. */
 static int check_tiling(const run_opts *o, const sam_graph *g, const char *tiling,
                         sam_error *err)
 {
@@ -593,8 +604,6 @@ static int check_tiling(const run_opts *o, const sam_graph *g, const char *tilin
     if (!o->expr && !graph_attr_get(g, "expr"))
         return error_at(err, g->path, 0, "a tiled run needs the expression: the graph records "
                         "none, give --expr");
-    if (o->stats)
-        return error_set(err, "run: --stats does not cover tiled runs yet");
     return 0;
 }
 

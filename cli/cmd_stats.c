@@ -1,11 +1,16 @@
 /* samsim stats FILE.csv: where the cycles of a run went, from the file
  * `samsim run --stats` wrote. Three views: the busiest blocks (busy % is
- * busy cycles / run cycles), the streams with the most tokens and the
- * share of them that is control (stops + empty + done + repeat_stop over
- * tokens) and of the run they carried nothing (idle before, between and
- * after over run cycles), and the critical chain: from the block that
+ * busy cycles / run cycles, times the PEs of a tiled run), the streams
+ * with the most tokens and the share of them that is control (stops +
+ * empty + done + repeat_stop over tokens) and of the run they carried
+ * nothing (idle before, between and after over the same cycles), and the critical chain: from the block that
  * finished last, back through the input that arrived last each time, to
- * a root (definitions in sim/stats_table.h). */
+ * a root (definitions in sim/stats_table.h). A tiled run's file adds two,
+ * all of their rows in file order: its memories (busy % is busy cycles /
+ * (units x run cycles)) with the bytes that left and came into each and
+ * the most one buffer held, and each tensor's tiles at each tiling level:
+ * the bytes and tiles moved into the buffer holding them and out of it,
+ * the tiles never needed, and the most bytes of them held at once. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,6 +136,46 @@ static void print_streams(const stats_table *t, const int *order, int top)
     }
 }
 
+static void print_memories(const stats_table *t)
+{
+    printf("\nmemories (busy%% = busy cycles / (units x run cycles); read = bytes out toward "
+           "the PE, written = bytes in):\n");
+    printf("  %-6s  %6s  %10s  %6s  %12s  %12s  %12s\n", "memory", "units", "busy", "busy%",
+           "read", "written", "peak");
+    for (int i = 0; i < t->nmemories; i++) {
+        const stats_memory *m = &t->memories[i];
+        printf("  %-6s  %6llu  %10llu  %5.1f%%  %12llu  %12llu  ", m->id,
+               (unsigned long long)m->units, (unsigned long long)m->busy,
+               100.0 * stats_memory_utilisation(t, m), (unsigned long long)m->bytes_read,
+               (unsigned long long)m->bytes_written);
+        if (m->has_peak)
+            printf("%12llu\n", (unsigned long long)m->peak_bytes);
+        else
+            printf("%12s\n", "-");
+    }
+}
+
+static const char *level_tensor(const stats_table *t, int i)
+{
+    return t->levels[i].tensor;
+}
+
+static void print_levels(const stats_table *t)
+{
+    int wi = width(t, t->nlevels, level_tensor, 6);
+    printf("\ntensors by tiling level (0 outermost; read, written = bytes into, out of the "
+           "memory; fetched = tiles moved; skipped = tiles never needed):\n");
+    printf("  %-*s  %5s  %-6s  %12s  %12s  %8s  %8s  %12s\n", wi, "tensor", "level", "memory",
+           "read", "written", "fetched", "skipped", "peak");
+    for (int i = 0; i < t->nlevels; i++) {
+        const stats_tensor_level *l = &t->levels[i];
+        printf("  %-*s  %5llu  %-6s  %12llu  %12llu  %8llu  %8llu  %12llu\n", wi, l->tensor,
+               (unsigned long long)l->level, l->memory, (unsigned long long)l->bytes_read,
+               (unsigned long long)l->bytes_written, (unsigned long long)l->tiles_fetched,
+               (unsigned long long)l->tiles_skipped, (unsigned long long)l->peak_bytes);
+    }
+}
+
 static void print_chain(const stats_table *t, const int *chain, int n)
 {
     printf("\ncritical chain (root first; each block to the producer of its last-arriving "
@@ -163,6 +208,10 @@ static int summarise(const stats_table *t, int top, sam_error *err)
         print_blocks(t, blocks, top);
         print_streams(t, streams, top);
         print_chain(t, chain, n);
+        if (t->nmemories)
+            print_memories(t);
+        if (t->nlevels)
+            print_levels(t);
     }
     free(blocks);
     free(streams);

@@ -429,6 +429,17 @@ static int memory_point(tiled_state *s, const size_t *tile, const int64_t *coord
     return mem_point(s->mem, &v, s->out->names, at, s->err);
 }
 
+/* The point's statistics, from start on processing element pe; the
+ * first point's engine gives the rows. */
+static int add_stats(tiled_state *s, const sim_engine *e, int pe, cycle_t start)
+{
+    sim_stats *st = s->out->stats;
+    if (!st->cells && sim_stats_init(st, e, s->npe, s->err))
+        return -1;
+    sim_stats_add(st, e, pe, start);
+    return 0;
+}
+
 /* When the tile e ran starts: as soon as the pipeline of the processing
  * element that owns its result tile takes it and, with memories, its
  * tiles are in place. */
@@ -448,7 +459,7 @@ static int place_tile(tiled_state *s, const sim_engine *e, const size_t *tile,
     }
     pipeline_place(p, e, start, cycles);
     s->out->compute_cycles += cycles;
-    return 0;
+    return s->out->stats ? add_stats(s, e, pe, start) : 0;
 }
 
 static int visit_point(void *ctx, const int64_t *coord, const size_t *tile)
@@ -554,7 +565,16 @@ static int prepare_memory(tiled_state *s, sam_error *err)
         rc = result_tiles_init(&s->partial[l], &s->g->tensors[0].format, extent, hw->bytes_crd,
                                hw->bytes_ref, hw->bytes_val, err);
     }
-    return rc || mem_init(s->mem, hw, n, depth, err) ? -1 : 0;
+    if (rc || mem_init(s->mem, hw, n, depth, err))
+        return -1;
+    for (int t = 1; t <= n; t++)
+        for (int l = 0; l < depth; l++) {
+            const operand *op = &s->op[t];
+            size_t tiles = !op->tiled ? 1 : l < depth - 1 ? op->outer[l].ntiles : op->tt.ntiles;
+            if (mem_declare_tiles(s->mem, t - 1, l, tiles, err))
+                return -1;
+        }
+    return 0;
 }
 
 static int prepare(tiled_state *s, const tensor *operands, sam_error *err)
@@ -570,8 +590,12 @@ static int prepare(tiled_state *s, const tensor *operands, sam_error *err)
         return error_set(err, "the tiling splits no index");
     s->npe = s->r->hw ? (int)s->r->hw->pe_count : 1;
     s->pipes = calloc((size_t)s->npe, sizeof *s->pipes);
-    if (!s->pipes)
+    if (s->r->stats)
+        s->out->stats = calloc(1, sizeof *s->out->stats);
+    if (!s->pipes || (s->r->stats && !s->out->stats))
         return error_set(err, "out of memory");
+    if (s->out->stats)
+        s->out->stats->npe = s->npe;
     return s->r->hw ? prepare_memory(s, err) : 0;
 }
 
@@ -607,8 +631,16 @@ int run_tiled(const sam_graph *g, const tensor *operands, const tiled_request *r
     out->cycles = written > (double)out->cycles ? (cycle_t)written : out->cycles;
     free_state(s);
     free(s);
+    if (out->stats) {
+        out->stats->memory = out->memory;
+        out->stats->names = out->names;
+    }
     if (rc) {
         tensor_free(result);
+        if (out->stats)
+            sim_stats_free(out->stats);
+        free(out->stats);
+        out->stats = NULL;
         if (out->memory)
             mem_free(out->memory);
         free(out->memory);

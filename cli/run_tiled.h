@@ -13,6 +13,7 @@
 #include "../sim/engine.h"
 #include "../sim/hw.h"
 #include "../sim/memory.h"
+#include "../sim/stats.h"
 
 typedef struct tiled_request {
     const char *tiling;         /* split commands */
@@ -22,6 +23,7 @@ typedef struct tiled_request {
     uint64_t max_cycles;        /* for each tile */
     sim_options sim;
     const hw_desc *hw;          /* the memories (sim/memory.h), NULL: none */
+    int stats;                  /* gather the statistics of sim/stats.h */
 } tiled_request;
 
 typedef struct tiled_outcome {
@@ -37,6 +39,9 @@ typedef struct tiled_outcome {
                                    its tensors are the expression's
                                    operands, then the result */
     const char *names[MEM_MAX_TENSORS + 1];
+    sim_stats *stats;           /* asked for: every point's, and the memories'
+                                   (the caller frees it, sim_stats_free then
+                                   free, before the memory) */
 } tiled_outcome;
 
 /* Runs g on operands (per graph tensor, the result's slot unused) as r

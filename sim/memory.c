@@ -42,7 +42,24 @@ void mem_free(mem_model *m)
     for (int l = 0; l < MEM_MAX_LEVELS; l++) {
         free(m->buffers[l]);
         m->buffers[l] = NULL;
+        for (int t = 0; t < MEM_MAX_TENSORS; t++) {
+            free(m->needed[t][l]);
+            m->needed[t][l] = NULL;
+        }
     }
+}
+
+int mem_declare_tiles(mem_model *m, int t, int l, size_t ntiles, sam_error *err)
+{
+    free(m->needed[t][l]);
+    m->ntiles[t][l] = ntiles;
+    m->needed[t][l] = calloc(ntiles + 1, 1);
+    return m->needed[t][l] ? 0 : error_set(err, "out of memory");
+}
+
+hw_memory_id mem_level_buffer(const mem_model *m, int l)
+{
+    return m->at[l];
 }
 
 /* Level l's buffer that serves processing element pe. */
@@ -53,7 +70,7 @@ static mem_buffer *buffer_of(const mem_model *m, int l, int pe)
 
 /* Where level l's tiles come from: the buffer of the level above, or
  * DRAM (through the LLB, when it holds no level). */
-static hw_memory_id source_of(const mem_model *m, int l)
+hw_memory_id mem_level_source(const mem_model *m, int l)
 {
     return l ? m->at[l - 1] : HW_DRAM;
 }
@@ -89,17 +106,25 @@ static int buffering(const mem_model *m, int l)
     return (int)m->hw.mem[m->at[l]].buffering;
 }
 
+/* Bytes of operand t's tiles buffer b of level l holds at cycle `at`. */
+static double held_of(const mem_model *m, int l, const mem_buffer *b, int t, double at)
+{
+    double bytes = 0;
+    for (int k = 0; k < buffering(m, l); k++) {
+        const mem_slot *s = &b->slot[t][k];
+        if (s->id >= 0 && s->release > at)
+            bytes += s->bytes;
+    }
+    return bytes;
+}
+
 /* Bytes buffer b of level l holds at cycle t: tiles not yet released,
  * and the result's tile. */
 static double held(const mem_model *m, int l, const mem_buffer *b, double t)
 {
     double bytes = b->out_id >= 0 ? b->out_bytes : 0;
     for (int i = 0; i < m->ntensors; i++)
-        for (int k = 0; k < buffering(m, l); k++) {
-            const mem_slot *s = &b->slot[i][k];
-            if (s->id >= 0 && s->release > t)
-                bytes += s->bytes;
-        }
+        bytes += held_of(m, l, b, i, t);
     return bytes;
 }
 
@@ -116,8 +141,6 @@ static double next_release(const mem_model *m, int l, const mem_buffer *b, doubl
     return next;
 }
 
-/* Operand t's tile for level l in place: reused, or fetched after parent
- * (the cycle its parent tile is in place). Its ready cycle, or -1. */
 /* A refusal of operand t's tile at point v. */
 static int refuse(const mem_visit *v, const char *const *names, int t, const mem_tile *tile,
                   hw_memory_id dst, double cap, sam_error *err)
@@ -131,6 +154,8 @@ static int refuse(const mem_visit *v, const char *const *names, int t, const mem
                      "point's other tiles", where, names[t], tile->bytes, hw_memory_names[dst]);
 }
 
+/* Operand t's tile for level l in place: reused, or fetched after parent
+ * (the cycle its parent tile is in place). Its ready cycle, or -1. */
 static double fetch(mem_model *m, int l, const mem_visit *v, int t, mem_tile tile, double parent,
                     const char *const *names, sam_error *err)
 {
@@ -140,7 +165,7 @@ static double fetch(mem_model *m, int l, const mem_visit *v, int t, mem_tile til
     mem_slot *cur = &b->slot[t][(b->next[t] + n - 1) % n];
     if (cur->id == tile.id)
         return cur->ready;
-    hw_memory_id src = source_of(m, l), dst = m->at[l];
+    hw_memory_id src = mem_level_source(m, l), dst = m->at[l];
     double cap = m->hw.mem[dst].capacity;
     if (tile.bytes > cap)
         return refuse(v, names, t, &tile, dst, cap, err);
@@ -157,8 +182,12 @@ static double fetch(mem_model *m, int l, const mem_visit *v, int t, mem_tile til
     m->usage[src].busy += occupy;
     m->usage[dst].bytes_in += moved;
     m->usage[dst].peak = fmax(m->usage[dst].peak, held(m, l, b, start) + tile.bytes);
-    m->traffic[t].read[src] += moved;
-    m->traffic[t].fetched[dst]++;
+    mem_traffic *tr = &m->traffic[t];
+    tr->peak[dst] = fmax(tr->peak[dst], held_of(m, l, b, t, start) + tile.bytes);
+    tr->read[src] += moved;
+    tr->fetched[dst]++;
+    if (m->needed[t][l] && (size_t)tile.id < m->ntiles[t][l])
+        m->needed[t][l][tile.id] = 1;
     *victim = (mem_slot){tile.id, tile.bytes, start + latency_of(m, src, l) + occupy, INFINITY};
     b->next[t]++;
     return victim->ready;
@@ -169,15 +198,18 @@ static double fetch(mem_model *m, int l, const mem_visit *v, int t, mem_tile til
  * transfer ends. */
 static double result_transfer(mem_model *m, int l, double bytes, double after, int write)
 {
-    hw_memory_id home = source_of(m, l);
+    hw_memory_id home = mem_level_source(m, l);
     double moved = rounded(m, home, bytes), occupy = moved / bytes_per_cycle(m, home, l);
     double start = fmax(m->link_free[home], after);
     m->link_free[home] = start + occupy;
     m->usage[home].busy += occupy;
-    if (write)
-        m->traffic[m->ntensors].written[home] += moved;
-    else
-        m->traffic[m->ntensors].read[home] += moved;
+    mem_traffic *tr = &m->traffic[m->ntensors];
+    if (write) {
+        tr->written[home] += moved;
+        tr->flushed[m->at[l]]++;
+    } else {
+        tr->read[home] += moved;
+    }
     return start + latency_of(m, home, l) + occupy;
 }
 
@@ -190,7 +222,7 @@ static double result_tiles(mem_model *m, int pe, const mem_result *out, double r
     double written = 0;
     for (int l = m->nlevels - 1; l >= 0; l--) {
         mem_buffer *b = buffer_of(m, l, pe);
-        if (out[l].id != b->out_id && b->out_id >= 0)
+        if (out[l].id != b->out_id && b->out_bytes > 0)
             written = result_transfer(m, l, b->out_bytes, fmax(written, b->done), 1);
     }
     double in_place = 0;
@@ -200,6 +232,8 @@ static double result_tiles(mem_model *m, int pe, const mem_result *out, double r
             in_place = result_transfer(m, l, out[l].before, in_place, 0);
         b->out_id = out[l].id;
         b->out_bytes = out[l].after;
+        double *peak = &m->traffic[m->ntensors].peak[m->at[l]];
+        *peak = fmax(*peak, b->out_bytes);
     }
     return fmax(ready, in_place);
 }
@@ -223,6 +257,7 @@ int mem_point(mem_model *m, const mem_visit *v, const char *const *names, double
     *start = result_tiles(m, v->pe, v->out, ready);
     double end = *start + v->compute;
     m->compute_end = fmax(m->compute_end, end);
+    m->usage[HW_PE].busy += v->compute;
     for (int l = 0; l < m->nlevels; l++) {
         mem_buffer *b = buffer_of(m, l, v->pe);
         b->done = fmax(b->done, end);
@@ -235,16 +270,29 @@ int mem_point(mem_model *m, const mem_visit *v, const char *const *names, double
     return 0;
 }
 
+/* The tiles at each level that no point needed. */
+static void count_skipped(mem_model *m)
+{
+    for (int t = 0; t < m->ntensors; t++)
+        for (int l = 0; l < m->nlevels; l++) {
+            uint64_t needed = 0;
+            for (size_t k = 0; m->needed[t][l] && k < m->ntiles[t][l]; k++)
+                needed += m->needed[t][l][k];
+            m->traffic[t].skipped[m->at[l]] = m->ntiles[t][l] - needed;
+        }
+}
+
 double mem_finish(mem_model *m)
 {
+    count_skipped(m);
     double end = m->compute_end;
     for (int l = m->nlevels - 1; l >= 0; l--)
         for (int pe = 0; pe < (l == m->nlevels - 1 ? m->npe : 1); pe++) {
             mem_buffer *b = buffer_of(m, l, pe);
-            if (b->out_id >= 0) {
+            if (b->out_bytes > 0)
                 end = fmax(end, result_transfer(m, l, b->out_bytes, b->done, 1));
-                b->out_id = -1;
-            }
+            b->out_id = -1;
+            b->out_bytes = 0;
         }
     return end;
 }

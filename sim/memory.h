@@ -59,6 +59,10 @@ typedef struct mem_traffic {
     double written[HW_MEMORIES];    /* result bytes written into each memory
                                        from inward (partials included) */
     uint64_t fetched[HW_MEMORIES];  /* tiles fetched into each buffer */
+    uint64_t flushed[HW_MEMORIES];  /* result tiles written out of each buffer */
+    uint64_t skipped[HW_MEMORIES];  /* of the tiles mem_declare_tiles gave, those
+                                       no point needed in each buffer */
+    double peak[HW_MEMORIES];   /* most bytes of its tiles one buffer held */
 } mem_traffic;
 
 /* A tile a buffer holds for an operand. */
@@ -88,8 +92,11 @@ typedef struct mem_model {
     int npe;                    /* processing elements (pe.count) */
     double link_free[HW_MEMORIES];
     double compute_end;         /* when the points so far are all computed */
-    mem_usage usage[HW_MEMORIES];
+    mem_usage usage[HW_MEMORIES];   /* usage[HW_PE].busy: the points' compute */
     mem_traffic traffic[MEM_MAX_TENSORS + 1];
+    /* Per operand and level, the tiles there are and which were needed. */
+    size_t ntiles[MEM_MAX_TENSORS][MEM_MAX_LEVELS];
+    unsigned char *needed[MEM_MAX_TENSORS][MEM_MAX_LEVELS];
 } mem_model;
 
 /* A model of hw for ntensors operands (and a result), their tiles at
@@ -97,6 +104,14 @@ typedef struct mem_model {
 int mem_init(mem_model *m, const hw_desc *hw, int ntensors, int nlevels, sam_error *err);
 
 void mem_free(mem_model *m);
+
+/* Operand t has ntiles tiles at level l, numbered from 0 as the points'
+ * tile ids: so that its traffic counts those no point needed (skipped). */
+int mem_declare_tiles(mem_model *m, int t, int l, size_t ntiles, sam_error *err);
+
+/* The buffer that holds level l, and the memory its tiles come from. */
+hw_memory_id mem_level_buffer(const mem_model *m, int l);
+hw_memory_id mem_level_source(const mem_model *m, int l);
 
 /* The result's tile at one level for one point: which, and its bytes
  * before the point (0: nothing yet; else it is read back in when it is
@@ -128,7 +143,8 @@ typedef struct mem_visit {
 int mem_point(mem_model *m, const mem_visit *v, const char *const *names, double *start,
               sam_error *err);
 
-/* Ends the run: the last result tile written out. The cycle it all ends. */
+/* Ends the run: the last result tile written out, the tiles skipped
+ * counted. The cycle it all ends. */
 double mem_finish(mem_model *m);
 
 #endif

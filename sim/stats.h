@@ -42,15 +42,89 @@
  *                 busy nor blocked: it waited on an empty input
  *
  * For a block, busy + starved + blocked + idle_after = the run's cycles.
+ *
+ * A tiled run (cli/run_tiled.h) runs the graph once per tile point. Its
+ * stream and block rows add up every point's counts; their cycles are the
+ * run's, each point's shifted to the cycle it started, and first_cycle and
+ * last_cycle are the earliest and latest over the points. With pe.count
+ * processing elements the cycle columns of a block or stream add up what
+ * it did on each PE, so that busy + starved + blocked + idle_after is
+ * pe.count times the run's cycles. Its memories add rows:
+ *   row=memory    one per memory that holds data (sim/hw.h): id dram, llb
+ *                 (when it holds a tiling level; else tiles pass through
+ *                 it on DRAM's link) or pe;
+ *     units       how many there are: pe.count for pe, else 1
+ *     busy        cycles its link toward the PE moved data, rounded up; for
+ *                 pe, the cycles its PEs computed tile points, added up
+ *                 over the PEs (so busy / (units x cycles) is how much of
+ *                 the run it was in use)
+ *     bytes_read  bytes that left it toward the PE: operand tiles, and
+ *                 result tiles read back in
+ *     bytes_written   bytes that came into it from inward: result tiles
+ *     peak_bytes  most bytes one buffer of it held at once (empty for dram)
+ *   row=tensor    one per tensor (operands, then the result) and tiling
+ *                 level held in a buffer: id the tensor, level the tiling
+ *                 level (0 outermost), memory the buffer that holds it;
+ *     bytes_read  bytes of its tiles moved into that buffer from the memory
+ *                 outward (for the result: partial tiles read back in)
+ *     bytes_written   the result's tiles moved out of that buffer to the
+ *                 memory outward (0 for an operand)
+ *     tiles_fetched   tiles moved in (a tile may move in again after it
+ *                 was evicted); for the result, tiles written out
+ *     tiles_skipped   an operand's non-empty tiles at that level that no
+ *                 tile point visited needed, so never moved (0 for the
+ *                 result)
+ *     peak_bytes  most bytes of its tiles one buffer held at once
+ * The columns units, level, memory, bytes_read, bytes_written,
+ * tiles_fetched, tiles_skipped and peak_bytes are empty in other rows.
  */
 #ifndef SAMSIM_STATS_H
 #define SAMSIM_STATS_H
 
 #include "../common/error.h"
 #include "engine.h"
+#include "memory.h"
 
-/* Writes the statistics of engine e after a run of `cycles` cycles to path,
- * whole or not at all. */
+/* What one stream or one block did on one processing element, over the
+ * runs placed there. */
+typedef struct sim_stats_cell {
+    uint64_t tokens;            /* pushed (a block: on all its outputs) */
+    uint64_t by_kind[TOKEN_KINDS], stops[CHANNEL_STOP_LEVELS];     /* streams */
+    uint64_t blocked;           /* blocks */
+    uint64_t active;            /* cycles with a push, or busy cycles */
+    cycle_t first, last;        /* the first and last of them, when active */
+} sim_stats_cell;
+
+/* The rows of one graph's runs: one run, or a tiled run's points, each
+ * placed at the cycle it started on its processing element. The graph
+ * the engines were built from must outlive it. */
+typedef struct sim_stats {
+    int nchannels, nblocks, npe;
+    char **ports;               /* per channel, producer and readers (NULL
+                                   for the engine's feed of the roots) */
+    const char **kinds;         /* per channel */
+    const graph_node **nodes;   /* per block */
+    const char **impls;
+    sim_stats_cell *cells;      /* [pe][channels, then blocks] */
+    const mem_model *memory;    /* NULL, or the memories' rows */
+    const char *const *names;   /* with memory: its tensors' names */
+} sim_stats;
+
+/* Statistics of the graph engine e was built from, for npe PEs. */
+int sim_stats_init(sim_stats *s, const sim_engine *e, int npe, sam_error *err);
+
+/* Adds what engine e did to processing element pe's, its cycles from
+ * start on. */
+void sim_stats_add(sim_stats *s, const sim_engine *e, int pe, cycle_t start);
+
+/* Writes the rows to path, whole or not at all, for a run of `cycles`;
+ * why names the reason a run did not complete (NULL: it did). */
+int sim_stats_write_rows(const sim_stats *s, cycle_t cycles, const char *why, const char *path,
+                         sam_error *err);
+
+void sim_stats_free(sim_stats *s);
+
+/* The statistics of engine e after a run of `cycles` cycles, to path. */
 int sim_stats_write(const sim_engine *e, cycle_t cycles, const char *path, sam_error *err);
 
 /* The same for a run that did not complete, why naming the reason in the

@@ -11,17 +11,28 @@
 
 #include "../common/grow.h"
 
+/* The columns from C_UNITS on came with tiled runs: a file written before
+ * them has none, and only memory and tensor rows need them. */
 enum column {
     C_ROW, C_ID, C_TYPE, C_IMPL, C_PRODUCER, C_READERS, C_KIND, C_TOKENS, C_DATA, C_STOPS,
     C_EMPTY, C_DONE, C_REPEAT, C_REPEAT_STOP, C_FIRST, C_LAST, C_IDLE_BETWEEN, C_IDLE_BEFORE,
-    C_IDLE_AFTER, C_BUSY, C_STARVED, C_BLOCKED, NCOLUMNS
+    C_IDLE_AFTER, C_BUSY, C_STARVED, C_BLOCKED, C_UNITS, C_LEVEL, C_MEMORY, C_BYTES_READ,
+    C_BYTES_WRITTEN, C_TILES_FETCHED, C_TILES_SKIPPED, C_PEAK_BYTES, NCOLUMNS
 };
 
 static const char *const column_names[NCOLUMNS] = {
     "row", "id", "type", "impl", "producer", "readers", "kind", "tokens", "data", "stops",
     "empty", "done", "repeat", "repeat_stop", "first_cycle", "last_cycle", "idle_between",
-    "idle_before", "idle_after", "busy", "starved", "blocked",
+    "idle_before", "idle_after", "busy", "starved", "blocked", "units", "level", "memory",
+    "bytes_read", "bytes_written", "tiles_fetched", "tiles_skipped", "peak_bytes",
 };
+
+/* The optional columns a memory row and a tensor row read, up to NCOLUMNS. */
+static const enum column memory_columns[] = {C_UNITS, C_BYTES_READ, C_BYTES_WRITTEN,
+                                             C_PEAK_BYTES, NCOLUMNS};
+static const enum column tensor_columns[] = {C_LEVEL, C_MEMORY, C_BYTES_READ, C_BYTES_WRITTEN,
+                                             C_TILES_FETCHED, C_TILES_SKIPPED, C_PEAK_BYTES,
+                                             NCOLUMNS};
 
 typedef struct reader {
     const char *path;
@@ -32,9 +43,10 @@ typedef struct reader {
     int nfields;
     size_t cap;
     int nheader;            /* 0 until the header was read */
-    int col[NCOLUMNS];      /* field index of each column */
+    int col[NCOLUMNS];      /* field index of each column, -1 for an optional
+                               one the header lacks */
     int nrun;
-    size_t stream_cap, block_cap;
+    size_t stream_cap, block_cap, memory_cap, level_cap;
     stats_table *t;
 } reader;
 
@@ -249,6 +261,104 @@ static int read_block(reader *r)
                : 0;
 }
 
+/* A memory or tensor row, in a file whose header may predate its columns. */
+static int need_columns(reader *r, const char *kind, const enum column *cols)
+{
+    for (; *cols != NCOLUMNS; cols++)
+        if (r->col[*cols] < 0) {
+            r->failed = 1;
+            return error_at(r->err, r->path, r->line, "a %s row needs column '%s', which the "
+                            "header lacks", kind, column_names[*cols]);
+        }
+    return 0;
+}
+
+static int memory_find(const stats_table *t, const char *id)
+{
+    for (int i = 0; i < t->nmemories; i++)
+        if (t->memories[i].id && !strcmp(t->memories[i].id, id))
+            return i;
+    return -1;
+}
+
+/* A memory of no units would have no share of the run to be busy in. */
+static int cell_units(reader *r, uint64_t *out)
+{
+    if (cell_u64(r, C_UNITS, out))
+        return -1;
+    return *out ? 0 : fail_cell(r, C_UNITS, "is not a positive integer");
+}
+
+/* peak_bytes empty: a memory without buffers to fill (dram). */
+static int cell_peak(reader *r, stats_memory *m)
+{
+    m->has_peak = *cell(r, C_PEAK_BYTES) != '\0';
+    return m->has_peak ? cell_u64(r, C_PEAK_BYTES, &m->peak_bytes) : 0;
+}
+
+static int read_memory(reader *r)
+{
+    stats_table *t = r->t;
+    if (need_columns(r, "memory", memory_columns))
+        return -1;
+    const char *id = cell(r, C_ID);
+    if (strcmp(id, "dram") && strcmp(id, "llb") && strcmp(id, "pe"))
+        return fail_cell(r, C_ID, "is not dram, llb or pe");
+    if (memory_find(t, id) >= 0) {
+        r->failed = 1;
+        return error_at(r->err, r->path, r->line, "a second row for memory %s", id);
+    }
+    stats_memory *m = grow(r, (void **)&t->memories, &t->nmemories, &r->memory_cap, sizeof *m);
+    if (!m)
+        return -1;
+    m->line = r->line;
+    return cell_str(r, C_ID, &m->id) || cell_units(r, &m->units) ||
+                   cell_u64(r, C_BUSY, &m->busy) || cell_u64(r, C_BYTES_READ, &m->bytes_read) ||
+                   cell_u64(r, C_BYTES_WRITTEN, &m->bytes_written) || cell_peak(r, m)
+               ? -1
+               : 0;
+}
+
+static int level_find(const stats_table *t, const char *tensor, uint64_t level)
+{
+    for (int i = 0; i < t->nlevels; i++)
+        if (t->levels[i].tensor && !strcmp(t->levels[i].tensor, tensor) &&
+            t->levels[i].level == level)
+            return i;
+    return -1;
+}
+
+/* Whether the memory has a row is checked once all rows are read
+ * (check_memories), so that rows may come in any order. */
+static int read_tensor(reader *r)
+{
+    stats_table *t = r->t;
+    uint64_t level;
+    if (need_columns(r, "tensor", tensor_columns) || cell_u64(r, C_LEVEL, &level))
+        return -1;
+    const char *memory = cell(r, C_MEMORY);
+    if (strcmp(memory, "llb") && strcmp(memory, "pe"))
+        return fail_cell(r, C_MEMORY, "is not llb or pe");
+    if (level_find(t, cell(r, C_ID), level) >= 0) {
+        r->failed = 1;
+        return error_at(r->err, r->path, r->line, "a second row for tensor %s at level %llu",
+                        cell(r, C_ID), (unsigned long long)level);
+    }
+    stats_tensor_level *l = grow(r, (void **)&t->levels, &t->nlevels, &r->level_cap, sizeof *l);
+    if (!l)
+        return -1;
+    l->line = r->line;
+    l->level = level;
+    return cell_str(r, C_ID, &l->tensor) || cell_str(r, C_MEMORY, &l->memory) ||
+                   cell_u64(r, C_BYTES_READ, &l->bytes_read) ||
+                   cell_u64(r, C_BYTES_WRITTEN, &l->bytes_written) ||
+                   cell_u64(r, C_TILES_FETCHED, &l->tiles_fetched) ||
+                   cell_u64(r, C_TILES_SKIPPED, &l->tiles_skipped) ||
+                   cell_u64(r, C_PEAK_BYTES, &l->peak_bytes)
+               ? -1
+               : 0;
+}
+
 static void read_header(reader *r)
 {
     for (int c = 0; c < NCOLUMNS; c++) {
@@ -256,7 +366,7 @@ static void read_header(reader *r)
         for (int k = 0; k < r->nfields && r->col[c] < 0; k++)
             if (!strcmp(r->fields[k], column_names[c]))
                 r->col[c] = k;
-        if (r->col[c] < 0) {
+        if (r->col[c] < 0 && c < C_UNITS) {
             r->failed = 1;
             error_at(r->err, r->path, r->line, "the header has no column '%s'", column_names[c]);
             return;
@@ -284,9 +394,14 @@ static void read_record(reader *r)
         read_stream(r);
     else if (!strcmp(kind, "block"))
         read_block(r);
+    else if (!strcmp(kind, "memory"))
+        read_memory(r);
+    else if (!strcmp(kind, "tensor"))
+        read_tensor(r);
     else {
         r->failed = 1;
-        error_at(r->err, r->path, r->line, "unknown row kind '%s' (run, stream or block)", kind);
+        error_at(r->err, r->path, r->line,
+                 "unknown row kind '%s' (run, stream, block, memory or tensor)", kind);
     }
 }
 
@@ -372,6 +487,20 @@ static void check_complete(reader *r)
     r->failed = 1;
 }
 
+/* When the file has memory rows, every tensor's memory is one of them. */
+static void check_memories(reader *r)
+{
+    const stats_table *t = r->t;
+    for (int i = 0; i < t->nlevels && t->nmemories && !r->failed; i++) {
+        const stats_tensor_level *l = &t->levels[i];
+        if (memory_find(t, l->memory) < 0) {
+            r->failed = 1;
+            error_at(r->err, r->path, l->line, "column memory: '%s' has no memory row",
+                     l->memory);
+        }
+    }
+}
+
 int stats_table_read(const char *path, stats_table *t, sam_error *err)
 {
     memset(t, 0, sizeof *t);
@@ -386,6 +515,7 @@ int stats_table_read(const char *path, stats_table *t, sam_error *err)
     }
     parse_file(&r, f, &p);
     check_complete(&r);
+    check_memories(&r);
     csv_free(&p);
     fclose(f);
     clear_fields(&r);
@@ -419,9 +549,17 @@ void stats_table_free(stats_table *t)
         free(t->blocks[i].type);
         free(t->blocks[i].impl);
     }
+    for (int i = 0; i < t->nmemories; i++)
+        free(t->memories[i].id);
+    for (int i = 0; i < t->nlevels; i++) {
+        free(t->levels[i].tensor);
+        free(t->levels[i].memory);
+    }
     free(t->incomplete);
     free(t->streams);
     free(t->blocks);
+    free(t->memories);
+    free(t->levels);
     memset(t, 0, sizeof *t);
 }
 
@@ -448,9 +586,26 @@ static double share(uint64_t part, uint64_t whole)
     return whole ? (double)part / (double)whole : 0.0;
 }
 
+/* The run's cycles on every processing element. In doubles: PEs x
+ * cycles may not fit 64 bits. */
+static double pe_cycles(const stats_table *t)
+{
+    double pes = 1;
+    for (int k = 0; k < t->nmemories; k++)
+        if (!strcmp(t->memories[k].id, "pe"))
+            pes = (double)t->memories[k].units;
+    return pes * (double)t->cycles;
+}
+
 double stats_block_utilisation(const stats_table *t, const stats_block *b)
 {
-    return share(b->busy, t->cycles);
+    return t->cycles ? (double)b->busy / pe_cycles(t) : 0.0;
+}
+
+/* In doubles: units x cycles may not fit 64 bits. */
+double stats_memory_utilisation(const stats_table *t, const stats_memory *m)
+{
+    return t->cycles ? (double)m->busy / ((double)m->units * (double)t->cycles) : 0.0;
 }
 
 double stats_stream_control_share(const stats_stream *s)
@@ -461,7 +616,8 @@ double stats_stream_control_share(const stats_stream *s)
 double stats_stream_idle_share(const stats_table *t, const stats_stream *s)
 {
     const stats_span *p = &s->span;
-    return share(p->idle_before + p->idle_between + p->idle_after, t->cycles);
+    double idle = (double)(p->idle_before + p->idle_between + p->idle_after);
+    return t->cycles ? idle / pe_cycles(t) : 0.0;
 }
 
 typedef struct ranked {

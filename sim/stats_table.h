@@ -3,14 +3,23 @@
  * of it. Columns are found by their header name, so the writer may add
  * columns and reorder them; a column this reader uses must be present.
  *
+ * The columns of a tiled run's memory and tensor rows may be missing from
+ * the header, so that files written before them read; a memory or tensor
+ * row needs them.
+ *
  * Definitions used by the analyses:
- *   utilisation       a block's busy cycles / the run's cycles
+ *   PE cycles         the run's cycles times its processing elements
+ *                     (the pe memory row's units; 1 without one): a
+ *                     block's or stream's cycles add up over the PEs
+ *   utilisation       a block's busy cycles / the PE cycles; a memory's
+ *                     busy cycles / (its units x the run's cycles), as
+ *                     its busy cycles add up over its units
  *   control share     a stream's stops + empty + done + repeat_stop tokens
  *                     / its tokens: what the stream spends on structure
  *                     rather than on coordinates, references, values and
  *                     repeat signals
  *   idle share        a stream's idle_before + idle_between + idle_after
- *                     / the run's cycles: the cycles it carried nothing
+ *                     / the PE cycles: the cycles it carried nothing
  *   critical chain    from the block whose last busy cycle is the latest
  *                     (the last one to finish), repeatedly to the producer
  *                     of its input stream whose last push is the latest
@@ -55,6 +64,26 @@ typedef struct stats_block {
     stats_span span;
 } stats_block;
 
+/* A memory of a tiled run's hardware (sim/hw.h). */
+typedef struct stats_memory {
+    long line;
+    char *id;               /* dram, llb or pe */
+    uint64_t units;         /* how many there are, at least 1 */
+    uint64_t busy;          /* cycles in use, added up over the units */
+    uint64_t bytes_read, bytes_written;
+    int has_peak;           /* 0: peak_bytes is empty (dram has none) */
+    uint64_t peak_bytes;
+} stats_memory;
+
+/* One tensor's tiles at one tiling level of a tiled run. */
+typedef struct stats_tensor_level {
+    long line;
+    char *tensor;           /* the tensor's name */
+    uint64_t level;         /* 0 outermost */
+    char *memory;           /* the buffer holding them: llb or pe */
+    uint64_t bytes_read, bytes_written, tiles_fetched, tiles_skipped, peak_bytes;
+} stats_tensor_level;
+
 typedef struct stats_table {
     uint64_t cycles;        /* the run row's last_cycle + 1, 0 without one */
     uint64_t tokens;        /* token moves of the run */
@@ -64,14 +93,21 @@ typedef struct stats_table {
     int nstreams;
     stats_block *blocks;    /* in file order */
     int nblocks;
+    stats_memory *memories; /* in file order; none but of a tiled run */
+    int nmemories;
+    stats_tensor_level *levels;     /* in file order; none but of a tiled run */
+    int nlevels;
 } stats_table;
 
 /* Reads the file at path, whole or not at all: on error t is left empty
  * and err holds one line "PATH:LINE: problem" (a column missing from the
- * header, a field count different from the header's, an unknown row kind,
- * a non-number in a numeric column, a malformed NODE:PORT, no or two run
- * rows, a run row's kind other than empty, deadlock or stopped, malformed
- * CSV). */
+ * header or, for a memory or tensor row, one it needs; a field count
+ * different from the header's, an unknown row kind, a non-number in a
+ * numeric column, a malformed NODE:PORT, no or two run rows, a run row's
+ * kind other than empty, deadlock or stopped, two rows for one block, one
+ * memory or one tensor's level, a memory other than dram, llb or pe or of
+ * no units, a tensor held in a memory other than llb or pe or, when there
+ * are memory rows, in one without a row; malformed CSV). */
 int stats_table_read(const char *path, stats_table *t, sam_error *err);
 
 void stats_table_free(stats_table *t);
@@ -83,6 +119,7 @@ int stats_table_block_find(const stats_table *t, const char *id);
 int stats_stream_reads(const stats_stream *s, const char *id);
 
 double stats_block_utilisation(const stats_table *t, const stats_block *b);
+double stats_memory_utilisation(const stats_table *t, const stats_memory *m);
 double stats_stream_control_share(const stats_stream *s);
 double stats_stream_idle_share(const stats_table *t, const stats_stream *s);
 

@@ -1,7 +1,9 @@
 /* run --stats: per-stream token counts worked out from the matrix
  * structure (the SAM paper's stream analysis of X(i,j)=B(i,j) on DCSR),
  * per-block busy, starved and blocked cycles worked out cycle by cycle,
- * the same file from every engine, and a failed write refused cleanly. */
+ * the same file from every engine, and a failed write refused cleanly;
+ * for tiled runs, one tile's file the untiled one's, rows that add up on
+ * any number of PEs, and the memories' rows worked out by hand. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,8 +11,8 @@
 #include "../formats/tensor_file.h"
 #include "test_util.h"
 
-#define MAX_ROWS 64
-#define MAX_COLS 32
+#define MAX_ROWS 128
+#define MAX_COLS 40
 
 typedef struct table {
     char *text;
@@ -82,9 +84,10 @@ static int block_row(const table *t, const char *id)
     return -1;
 }
 
-/* Per stream, the counts add up and the idle cycles fill the run; per
- * block, busy, starved, blocked and idle_after cycles fill it. */
-static void assert_consistent(const table *t, long long cycles)
+/* Per stream, the counts add up and the idle cycles fill the run on
+ * each of its pes processing elements; per block, busy, starved, blocked
+ * and idle_after cycles fill them. */
+static void assert_consistent_on(const table *t, long long cycles, long long pes)
 {
     assert_true(is_row(t, 1, "run"));
     assert_int_equal(cell(t, 1, "last_cycle"), cycles - 1);
@@ -92,9 +95,11 @@ static void assert_consistent(const table *t, long long cycles)
         if (is_row(t, r, "block")) {
             assert_int_equal(cell(t, r, "busy") + cell(t, r, "starved") + cell(t, r, "blocked") +
                                  cell(t, r, "idle_after"),
-                             cycles);
+                             cycles * pes);
             continue;
         }
+        if (!is_row(t, r, "stream"))
+            continue;
         long long tokens = cell(t, r, "tokens");
         assert_int_equal(tokens, cell(t, r, "data") + cell(t, r, "stops") + cell(t, r, "empty") +
                                      cell(t, r, "done") + cell(t, r, "repeat") +
@@ -104,8 +109,13 @@ static void assert_consistent(const table *t, long long cycles)
                                                   cell(t, r, "stop_s3_up"));
         assert_int_equal(cell(t, r, "idle_before") + tokens + cell(t, r, "idle_between") +
                              cell(t, r, "idle_after"),
-                         cycles);
+                         cycles * pes);
     }
+}
+
+static void assert_consistent(const table *t, long long cycles)
+{
+    assert_consistent_on(t, cycles, 1);
 }
 
 /* Nonempty rows of a matrix file. */
@@ -350,6 +360,153 @@ static void test_unwritable_stats(void **state)
     test_tmpdir_remove(dir);
 }
 
+/* ---- tiled runs ------------------------------------------------------ */
+
+#define MATMUL "X(i,j)=B(i,k)*C(k,j) -f=X:ss -f=B:ss -f=C:ss -s=reorder(i,k,j)"
+
+/* samsim run graph on B and C in dir with the further arguments (up to
+ * four, NULL-ended), --stats into name.csv: the summary. */
+static char *stats_run(const char *dir, const char *graph, const char *name, const char *a,
+                       const char *b, const char *c, const char *d)
+{
+    char *bp = test_path(dir, "B.mtx"), *cp = test_path(dir, "C.mtx"), *csv, tb[4200], tc[4200];
+    char file[64], *out = NULL, *se = NULL;
+    snprintf(file, sizeof file, "%s.csv", name);
+    csv = test_path(dir, file);
+    snprintf(tb, sizeof tb, "B=%s", bp);
+    snprintf(tc, sizeof tc, "C=%s", cp);
+    if (test_run_samsim(&out, &se, "run", graph, "-t", tb, "-t", tc, "--stats", csv, "--check",
+                        a, b, c, d, NULL))
+        fail_msg("run %s: %s", name, se);
+    free(bp), free(cp), free(csv), free(se);
+    return out;
+}
+
+static void generate(const char *dir, const char *name, const char *shape, const char *seed)
+{
+    char *path = test_path(dir, name);
+    assert_int_equal(test_run_samsim(NULL, NULL, "gen", "urandom", "--shape", shape, "--density",
+                                     "0.2", "--seed", seed, "-o", path, NULL),
+                     0);
+    free(path);
+}
+
+/* One tile as large as the tensors is the untiled run: the same file,
+ * row for row. */
+static void test_tiled_one_tile(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir();
+    generate(dir, "B.mtx", "30x20", "1");
+    generate(dir, "C.mtx", "20x25", "2");
+    char *graph = test_compile_to(dir, "mm", MATMUL);
+    free(stats_run(dir, graph, "untiled", NULL, NULL, NULL, NULL));
+    free(stats_run(dir, graph, "tiled", "--tile", "split(i,i1,i0,64)", NULL, NULL));
+    char *a = test_path(dir, "untiled.csv"), *b = test_path(dir, "tiled.csv");
+    char *ta = test_read_file(a), *tb = test_read_file(b);
+    assert_string_equal(ta, tb);
+    free(a), free(b), free(ta), free(tb), free(graph);
+    test_tmpdir_remove(dir);
+}
+
+/* Many tiles, on one PE and on three: the rows add up every point's
+ * counts (the run's tokens are the summary's, the same on any number of
+ * PEs) and each block's and stream's cycles fill the run on every PE. */
+static void test_tiled_rows_add_up(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir();
+    generate(dir, "B.mtx", "30x20", "1");
+    generate(dir, "C.mtx", "20x25", "2");
+    char *graph = test_compile_to(dir, "mm", MATMUL " -s=split(i,i1,i0,8) -s=split(k,k1,k0,8) "
+                                              "-s=split(j,j1,j0,8)");
+    char *hw1 = test_write_file(dir, "one.hw", "pe.count = 1\n");
+    char *hw3 = test_write_file(dir, "three.hw", "pe.count = 3\n");
+    const char *names[] = {"one", "three"}, *hws[] = {hw1, hw3};
+    long long tokens[2];
+    for (int k = 0; k < 2; k++) {
+        char *out = stats_run(dir, graph, names[k], "--hw", hws[k], NULL, NULL);
+        char file[64];
+        snprintf(file, sizeof file, "%s.csv", names[k]);
+        char *csv = test_path(dir, file);
+        table t;
+        table_read(csv, &t);
+        assert_consistent_on(&t, test_summary(out, "cycles"), k ? 3 : 1);
+        tokens[k] = cell(&t, 1, "tokens");
+        assert_int_equal(tokens[k], test_summary(out, "tokens"));
+        long long pe_busy = -1;
+        for (int r = 1; r < t.nrows; r++)
+            if (is_row(&t, r, "memory") && !strcmp(t.cell[r][column(&t, "id")], "pe"))
+                pe_busy = cell(&t, r, "busy");
+        assert_int_equal(pe_busy, test_summary(out, "compute_cycles"));
+        free(t.text), free(csv), free(out);
+    }
+    assert_int_equal(tokens[0], tokens[1]);
+    free(graph), free(hw1), free(hw3);
+    test_tmpdir_remove(dir);
+}
+
+/* The row of tensor id at tiling level 0, or of memory id. */
+static int named_row(const table *t, const char *kind, const char *id)
+{
+    for (int r = 1; r < t->nrows; r++)
+        if (is_row(t, r, kind) && !strcmp(t->cell[r][column(t, "id")], id))
+            return r;
+    fail_msg("no %s row %s", kind, id);
+    return -1;
+}
+
+static void assert_tensor_row(const table *t, const char *id, long long read, long long written,
+                              long long fetched, long long skipped, long long peak)
+{
+    int r = named_row(t, "tensor", id);
+    assert_string_equal(t->cell[r][column(t, "memory")], "pe");
+    assert_int_equal(cell(t, r, "level"), 0);
+    assert_int_equal(cell(t, r, "bytes_read"), read);
+    assert_int_equal(cell(t, r, "bytes_written"), written);
+    assert_int_equal(cell(t, r, "tiles_fetched"), fetched);
+    assert_int_equal(cell(t, r, "tiles_skipped"), skipped);
+    assert_int_equal(cell(t, r, "peak_bytes"), peak);
+}
+
+/* X = B .* C on 4x4 matrices cut into 2x2 tiles, at 4 bytes a coordinate
+ * or seg entry and 8 a value (the case test_tiled works by hand): B's
+ * tiles (0,0), 52 bytes, and (1,1), 32, are fetched, and its tile (1,0)
+ * is skipped, C having none there; C's (0,0), 44, and (1,1), 52; X's
+ * tile (0,0), 32 bytes, is written out, its empty (1,1) not at all. The
+ * PE buffer holds at most all of it at once: 84 + 96 + 32. DRAM's link
+ * moves 212 bytes at 68.256 a cycle: busy 4 cycles. */
+static void test_tiled_memory_rows(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir();
+    free(test_write_file(dir, "B.mtx", "%%MatrixMarket matrix coordinate real general\n4 4 4\n"
+                                       "1 1 1\n2 2 2\n3 4 3\n4 1 8\n"));
+    free(test_write_file(dir, "C.mtx", "%%MatrixMarket matrix coordinate real general\n4 4 4\n"
+                                       "1 1 4\n1 2 5\n3 3 6\n4 4 7\n"));
+    char *graph = test_compile_to(dir, "em", "X(i,j)=B(i,j)*C(i,j) -f=X:ss -f=B:ss -f=C:ss "
+                                             "-s=split(i,i1,i0,2) -s=split(j,j1,j0,2)");
+    char *hw = test_write_file(dir, "t.hw", "bytes.val = 8\n");
+    char *out = stats_run(dir, graph, "s", "--hw", hw, NULL, NULL), *csv = test_path(dir, "s.csv");
+    table t;
+    table_read(csv, &t);
+    assert_tensor_row(&t, "B", 84, 0, 2, 1, 84);
+    assert_tensor_row(&t, "C", 96, 0, 2, 0, 96);
+    assert_tensor_row(&t, "X", 0, 32, 1, 0, 32);
+    int dram = named_row(&t, "memory", "dram"), pe = named_row(&t, "memory", "pe");
+    assert_int_equal(cell(&t, dram, "bytes_read"), 84 + 96);
+    assert_int_equal(cell(&t, dram, "bytes_written"), 32);
+    assert_int_equal(cell(&t, dram, "busy"), 4);
+    assert_int_equal(cell(&t, dram, "units"), 1);
+    assert_string_equal(t.cell[dram][column(&t, "peak_bytes")], "");
+    assert_int_equal(cell(&t, pe, "peak_bytes"), 84 + 96 + 32);
+    assert_int_equal(cell(&t, pe, "busy"), test_summary(out, "compute_cycles"));
+    for (int r = 1; r < t.nrows; r++)
+        assert_false(is_row(&t, r, "memory") && !strcmp(t.cell[r][column(&t, "id")], "llb"));
+    free(t.text), free(csv), free(out), free(graph), free(hw);
+    test_tmpdir_remove(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -359,6 +516,9 @@ int main(void)
         cmocka_unit_test(test_blocked_cycles),
         cmocka_unit_test(test_block_latency),
         cmocka_unit_test(test_unwritable_stats),
+        cmocka_unit_test(test_tiled_one_tile),
+        cmocka_unit_test(test_tiled_rows_add_up),
+        cmocka_unit_test(test_tiled_memory_rows),
     };
     return cmocka_run_group_tests_name("stats", tests, NULL, NULL);
 }
