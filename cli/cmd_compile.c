@@ -19,12 +19,13 @@ typedef struct compile_opts {
 
 static const char usage_line[] =
     "usage: samsim compile EXPR [-f=T:LEVELS[:ORDER]]... [-s=reorder(i,j,...)] "
-    "[-s=split(i,i1,i0,SIZE)]... [-o FILE.dot]";
+    "[-s=split(i,i1,i0,SIZE)]... [-s=tileorder(i1,...)] [-o FILE.dot]";
 
-/* -s is given once for the loop order and once for each group of splits. */
+/* -s is given once for the loop order and once for each group of splits
+ * or the tile order. */
 static int add_schedule(compile_opts *o, const char *v, sam_error *err)
 {
-    if (strncmp(v, "split(", 6)) {
+    if (strncmp(v, "split(", 6) && strncmp(v, "tileorder(", 10)) {
         if (o->args.schedule)
             return error_set(err, "compile: -s=%s: the loop order is given twice", v);
         o->args.schedule = v;

@@ -6,10 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* One command's text and its four arguments, for parsing and messages. */
+#define TILING_MAX_ARGS (EXPR_MAX_INDICES * TILE_MAX_LEVELS)
+
+/* One command's text, its name and arguments, for parsing and messages. */
 typedef struct command {
-    char text[256];
-    char arg[4][TILING_NAME + 16];
+    char text[1024];
+    char name[16];
+    char arg[TILING_MAX_ARGS][TILING_NAME + 16];
+    int nargs;
 } command;
 
 static int is_name(const char *s)
@@ -21,24 +25,28 @@ static int is_name(const char *s)
     return *s == '\0';
 }
 
-/* Reads "split(a,b,c,d)" at *p into c, moving *p past it. */
+/* Reads "name(a,b,...)" at *p into c, moving *p past it. */
 static int read_command(const char **p, command *c, sam_error *err)
 {
-    const char *s = *p, *close = strchr(s, ')');
+    const char *s = *p, *open = s + strspn(s, "abcdefghijklmnopqrstuvwxyz");
+    const char *close = strchr(s, ')');
     size_t len = close ? (size_t)(close - s) + 1 : strcspn(s, " \t;");
     snprintf(c->text, sizeof c->text, "%.*s", (int)len, s);
+    snprintf(c->name, sizeof c->name, "%.*s", (int)(open - s), s);
     *p = s + len;
-    if (strncmp(s, "split(", 6) || !close)
-        return error_set(err, "schedule: '%s' is not split(index,outer,inner,size)", c->text);
-    const char *q = s + 6;
-    for (int k = 0; k < 4; k++) {
+    if (*open != '(' || !close || (strcmp(c->name, "split") && strcmp(c->name, "tileorder")))
+        return error_set(err, "schedule: '%s' is not split(index,outer,inner,size) or "
+                         "tileorder(coordinate,...)", c->text);
+    c->nargs = 0;
+    for (const char *q = open + 1; q <= close; c->nargs++) {
         size_t n = strcspn(q, ",)");
-        if (q + n > close || (k < 3) != (q[n] == ',') || n == 0 || n > TILING_NAME + 8)
-            return error_set(err, "schedule: %s: expected split(index,outer,inner,size)",
-                             c->text);
-        snprintf(c->arg[k], sizeof c->arg[k], "%.*s", (int)n, q);
+        if (n == 0 || n > TILING_NAME + 8 || c->nargs == TILING_MAX_ARGS)
+            return error_set(err, "schedule: %s: an empty, too long or extra argument", c->text);
+        snprintf(c->arg[c->nargs], sizeof c->arg[0], "%.*s", (int)n, q);
         q += n + 1;
     }
+    if (!strcmp(c->name, "split") && c->nargs != 4)
+        return error_set(err, "schedule: %s: expected split(index,outer,inner,size)", c->text);
     return 0;
 }
 
@@ -119,19 +127,66 @@ static int add_split(tiling *t, const expr *e, const command *c, sam_error *err)
     return 0;
 }
 
+/* The index and level of tile coordinate name, or -1. */
+static int find_coordinate(const tiling *t, const expr *e, const char *name, int *level)
+{
+    for (int i = 0; i < e->nindices; i++)
+        for (int l = 0; l < t->nlevels[i]; l++)
+            if (!strcmp(t->level[i][l].outer, name)) {
+                *level = l;
+                return i;
+            }
+    return -1;
+}
+
+/* tileorder(...), checked once every split is known. */
+static int add_order(tiling *t, const expr *e, const command *c, sam_error *err)
+{
+    int seen[EXPR_MAX_INDICES] = {0}, total = 0;
+    for (int i = 0; i < e->nindices; i++)
+        total += t->nlevels[i];
+    for (int k = 0; k < c->nargs; k++) {
+        int l, i = find_coordinate(t, e, c->arg[k], &l);
+        if (i < 0)
+            return error_set(err, "schedule: %s: %s is not a tile coordinate of a split",
+                             c->text, c->arg[k]);
+        if (l != seen[i])
+            return error_set(err, "schedule: %s: %s %s", c->text, c->arg[k],
+                             l < seen[i] ? "is named twice" : "comes before the outer level");
+        seen[i]++;
+        t->order_index[k] = i;
+        t->order_level[k] = l;
+    }
+    if (c->nargs != total)
+        return error_set(err, "schedule: %s: names %d of the %d tile coordinates", c->text,
+                         c->nargs, total);
+    t->norder = c->nargs;
+    return 0;
+}
+
 int tiling_parse(const char *text, const expr *e, tiling *t, sam_error *err)
 {
     memset(t, 0, sizeof *t);
-    for (const char *p = text;;) {
+    command order = {.nargs = -1};
+    int rc = 0;
+    for (const char *p = text; !rc;) {
         p += strspn(p, " \t;");
         if (!*p)
-            return 0;
+            break;
         command c;
-        if (read_command(&p, &c, err) || add_split(t, e, &c, err)) {
-            memset(t, 0, sizeof *t);
-            return -1;
-        }
+        rc = read_command(&p, &c, err);
+        if (!rc && !strcmp(c.name, "split"))
+            rc = add_split(t, e, &c, err);
+        else if (!rc && order.nargs >= 0)
+            rc = error_set(err, "schedule: %s: the tile order is given twice", c.text);
+        else if (!rc)
+            order = c;
     }
+    if (!rc && order.nargs >= 0)
+        rc = add_order(t, e, &order, err);
+    if (rc)
+        memset(t, 0, sizeof *t);
+    return rc;
 }
 
 void tiling_format(const tiling *t, const expr *e, char *buf, size_t size)
@@ -151,10 +206,20 @@ void tiling_format(const tiling *t, const expr *e, char *buf, size_t size)
                                      used ? " " : "", split, lv->outer, lv->inner, leader,
                                      (long long)lv->size);
         }
+    for (int k = 0; k < t->norder && used < size; k++)
+        used += (size_t)snprintf(buf + used, size - used, "%s%s", k ? "," : " tileorder(",
+                                 t->level[t->order_index[k]][t->order_level[k]].outer);
+    if (t->norder && used < size)
+        snprintf(buf + used, size - used, ")");
 }
 
 int tiling_order(const tiling *t, const int *loop, int nloop, int *index, int *level)
 {
+    if (t->norder) {
+        memcpy(index, t->order_index, (size_t)t->norder * sizeof *index);
+        memcpy(level, t->order_level, (size_t)t->norder * sizeof *level);
+        return t->norder;
+    }
     int n = 0;
     for (int l = 0; l < t->depth; l++)
         for (int k = 0; k < nloop; k++)

@@ -29,6 +29,9 @@ static const tiled_kernel kernels[] = {
     {"matmul_jki", MM "-f=X:ss:1,0 -f=B:ss:1,0 -f=C:ss:1,0 -s=reorder(j,k,i)" SPLIT3, MM_OPERANDS},
     {"matmul_ijk", MM "-f=X:ss -f=B:ss -f=C:ss:1,0 -s=reorder(i,j,k)" SPLIT3, MM_OPERANDS},
     {"matmul_jik", MM "-f=X:ss:1,0 -f=B:ss -f=C:ss:1,0 -s=reorder(j,i,k)" SPLIT3, MM_OPERANDS},
+    /* Gustavson within a tile, output-stationary over tiles (ExTensor). */
+    {"matmul_ikj_os", MM "-f=X:ss -f=B:ss -f=C:ss -s=reorder(i,k,j)" SPLIT3
+                      " -s=tileorder(i1,j1,k1)", MM_OPERANDS},
     /* Two levels of i, k by B's occupancy, j once. */
     {"matmul_ikj_hier",
      MM "-f=X:ss -f=B:ss -f=C:ss -s=reorder(i,k,j) -s=split(i,i1,i0,16) -s=split(i0,i01,i00,4) "

@@ -63,7 +63,8 @@ static void test_splits_refused(void **state)
 {
     (void)state;
     const char *mm = "X(i,j)=B(i,k)*C(k,j)";
-    refused(mm, "reorder(i,j,k)", "'reorder(i,j,k)' is not split(index,outer,inner,size)");
+    refused(mm, "reorder(i,j,k)", "'reorder(i,j,k)' is not split(index,outer,inner,size) or "
+                                  "tileorder(coordinate,...)");
     refused(mm, "split(i,i1,i0)", "split(i,i1,i0): expected split(index,outer,inner,size)");
     refused(mm, "split(q,q1,q0,4)", "split(q,q1,q0,4): no index q in the expression");
     refused(mm, "split(i,i1,i0,4) split(i1,a,b,2)", "i1 is a tile coordinate; split the inner "
@@ -78,6 +79,39 @@ static void test_splits_refused(void **state)
     refused(mm, "split(i,i1,i0,X.4)", "the leader X is not an operand indexed by i");
     refused(mm, "split(i,a1,a0,2) split(a0,b1,b0,2) split(b0,c1,c0,2) split(c0,d1,d0,2) "
                 "split(d0,e1,e0,2)", "index i is split more than 4 times");
+}
+
+#define SPLIT_IK "split(i,i1,i0,8) split(k,k1,k0,8) split(i0,i01,i00,2) "
+
+static void test_tile_order(void **state)
+{
+    (void)state;
+    expr e;
+    parse_expr("X(i,j)=B(i,k)*C(k,j)", &e);
+    tiling t;
+    sam_error err;
+    /* Given before the splits it names, and interleaving levels. */
+    assert_int_equal(tiling_parse("tileorder(k1,i1,i01) " SPLIT_IK, &e, &t, &err), 0);
+    int i = expr_find_index(&e, "i"), k = expr_find_index(&e, "k");
+    int loop[3] = {i, k, expr_find_index(&e, "j")}, index[8], level[8];
+    assert_int_equal(tiling_order(&t, loop, 3, index, level), 3);
+    assert_true(index[0] == k && level[0] == 0 && index[1] == i && level[1] == 0);
+    assert_true(index[2] == i && level[2] == 1);
+    char text[512];
+    tiling_format(&t, &e, text, sizeof text);
+    assert_string_equal(text, "split(i,i1,i0,8) split(k,k1,k0,8) split(i0,i01,i00,2) "
+                              "tileorder(k1,i1,i01)");
+    expr_free(&e);
+    const char *mm = "X(i,j)=B(i,k)*C(k,j)";
+    refused(mm, SPLIT_IK "tileorder(k1,i1)", "tileorder(k1,i1): names 2 of the 3 tile "
+                                            "coordinates");
+    refused(mm, SPLIT_IK "tileorder(k1,i01,i1)", "tileorder(k1,i01,i1): i01 comes before the "
+                                                "outer level");
+    refused(mm, SPLIT_IK "tileorder(k1,i1,i1)", "tileorder(k1,i1,i1): i1 is named twice");
+    refused(mm, SPLIT_IK "tileorder(k1,i1,i0)", "i0 is not a tile coordinate of a split");
+    refused(mm, SPLIT_IK "tileorder(k1,i1,i01) tileorder(i1,k1,i01)", "tile order is given "
+                                                                     "twice");
+    refused(mm, SPLIT_IK "tileorder(k1,,i01)", "an empty, too long or extra argument");
 }
 
 /* A tiled operand with the given keys (tile coordinates), n tiles of
@@ -249,6 +283,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_splits_parse_and_print),
         cmocka_unit_test(test_splits_refused),
+        cmocka_unit_test(test_tile_order),
         cmocka_unit_test(test_product_skips_empty_tiles),
         cmocka_unit_test(test_sum_visits_either),
         cmocka_unit_test(test_walk_against_the_grid),
