@@ -171,14 +171,14 @@ static double fetch(mem_model *m, int l, const mem_visit *v, int t, mem_tile til
         return refuse(v, names, t, &tile, dst, cap, err);
     mem_slot *victim = &b->slot[t][b->next[t] % n];
     victim->id = -1;
-    double start = fmax(fmax(m->link_free[src], victim->release), parent);
+    double start = fmax(victim->release, parent);
     while (held(m, l, b, start) + tile.bytes > cap) {
         start = next_release(m, l, b, start);
         if (isinf(start))
             return refuse(v, names, t, &tile, dst, cap, err);
     }
     double moved = rounded(m, src, tile.bytes), occupy = moved / bytes_per_cycle(m, src, l);
-    m->link_free[src] = start + occupy;
+    start = link_book(&m->link[src], start, occupy);
     m->usage[src].busy += occupy;
     m->usage[dst].bytes_in += moved;
     m->usage[dst].peak = fmax(m->usage[dst].peak, held(m, l, b, start) + tile.bytes);
@@ -200,8 +200,7 @@ static double result_transfer(mem_model *m, int l, double bytes, double after, i
 {
     hw_memory_id home = mem_level_source(m, l);
     double moved = rounded(m, home, bytes), occupy = moved / bytes_per_cycle(m, home, l);
-    double start = fmax(m->link_free[home], after);
-    m->link_free[home] = start + occupy;
+    double start = link_book(&m->link[home], after, occupy);
     m->usage[home].busy += occupy;
     mem_traffic *tr = &m->traffic[m->ntensors];
     if (write) {
@@ -222,14 +221,18 @@ static double result_tiles(mem_model *m, int pe, const mem_result *out, double r
     double written = 0;
     for (int l = m->nlevels - 1; l >= 0; l--) {
         mem_buffer *b = buffer_of(m, l, pe);
-        if (out[l].id != b->out_id && b->out_bytes > 0)
+        if (out[l].id != b->out_id && b->out_bytes > 0) {
             written = result_transfer(m, l, b->out_bytes, fmax(written, b->done), 1);
+            b->written = written - latency_of(m, mem_level_source(m, l), l);
+        }
     }
+    /* A partial tile read back went out from the same buffer, at the
+     * latest in the last write-out there: it comes back after that. */
     double in_place = 0;
     for (int l = 0; l < m->nlevels; l++) {
         mem_buffer *b = buffer_of(m, l, pe);
         if (out[l].id != b->out_id && out[l].before > 0)
-            in_place = result_transfer(m, l, out[l].before, in_place, 0);
+            in_place = result_transfer(m, l, out[l].before, fmax(in_place, b->written), 0);
         b->out_id = out[l].id;
         b->out_bytes = out[l].after;
         double *peak = &m->traffic[m->ntensors].peak[m->at[l]];

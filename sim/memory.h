@@ -15,7 +15,8 @@
  *     frees when its last point is computed) and the buffer has room for
  *     its bytes among the tiles it still holds, and it takes the link's
  *     latency plus its bytes, rounded up to whole lines, over the link's
- *     bandwidth;
+ *     bandwidth; the link serves transfers in the order their data is
+ *     ready, not in the order of the points (sim/link.h);
  *   - a point is computed once its tiles are in its processing element's
  *     buffer and the PE's pipeline takes it (sim/pipeline.h); with several
  *     PEs (pe.count) each has its own buffer and they share the links;
@@ -34,6 +35,7 @@
 
 #include "../common/error.h"
 #include "hw.h"
+#include "link.h"
 
 #define MEM_MAX_TENSORS 16
 #define MEM_MAX_LEVELS 2
@@ -81,6 +83,7 @@ typedef struct mem_buffer {
     int64_t out_id;             /* the result tile it holds, -1: none */
     double out_bytes;
     double done;                /* when the points it served are computed */
+    double written;             /* when its last result tile written out left */
 } mem_buffer;
 
 typedef struct mem_model {
@@ -90,7 +93,7 @@ typedef struct mem_model {
     hw_memory_id at[MEM_MAX_LEVELS];   /* the buffer holding each level */
     mem_buffer *buffers[MEM_MAX_LEVELS];   /* per level: one, or per PE */
     int npe;                    /* processing elements (pe.count) */
-    double link_free[HW_MEMORIES];
+    mem_link link[HW_MEMORIES];  /* each memory's, toward the PEs */
     double compute_end;         /* when the points so far are all computed */
     mem_usage usage[HW_MEMORIES];   /* usage[HW_PE].busy: the points' compute */
     mem_traffic traffic[MEM_MAX_TENSORS + 1];

@@ -257,6 +257,52 @@ static void test_two_pes(void **state)
     }
 }
 
+/* A transfer waiting for room leaves the link to others: PE 0's second
+ * tile (50 bytes) waits for its one slot until A's point is done (210)
+ * and is in place at 270; PE 1's B, asked for after it, takes the link
+ * while it was idle, from 100, and is in place at 160. */
+static void test_link_serves_the_ready(void **state)
+{
+    (void)state;
+    hw_desc hw = small_hw(1, 1000);
+    hw.pe_count = 2;
+    mem_model *m = model(&hw, 1, 1);
+    mem_tile a = {0, 100}, a2 = {1, 50}, b = {2, 50};
+    mem_result none = {-1, 0, 0};
+    const mem_visit v[] = {{&a, &none, 100, 0, 0, fixed_name, "(0)"},
+                           {&a2, &none, 100, 0, 0, fixed_name, "(1)"},
+                           {&b, &none, 100, 0, 1, fixed_name, "(2)"}};
+    const double want[] = {110, 270, 160};
+    for (int k = 0; k < 3; k++) {
+        double start;
+        sam_error err;
+        assert_int_equal(mem_point(m, &v[k], names, &start, &err), 0);
+        assert_true(start == want[k]);
+    }
+    mem_free(m);
+    free(m);
+}
+
+/* Bookings in the first free stretch long enough, after their data. */
+static void test_link_gaps(void **state)
+{
+    (void)state;
+    mem_link l = {0};
+    assert_true(link_book(&l, 0, 10) == 0);
+    assert_true(link_book(&l, 0, 5) == 10);
+    assert_true(link_book(&l, 30, 5) == 30);    /* leaves 15..30 free */
+    assert_true(link_book(&l, 0, 10) == 15);    /* 25..30 left */
+    assert_true(link_book(&l, 0, 10) == 35);    /* too long for it */
+    assert_true(link_book(&l, 26, 2) == 26);    /* 25..26 and 28..30 left */
+    assert_true(link_book(&l, 0, 2) == 28);
+    assert_true(link_book(&l, 0, 1) == 25);
+    assert_true(link_book(&l, 0, 1) == 45);     /* nothing free before the end */
+    /* Beyond LINK_MAX_GAPS stretches the oldest are forgotten: later. */
+    for (int k = 0; k <= LINK_MAX_GAPS; k++)
+        link_book(&l, 100 + 10 * k, 1);
+    assert_true(link_book(&l, 0, 1) == 101);   /* 46..100 forgotten */
+}
+
 /* Tiles through two blocks: busy 0..4 and 3..9 in each of two tiles, so
  * the second may start at 7 (the second block free at 10, where it starts
  * 3 cycles in); a third keeping only the first block busy, 0..9, waits
@@ -397,6 +443,8 @@ int main(void)
         cmocka_unit_test(test_result_through_the_llb),
         cmocka_unit_test(test_overlap),
         cmocka_unit_test(test_two_pes),
+        cmocka_unit_test(test_link_serves_the_ready),
+        cmocka_unit_test(test_link_gaps),
         cmocka_unit_test(test_pipeline),
         cmocka_unit_test(test_result_tile_bytes),
         cmocka_unit_test(test_refusals),
