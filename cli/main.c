@@ -23,6 +23,7 @@ static const command commands[] = {
      "  -s=reorder(i,j,...)     the loop order\n"
      "  -s=split(i,i1,i0,N)     cuts index i into tiles of N (T.N: N of T's entries each);\n"
      "                          the graph runs on each tile (recorded as attribute tiling)\n"
+     "  -s=tileorder(i1,j1,...) the tile loops' order (default: the graph's loop order)\n"
      "  -o FILE                 the graph (default and '-': standard output);\n"
      "                          --print-sam-graph=FILE is the same\n"},
     {"run", cmd_run,
