@@ -19,7 +19,7 @@ typedef struct compile_opts {
 
 static const char usage_line[] =
     "usage: samsim compile EXPR [-f=T:LEVELS[:ORDER]]... [-s=reorder(i,j,...)] "
-    "[-s=split(i,i1,i0,SIZE)]... [-s=tileorder(i1,...)] [-o FILE.dot]";
+    "[-s=split(i,i1,i0,N)]... [-s=tileorder(i1,j1,...)] [-o FILE.dot]";
 
 /* -s is given once for the loop order and once for each group of splits
  * or the tile order. */

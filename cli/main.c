@@ -17,7 +17,7 @@ typedef struct command {
 static const command commands[] = {
     {"compile", cmd_compile,
      "compile EXPR [-f=T:LEVELS[:ORDER]]... [-s=reorder(i,j,...)] [-s=split(i,i1,i0,N)]...\n"
-     "          [-o FILE.dot]",
+     "          [-s=tileorder(i1,j1,...)] [-o FILE.dot]",
      "Compiles a tensor index expression to a SAM graph (Custard's arguments).\n"
      "  -f=T:LEVELS[:ORDER]     tensor T's levels (d dense, s compressed), mode order\n"
      "  -s=reorder(i,j,...)     the loop order\n"
