@@ -20,6 +20,9 @@ int mem_init(mem_model *m, const hw_desc *hw, int ntensors, int nlevels, sam_err
     m->at[nlevels - 1] = HW_PE;
     if (nlevels == 2)
         m->at[0] = HW_LLB;
+    m->ports = calloc((size_t)m->npe, sizeof *m->ports);
+    if (!m->ports)
+        return error_set(err, "out of memory");
     for (int l = 0; l < nlevels; l++) {
         int n = l == nlevels - 1 ? m->npe : 1;
         m->buffers[l] = malloc((size_t)n * sizeof *m->buffers[l]);
@@ -39,6 +42,8 @@ int mem_init(mem_model *m, const hw_desc *hw, int ntensors, int nlevels, sam_err
 
 void mem_free(mem_model *m)
 {
+    free(m->ports);
+    m->ports = NULL;
     for (int l = 0; l < MEM_MAX_LEVELS; l++) {
         free(m->buffers[l]);
         m->buffers[l] = NULL;
@@ -92,6 +97,13 @@ static double latency_of(const mem_model *m, hw_memory_id src, int l)
     if (src == HW_DRAM && m->at[l] == HW_PE && m->hw.mem[HW_LLB].capacity > 0)
         lat += m->hw.mem[HW_LLB].latency;
     return lat;
+}
+
+/* The link from src toward processing element pe: the LLB has a port to
+ * each PE's buffer; DRAM one link for all. */
+static mem_link *link_of(mem_model *m, hw_memory_id src, int pe)
+{
+    return src == HW_LLB ? &m->ports[pe] : &m->link[src];
 }
 
 /* Bytes moved for bytes of data: whole lines of the source. */
@@ -178,7 +190,7 @@ static double fetch(mem_model *m, int l, const mem_visit *v, int t, mem_tile til
             return refuse(v, names, t, &tile, dst, cap, err);
     }
     double moved = rounded(m, src, tile.bytes), occupy = moved / bytes_per_cycle(m, src, l);
-    start = link_book(&m->link[src], start, occupy);
+    start = link_book(link_of(m, src, pe), start, occupy);
     m->usage[src].busy += occupy;
     m->usage[dst].bytes_in += moved;
     m->usage[dst].peak = fmax(m->usage[dst].peak, held(m, l, b, start) + tile.bytes);
@@ -193,14 +205,15 @@ static double fetch(mem_model *m, int l, const mem_visit *v, int t, mem_tile til
     return victim->ready;
 }
 
-/* Moves bytes of the result between level l's buffer and the memory
- * outward, over that memory's link, from cycle `after` on: the cycle the
- * transfer ends. */
-static double result_transfer(mem_model *m, int l, double bytes, double after, int write)
+/* Moves bytes of the result between level l's buffer (processing
+ * element pe's, at the innermost level) and the memory outward, over that
+ * memory's link, from cycle `after` on: the cycle the transfer ends. */
+static double result_transfer(mem_model *m, int l, int pe, double bytes, double after,
+                              int write)
 {
     hw_memory_id home = mem_level_source(m, l);
     double moved = rounded(m, home, bytes), occupy = moved / bytes_per_cycle(m, home, l);
-    double start = link_book(&m->link[home], after, occupy);
+    double start = link_book(link_of(m, home, pe), after, occupy);
     m->usage[home].busy += occupy;
     mem_traffic *tr = &m->traffic[m->ntensors];
     if (write) {
@@ -222,7 +235,7 @@ static double result_tiles(mem_model *m, int pe, const mem_result *out, double r
     for (int l = m->nlevels - 1; l >= 0; l--) {
         mem_buffer *b = buffer_of(m, l, pe);
         if (out[l].id != b->out_id && b->out_bytes > 0) {
-            written = result_transfer(m, l, b->out_bytes, fmax(written, b->done), 1);
+            written = result_transfer(m, l, pe, b->out_bytes, fmax(written, b->done), 1);
             b->written = written - latency_of(m, mem_level_source(m, l), l);
         }
     }
@@ -232,7 +245,7 @@ static double result_tiles(mem_model *m, int pe, const mem_result *out, double r
     for (int l = 0; l < m->nlevels; l++) {
         mem_buffer *b = buffer_of(m, l, pe);
         if (out[l].id != b->out_id && out[l].before > 0)
-            in_place = result_transfer(m, l, out[l].before, fmax(in_place, b->written), 0);
+            in_place = result_transfer(m, l, pe, out[l].before, fmax(in_place, b->written), 0);
         b->out_id = out[l].id;
         b->out_bytes = out[l].after;
         double *peak = &m->traffic[m->ntensors].peak[m->at[l]];
@@ -293,7 +306,7 @@ double mem_finish(mem_model *m)
         for (int pe = 0; pe < (l == m->nlevels - 1 ? m->npe : 1); pe++) {
             mem_buffer *b = buffer_of(m, l, pe);
             if (b->out_bytes > 0)
-                end = fmax(end, result_transfer(m, l, b->out_bytes, b->done, 1));
+                end = fmax(end, result_transfer(m, l, pe, b->out_bytes, b->done, 1));
             b->out_id = -1;
             b->out_bytes = 0;
         }

@@ -19,7 +19,8 @@
  *     ready, not in the order of the points (sim/link.h);
  *   - a point is computed once its tiles are in its processing element's
  *     buffer and the PE's pipeline takes it (sim/pipeline.h); with several
- *     PEs (pe.count) each has its own buffer and they share the links;
+ *     PEs (pe.count) each has its own buffer and its own port from the
+ *     LLB (llb.bandwidth each), and they share DRAM's link;
  *   - the result's tile at each level stays in that level's buffer while
  *     consecutive points add to it; when the points move on it is written
  *     out to the memory outward (the PE buffer's to the LLB when the LLB
@@ -94,6 +95,7 @@ typedef struct mem_model {
     mem_buffer *buffers[MEM_MAX_LEVELS];   /* per level: one, or per PE */
     int npe;                    /* processing elements (pe.count) */
     mem_link link[HW_MEMORIES];  /* each memory's, toward the PEs */
+    mem_link *ports;            /* the LLB's to each PE's buffer */
     double compute_end;         /* when the points so far are all computed */
     mem_usage usage[HW_MEMORIES];   /* usage[HW_PE].busy: the points' compute */
     mem_traffic traffic[MEM_MAX_TENSORS + 1];

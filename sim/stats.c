@@ -294,7 +294,7 @@ static void fill_memory(const sim_stats *s, hw_memory_id id, row *r)
     }
     cell_str(r, COL_ROW, "memory");
     cell_str(r, COL_ID, hw_memory_names[id]);
-    cell_u64(r, COL_UNITS, id == HW_PE ? (uint64_t)m->npe : 1);
+    cell_u64(r, COL_UNITS, id == HW_DRAM ? 1 : (uint64_t)m->npe);
     cell_u64(r, COL_BUSY, (uint64_t)ceil(m->usage[id].busy));
     cell_bytes(r, COL_BYTES_READ, read);
     cell_bytes(r, COL_BYTES_WRITTEN, written);

@@ -53,8 +53,9 @@
  *   row=memory    one per memory that holds data (sim/hw.h): id dram, llb
  *                 (when it holds a tiling level; else tiles pass through
  *                 it on DRAM's link) or pe;
- *     units       how many there are: pe.count for pe, else 1
- *     busy        cycles its link toward the PE moved data, rounded up; for
+ *     units       pe.count for pe (the PEs) and for llb (its ports to
+ *                 them), 1 for dram
+ *     busy        cycles its links toward the PE moved data, rounded up; for
  *                 pe, the cycles its PEs computed tile points, added up
  *                 over the PEs (so busy / (units x cycles) is how much of
  *                 the run it was in use)

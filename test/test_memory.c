@@ -257,6 +257,34 @@ static void test_two_pes(void **state)
     }
 }
 
+/* The LLB has a port to each PE: the LLB tile (100 bytes) is in place at
+ * 110; then each PE's tile (50 bytes at 1 byte a cycle, 1 cycle of
+ * latency) comes over its own port, both in place at 161. Over one
+ * shared link the second would wait until 210 and be in place at 261. */
+static void test_llb_ports(void **state)
+{
+    (void)state;
+    hw_desc hw = small_hw(2, 1000);
+    hw.pe_count = 2;
+    hw.mem[HW_LLB].capacity = 10000;
+    hw.mem[HW_LLB].bandwidth = 1;
+    hw.mem[HW_LLB].latency = 1;
+    mem_model *m = model(&hw, 1, 2);
+    mem_tile t0[2] = {{0, 100}, {0, 50}}, t1[2] = {{0, 100}, {1, 50}};
+    const mem_result none[2] = {{-1, 0, 0}, {-1, 0, 0}};
+    const mem_visit v[] = {{t0, none, 10, 0, 0, fixed_name, "(0)"},
+                           {t1, none, 10, 0, 1, fixed_name, "(1)"}};
+    for (int k = 0; k < 2; k++) {
+        double start;
+        sam_error err;
+        assert_int_equal(mem_point(m, &v[k], names, &start, &err), 0);
+        assert_true(start == 161);
+    }
+    assert_true(m->usage[HW_LLB].busy == 100);
+    mem_free(m);
+    free(m);
+}
+
 /* A transfer waiting for room leaves the link to others: PE 0's second
  * tile (50 bytes) waits for its one slot until A's point is done (210)
  * and is in place at 270; PE 1's B, asked for after it, takes the link
@@ -444,6 +472,7 @@ int main(void)
         cmocka_unit_test(test_overlap),
         cmocka_unit_test(test_two_pes),
         cmocka_unit_test(test_link_serves_the_ready),
+        cmocka_unit_test(test_llb_ports),
         cmocka_unit_test(test_link_gaps),
         cmocka_unit_test(test_pipeline),
         cmocka_unit_test(test_result_tile_bytes),
