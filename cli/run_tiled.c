@@ -455,7 +455,7 @@ static int place_tile(tiled_state *s, const sim_engine *e, const size_t *tile,
     if (s->mem) {
         if (memory_point(s, tile, coord, cycles, start, pe, part, &at))
             return -1;
-        start = (cycle_t)ceil(at);
+        start = (cycle_t)at;
     }
     pipeline_place(p, e, start, cycles);
     s->out->compute_cycles += cycles;

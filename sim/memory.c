@@ -270,10 +270,13 @@ int mem_point(mem_model *m, const mem_visit *v, const char *const *names, double
         }
         ready = fmax(ready, parent);
     }
-    *start = result_tiles(m, v->pe, v->out, ready);
+    /* The PE's pipeline starts a point on a whole cycle. */
+    *start = ceil(result_tiles(m, v->pe, v->out, ready));
     double end = *start + v->compute;
     m->compute_end = fmax(m->compute_end, end);
-    m->usage[HW_PE].busy += v->compute;
+    /* Points overlap in the pipeline: the PE is busy over their union. */
+    const mem_buffer *own = buffer_of(m, m->nlevels - 1, v->pe);
+    m->usage[HW_PE].busy += fmax(0, end - fmax(*start, own->done));
     for (int l = 0; l < m->nlevels; l++) {
         mem_buffer *b = buffer_of(m, l, v->pe);
         b->done = fmax(b->done, end);

@@ -97,7 +97,7 @@ typedef struct mem_model {
     mem_link link[HW_MEMORIES];  /* each memory's, toward the PEs */
     mem_link *ports;            /* the LLB's to each PE's buffer */
     double compute_end;         /* when the points so far are all computed */
-    mem_usage usage[HW_MEMORIES];   /* usage[HW_PE].busy: the points' compute */
+    mem_usage usage[HW_MEMORIES];   /* usage[HW_PE].busy: cycles PEs computed */
     mem_traffic traffic[MEM_MAX_TENSORS + 1];
     /* Per operand and level, the tiles there are and which were needed. */
     size_t ntiles[MEM_MAX_TENSORS][MEM_MAX_LEVELS];
@@ -143,7 +143,7 @@ typedef struct mem_visit {
     const void *where_ctx;
 } mem_visit;
 
-/* The next tile point; *start, the cycle it is computed from. names[t]
+/* The next tile point; *start, the (whole) cycle it is computed from. names[t]
  * names operand t in a refusal. */
 int mem_point(mem_model *m, const mem_visit *v, const char *const *names, double *start,
               sam_error *err);

@@ -56,9 +56,10 @@
  *     units       pe.count for pe (the PEs) and for llb (its ports to
  *                 them), 1 for dram
  *     busy        cycles its links toward the PE moved data, rounded up; for
- *                 pe, the cycles its PEs computed tile points, added up
- *                 over the PEs (so busy / (units x cycles) is how much of
- *                 the run it was in use)
+ *                 pe, the cycles in which its PEs computed a tile point
+ *                 (points overlapping in a PE's pipeline count once),
+ *                 added up over the PEs (so busy / (units x cycles) is
+ *                 how much of the run it was in use)
  *     bytes_read  bytes that left it toward the PE: operand tiles, and
  *                 result tiles read back in
  *     bytes_written   bytes that came into it from inward: result tiles

@@ -212,7 +212,8 @@ static void test_result_through_the_llb(void **state)
 }
 
 /* A point the pipeline takes early overlaps the one before: reusing its
- * tile (in place at 110), it starts at 115 and ends at 135. */
+ * tile (in place at 110), it starts at 115 and ends at 135. The PE was
+ * busy 110..135: 25 cycles, not the points' 40. */
 static void test_overlap(void **state)
 {
     (void)state;
@@ -226,6 +227,7 @@ static void test_overlap(void **state)
     sam_error err;
     assert_int_equal(mem_point(m, &v, names, &start, &err), 0);
     assert_true(start == 115 && m->compute_end == 135);
+    assert_true(m->usage[HW_PE].busy == 25);
     mem_free(m);
     free(m);
 }

@@ -411,7 +411,8 @@ static void test_tiled_one_tile(void **state)
 
 /* Many tiles, on one PE and on three: the rows add up every point's
  * counts (the run's tokens are the summary's, the same on any number of
- * PEs) and each block's and stream's cycles fill the run on every PE. */
+ * PEs), each block's and stream's cycles fill the run on every PE, and
+ * the PEs are busy no longer than the run. */
 static void test_tiled_rows_add_up(void **state)
 {
     (void)state;
@@ -438,7 +439,9 @@ static void test_tiled_rows_add_up(void **state)
         for (int r = 1; r < t.nrows; r++)
             if (is_row(&t, r, "memory") && !strcmp(t.cell[r][column(&t, "id")], "pe"))
                 pe_busy = cell(&t, r, "busy");
-        assert_int_equal(pe_busy, test_summary(out, "compute_cycles"));
+        /* Points overlap in a PE's pipeline: busy no more than their sum. */
+        assert_true(pe_busy > 0 && pe_busy <= test_summary(out, "compute_cycles"));
+        assert_true(pe_busy <= test_summary(out, "cycles") * (k ? 3 : 1));
         free(t.text), free(csv), free(out);
     }
     assert_int_equal(tokens[0], tokens[1]);
@@ -500,7 +503,18 @@ static void test_tiled_memory_rows(void **state)
     assert_int_equal(cell(&t, dram, "units"), 1);
     assert_string_equal(t.cell[dram][column(&t, "peak_bytes")], "");
     assert_int_equal(cell(&t, pe, "peak_bytes"), 84 + 96 + 32);
-    assert_int_equal(cell(&t, pe, "busy"), test_summary(out, "compute_cycles"));
+    /* The two points overlap in the pipeline: the PE is busy from the
+     * first block's first cycle to the last block's last, less than the
+     * points' cycles added up. */
+    long long first = -1, last = -1;
+    for (int r = 1; r < t.nrows; r++)
+        if (is_row(&t, r, "block")) {
+            long long f = cell(&t, r, "first_cycle"), l = cell(&t, r, "last_cycle");
+            first = first < 0 || f < first ? f : first;
+            last = l > last ? l : last;
+        }
+    assert_int_equal(cell(&t, pe, "busy"), last + 1 - first);
+    assert_true(cell(&t, pe, "busy") < test_summary(out, "compute_cycles"));
     for (int r = 1; r < t.nrows; r++)
         assert_false(is_row(&t, r, "memory") && !strcmp(t.cell[r][column(&t, "id")], "llb"));
     free(t.text), free(csv), free(out), free(graph), free(hw);
