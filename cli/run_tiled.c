@@ -565,8 +565,12 @@ static int prepare_memory(tiled_state *s, sam_error *err)
         rc = result_tiles_init(&s->partial[l], &s->g->tensors[0].format, extent, hw->bytes_crd,
                                hw->bytes_ref, hw->bytes_val, err);
     }
-    if (rc || mem_init(s->mem, hw, n, depth, err))
+    if (rc || mem_init(s->mem, hw, n, depth, err) ||
+        hw_check_places(hw, s->out->names, n + 1, err))
         return -1;
+    for (int t = 0; t <= n; t++)
+        if (!hw_llb_holds(hw, s->out->names[t]))
+            mem_bypass_llb(s->mem, t);
     for (int t = 1; t <= n; t++)
         for (int l = 0; l < depth; l++) {
             const operand *op = &s->op[t];

@@ -69,14 +69,53 @@ static void list_keys(char *buf, size_t size)
         used += (size_t)snprintf(buf + used, size - used, "%s%s", used ? ", " : "", p->key);
 }
 
+/* "pe" or "llb,pe" (blanks allowed around the comma): whether the LLB
+ * is in it, or -1. */
+static int parse_place(const char *value)
+{
+    char compact[16];
+    size_t n = 0;
+    if (strlen(value) >= sizeof compact)
+        return -1;
+    for (const char *c = value; *c; c++)
+        if (*c != ' ' && *c != '\t')
+            compact[n++] = *c;
+    compact[n] = '\0';
+    return !strcmp(compact, "llb,pe") ? 1 : !strcmp(compact, "pe") ? 0 : -1;
+}
+
+static int set_place(hw_desc *hw, const char *tensor, const char *value, const char *origin,
+                     sam_error *err)
+{
+    int llb = parse_place(value);
+    if (!*tensor || strlen(tensor) >= HW_NAME)
+        return error_set(err, "%s: place.%s: not a tensor name", origin, tensor);
+    if (llb < 0)
+        return error_set(err, "%s: place.%s = %s: the buffers that hold %s's tiles are pe or "
+                         "llb,pe", origin, tensor, value, tensor);
+    for (int k = 0; k < hw->nplaces; k++)
+        if (!strcmp(hw->place[k].tensor, tensor))
+            return error_set(err, "%s: place.%s is given twice", origin, tensor);
+    if (hw->nplaces == HW_MAX_PLACES)
+        return error_set(err, "%s: more than %d placements", origin, HW_MAX_PLACES);
+    hw_place *p = &hw->place[hw->nplaces++];
+    snprintf(p->tensor, sizeof p->tensor, "%s", tensor);
+    snprintf(p->origin, sizeof p->origin, "%s", origin);
+    p->llb = llb;
+    return 0;
+}
+
 static int set_param(void *ctx, const char *key, const char *value, const char *origin,
                      sam_error *err)
 {
     char keys[1024];
+    if (!strncmp(key, "place.", 6))
+        return set_place(ctx, key + 6, value, origin, err);
     const hw_param *p = find_param(key);
     if (!p) {
         list_keys(keys, sizeof keys);
-        return error_set(err, "%s: unknown key %s (the keys: %s)", origin, key, keys);
+        return error_set(err, "%s: unknown key %s (the keys: %s, place.TENSOR)", origin, key,
+                         keys);
     }
     if (!*value)
         return error_set(err, "%s: %s has no value", origin, key);
@@ -94,4 +133,25 @@ static int set_param(void *ctx, const char *key, const char *value, const char *
 int hw_read(const char *path, hw_desc *hw, sam_error *err)
 {
     return keyval_read(path, set_param, hw, err);
+}
+
+int hw_llb_holds(const hw_desc *hw, const char *name)
+{
+    for (int k = 0; k < hw->nplaces; k++)
+        if (!strcmp(hw->place[k].tensor, name))
+            return hw->place[k].llb;
+    return 1;
+}
+
+int hw_check_places(const hw_desc *hw, const char *const *names, int n, sam_error *err)
+{
+    for (int k = 0; k < hw->nplaces; k++) {
+        int found = 0;
+        for (int t = 0; t < n && !found; t++)
+            found = !strcmp(names[t], hw->place[k].tensor);
+        if (!found)
+            return error_set(err, "%s: place.%s: the run has no tensor %s", hw->place[k].origin,
+                             hw->place[k].tensor, hw->place[k].tensor);
+    }
+    return 0;
 }

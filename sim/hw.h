@@ -28,6 +28,19 @@ typedef struct hw_memory {
     double line;            /* bytes: every transfer is whole lines */
 } hw_memory;
 
+#define HW_MAX_PLACES 16
+#define HW_NAME 64
+
+/* `place.T = pe`: tensor T's tiles live in the PE buffer only, passing
+ * through the LLB between it and DRAM; `place.T = llb,pe` (every tensor's
+ * placement unless given) keeps them in the LLB too, for the tiling level
+ * it holds. */
+typedef struct hw_place {
+    char tensor[HW_NAME];
+    int llb;                /* the LLB holds T's tiles */
+    char origin[1024];      /* "PATH:LINE", for a tensor the run lacks */
+} hw_place;
+
 typedef struct hw_desc {
     double clock_ghz;
     hw_memory mem[HW_MEMORIES];
@@ -35,6 +48,8 @@ typedef struct hw_desc {
     double bytes_ref;       /* a reference (seg arrays) */
     double bytes_val;       /* a value */
     double pe_count;        /* processing elements, each with a PE buffer */
+    hw_place place[HW_MAX_PLACES];
+    int nplaces;
 } hw_desc;
 
 /* One key: its name, unit and meaning, default and range, and where its
@@ -55,7 +70,15 @@ void hw_defaults(hw_desc *hw);
 
 /* Reads path over the defaults. A key that is not declared, a value that
  * is not a number of its kind, or one out of its range is an error naming
- * the file, the line and the key's range. */
+ * the file, the line and the key's range; so is a placement other than
+ * pe or llb,pe, or one given twice for a tensor. */
 int hw_read(const char *path, hw_desc *hw, sam_error *err);
+
+/* Whether the LLB holds tensor name's tiles (it does unless placed). */
+int hw_llb_holds(const hw_desc *hw, const char *name);
+
+/* A placement of a tensor that is not among names[0..n-1] is an error
+ * naming the file and line it was given at. */
+int hw_check_places(const hw_desc *hw, const char *const *names, int n, sam_error *err);
 
 #endif

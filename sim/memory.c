@@ -11,6 +11,8 @@ int mem_init(mem_model *m, const hw_desc *hw, int ntensors, int nlevels, sam_err
     m->ntensors = ntensors;
     m->nlevels = nlevels;
     m->npe = (int)hw->pe_count;
+    for (int t = 0; t <= MEM_MAX_TENSORS; t++)
+        m->llb_holds[t] = 1;
     int buffers = hw->mem[HW_LLB].capacity > 0 ? 2 : 1;
     if (ntensors > MEM_MAX_TENSORS)
         return error_set(err, "more than %d operands for the memory model", MEM_MAX_TENSORS);
@@ -67,6 +69,16 @@ hw_memory_id mem_level_buffer(const mem_model *m, int l)
     return m->at[l];
 }
 
+void mem_bypass_llb(mem_model *m, int t)
+{
+    m->llb_holds[t] = 0;
+}
+
+int mem_tensor_held(const mem_model *m, int t, int l)
+{
+    return m->at[l] != HW_LLB || m->llb_holds[t];
+}
+
 /* Level l's buffer that serves processing element pe. */
 static mem_buffer *buffer_of(const mem_model *m, int l, int pe)
 {
@@ -78,6 +90,11 @@ static mem_buffer *buffer_of(const mem_model *m, int l, int pe)
 hw_memory_id mem_level_source(const mem_model *m, int l)
 {
     return l ? m->at[l - 1] : HW_DRAM;
+}
+
+hw_memory_id mem_tensor_source(const mem_model *m, int t, int l)
+{
+    return l && !mem_tensor_held(m, t, l - 1) ? HW_DRAM : mem_level_source(m, l);
 }
 
 /* Bytes a cycle from src to the buffer of level l: a pass through the
@@ -177,7 +194,7 @@ static double fetch(mem_model *m, int l, const mem_visit *v, int t, mem_tile til
     mem_slot *cur = &b->slot[t][(b->next[t] + n - 1) % n];
     if (cur->id == tile.id)
         return cur->ready;
-    hw_memory_id src = mem_level_source(m, l), dst = m->at[l];
+    hw_memory_id src = mem_tensor_source(m, t, l), dst = m->at[l];
     double cap = m->hw.mem[dst].capacity;
     if (tile.bytes > cap)
         return refuse(v, names, t, &tile, dst, cap, err);
@@ -211,7 +228,7 @@ static double fetch(mem_model *m, int l, const mem_visit *v, int t, mem_tile til
 static double result_transfer(mem_model *m, int l, int pe, double bytes, double after,
                               int write)
 {
-    hw_memory_id home = mem_level_source(m, l);
+    hw_memory_id home = mem_tensor_source(m, m->ntensors, l);
     double moved = rounded(m, home, bytes), occupy = moved / bytes_per_cycle(m, home, l);
     double start = link_book(link_of(m, home, pe), after, occupy);
     m->usage[home].busy += occupy;
@@ -232,11 +249,12 @@ static double result_transfer(mem_model *m, int l, int pe, double bytes, double 
 static double result_tiles(mem_model *m, int pe, const mem_result *out, double ready)
 {
     double written = 0;
+    int r = m->ntensors;
     for (int l = m->nlevels - 1; l >= 0; l--) {
         mem_buffer *b = buffer_of(m, l, pe);
-        if (out[l].id != b->out_id && b->out_bytes > 0) {
+        if (mem_tensor_held(m, r, l) && out[l].id != b->out_id && b->out_bytes > 0) {
             written = result_transfer(m, l, pe, b->out_bytes, fmax(written, b->done), 1);
-            b->written = written - latency_of(m, mem_level_source(m, l), l);
+            b->written = written - latency_of(m, mem_tensor_source(m, r, l), l);
         }
     }
     /* A partial tile read back went out from the same buffer, at the
@@ -244,6 +262,8 @@ static double result_tiles(mem_model *m, int pe, const mem_result *out, double r
     double in_place = 0;
     for (int l = 0; l < m->nlevels; l++) {
         mem_buffer *b = buffer_of(m, l, pe);
+        if (!mem_tensor_held(m, r, l))
+            continue;
         if (out[l].id != b->out_id && out[l].before > 0)
             in_place = result_transfer(m, l, pe, out[l].before, fmax(in_place, b->written), 0);
         b->out_id = out[l].id;
@@ -262,7 +282,7 @@ int mem_point(mem_model *m, const mem_visit *v, const char *const *names, double
         double parent = 0;
         for (int l = 0; l < m->nlevels; l++) {
             mem_tile x = v->tile[t * m->nlevels + l];
-            if (x.id < 0)
+            if (x.id < 0 || !mem_tensor_held(m, t, l))
                 continue;
             parent = fetch(m, l, v, t, x, parent, names, err);
             if (parent < 0)
@@ -281,7 +301,7 @@ int mem_point(mem_model *m, const mem_visit *v, const char *const *names, double
         mem_buffer *b = buffer_of(m, l, v->pe);
         b->done = fmax(b->done, end);
         for (int t = 0; t < m->ntensors; t++)
-            if (v->tile[t * m->nlevels + l].id >= 0) {
+            if (v->tile[t * m->nlevels + l].id >= 0 && mem_tensor_held(m, t, l)) {
                 int n = buffering(m, l);
                 b->slot[t][(b->next[t] + n - 1) % n].release = end;
             }

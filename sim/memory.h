@@ -26,6 +26,9 @@
  *     out to the memory outward (the PE buffer's to the LLB when the LLB
  *     holds a level, the LLB's to DRAM), to be read back in before a later
  *     point adds to it again (partial outputs).
+ * A tensor placed in the PE buffer only (place.T = pe) passes through
+ * the LLB: its innermost tiles come from DRAM at the slower of the two
+ * links, after both latencies, and the result's go back the same way.
  * A tile larger than its buffer is refused, naming the tile and the
  * buffer; a tile point whose operand's tile is absent needs nothing for
  * it. */
@@ -99,6 +102,8 @@ typedef struct mem_model {
     double compute_end;         /* when the points so far are all computed */
     mem_usage usage[HW_MEMORIES];   /* usage[HW_PE].busy: cycles PEs computed */
     mem_traffic traffic[MEM_MAX_TENSORS + 1];
+    /* Per tensor (the result last), whether the LLB keeps its tiles. */
+    int llb_holds[MEM_MAX_TENSORS + 1];
     /* Per operand and level, the tiles there are and which were needed. */
     size_t ntiles[MEM_MAX_TENSORS][MEM_MAX_LEVELS];
     unsigned char *needed[MEM_MAX_TENSORS][MEM_MAX_LEVELS];
@@ -114,9 +119,21 @@ void mem_free(mem_model *m);
  * tile ids: so that its traffic counts those no point needed (skipped). */
 int mem_declare_tiles(mem_model *m, int t, int l, size_t ntiles, sam_error *err);
 
+/* Tensor t (the result when t is the operand count) passes through the
+ * LLB instead of staying there (place.T = pe): its PE tiles come from
+ * DRAM, and the result's go back there. */
+void mem_bypass_llb(mem_model *m, int t);
+
 /* The buffer that holds level l, and the memory its tiles come from. */
 hw_memory_id mem_level_buffer(const mem_model *m, int l);
 hw_memory_id mem_level_source(const mem_model *m, int l);
+
+/* Where tensor t's tiles at level l come from: the level's source, or
+ * DRAM for a tensor that passes through the LLB. */
+hw_memory_id mem_tensor_source(const mem_model *m, int t, int l);
+
+/* Whether tensor t's tiles at level l stay in its buffer. */
+int mem_tensor_held(const mem_model *m, int t, int l);
 
 /* The result's tile at one level for one point: which, and its bytes
  * before the point (0: nothing yet; else it is read back in when it is

@@ -307,16 +307,18 @@ static void fill_tensor(const sim_stats *s, int t, int l, row *r)
 {
     const mem_model *m = s->memory;
     const mem_traffic *tr = &m->traffic[t];
-    hw_memory_id at = mem_level_buffer(m, l), from = mem_level_source(m, l);
+    hw_memory_id at = mem_level_buffer(m, l), from = mem_tensor_source(m, t, l);
+    /* A tensor that passes through the LLB moved nothing at its level. */
+    int held = mem_tensor_held(m, t, l);
     cell_str(r, COL_ROW, "tensor");
     cell_str(r, COL_ID, s->names[t]);
     cell_u64(r, COL_LEVEL, (uint64_t)l);
     cell_str(r, COL_MEMORY, hw_memory_names[at]);
-    cell_bytes(r, COL_BYTES_READ, tr->read[from]);
-    cell_bytes(r, COL_BYTES_WRITTEN, tr->written[from]);
-    cell_u64(r, COL_TILES_FETCHED, t < m->ntensors ? tr->fetched[at] : tr->flushed[at]);
-    cell_u64(r, COL_TILES_SKIPPED, tr->skipped[at]);
-    cell_bytes(r, COL_PEAK_BYTES, tr->peak[at]);
+    cell_bytes(r, COL_BYTES_READ, held ? tr->read[from] : 0);
+    cell_bytes(r, COL_BYTES_WRITTEN, held ? tr->written[from] : 0);
+    cell_u64(r, COL_TILES_FETCHED, !held ? 0 : t < m->ntensors ? tr->fetched[at] : tr->flushed[at]);
+    cell_u64(r, COL_TILES_SKIPPED, held ? tr->skipped[at] : 0);
+    cell_bytes(r, COL_PEAK_BYTES, held ? tr->peak[at] : 0);
 }
 
 /* The memories' rows after the graph's: k counts from the first. */

@@ -185,6 +185,35 @@ static void test_two_levels(void **state)
     free(m);
 }
 
+/* The same first point with the operand placed in the PE buffer only
+ * (place.T = pe): no LLB tile; the PE tile comes from DRAM through the
+ * LLB, at the slower link's byte a cycle after both latencies (10 + 1),
+ * in place at 111. The result placed so too goes from the PE straight to
+ * DRAM: 40 bytes over DRAM's link, none into the LLB. */
+static void test_pass_through_the_llb(void **state)
+{
+    (void)state;
+    hw_desc hw = small_hw(2, 1000);
+    hw.mem[HW_LLB].capacity = 10000;
+    hw.mem[HW_LLB].bandwidth = 2;
+    hw.mem[HW_LLB].latency = 1;
+    mem_model *m = model(&hw, 1, 2);
+    mem_bypass_llb(m, 0);
+    mem_bypass_llb(m, 1);
+    mem_tile t[2] = {{0, 300}, {0, 100}};
+    const mem_result out[2] = {{0, 0, 40}, {0, 0, 40}};
+    sam_error err;
+    assert_int_equal(visit(m, t, 10, out, "(0)", &err), 0);
+    assert_true(m->compute_end == 121);
+    assert_true(mem_finish(m) == 121 + 11 + 40);
+    assert_true(m->traffic[0].read[HW_DRAM] == 100 && m->traffic[0].read[HW_LLB] == 0);
+    assert_true(m->traffic[0].fetched[HW_LLB] == 0 && m->traffic[0].fetched[HW_PE] == 1);
+    assert_true(m->traffic[1].written[HW_DRAM] == 40 && m->traffic[1].written[HW_LLB] == 0);
+    assert_true(mem_tensor_source(m, 0, 1) == HW_DRAM && !mem_tensor_held(m, 0, 0));
+    mem_free(m);
+    free(m);
+}
+
 /* With two levels the PE buffer's result tile goes out to the LLB, and
  * the LLB's to DRAM only when the points leave it: 20 + 20 + 30 bytes
  * into the LLB, 70 + 30 into DRAM. */
@@ -435,6 +464,15 @@ static void test_hw_file(void **state)
     assert_int_equal(hw_read(good, &hw, &err), 0);
     assert_true(hw.mem[HW_DRAM].bandwidth == 34.128 && hw.mem[HW_PE].buffering == 3);
     assert_true(hw.clock_ghz == 2 && hw.mem[HW_DRAM].latency == 200);
+    /* Placements: the LLB holds every tensor unless one says otherwise. */
+    char *placed = test_write_file(dir, "placed.hw", "place.B = pe\nplace.X = llb , pe\n");
+    assert_int_equal(hw_read(placed, &hw, &err), 0);
+    assert_true(!hw_llb_holds(&hw, "B") && hw_llb_holds(&hw, "X") && hw_llb_holds(&hw, "C"));
+    const char *names3[] = {"B", "C", "X"}, *names2[] = {"C", "X"};
+    assert_int_equal(hw_check_places(&hw, names3, 3, &err), 0);
+    assert_int_equal(hw_check_places(&hw, names2, 2, &err), -1);
+    assert_non_null(strstr(err.msg, "placed.hw:1: place.B: the run has no tensor B"));
+    free(placed);
     static const struct {
         const char *text, *message;
     } bad[] = {
@@ -447,6 +485,10 @@ static void test_hw_file(void **state)
         {"dram.latency\n", "bad.hw:1: expected KEY = VALUE, not 'dram.latency'"},
         {"clock = 1\n", "bad.hw:1: unknown key clock (the keys: clock.ghz, "},
         {"dram.latency =\n", "bad.hw:1: dram.latency has no value"},
+        {"place.B = llb\n", "bad.hw:1: place.B = llb: the buffers that hold B's tiles are pe "
+                            "or llb,pe"},
+        {"place.B = pe\nplace.B = llb,pe\n", "bad.hw:2: place.B is given twice"},
+        {"place. = pe\n", "bad.hw:1: place.: not a tensor name"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char *path = test_write_file(dir, "bad.hw", bad[i].text);
@@ -470,6 +512,7 @@ int main(void)
         cmocka_unit_test(test_lines),
         cmocka_unit_test(test_result_tiles),
         cmocka_unit_test(test_two_levels),
+        cmocka_unit_test(test_pass_through_the_llb),
         cmocka_unit_test(test_result_through_the_llb),
         cmocka_unit_test(test_overlap),
         cmocka_unit_test(test_two_pes),

@@ -521,6 +521,57 @@ static void test_tiled_memory_rows(void **state)
     test_tmpdir_remove(dir);
 }
 
+/* Two tiling levels, X placed in the PE buffer only: its LLB level moves
+ * nothing, and its PE level's bytes go to and from DRAM, all of its
+ * traffic; held in the LLB too, X's DRAM traffic is the LLB level's. A
+ * placement of a tensor the run lacks is refused naming file and line. */
+static void test_tiled_placement(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir();
+    generate(dir, "B.mtx", "30x20", "1");
+    generate(dir, "C.mtx", "20x25", "2");
+    char *graph = test_compile_to(dir, "mm", MATMUL " -s=split(i,i1,i0,16) -s=split(k,k1,k0,16) "
+                                              "-s=split(j,j1,j0,16) -s=split(i0,i01,i00,4) "
+                                              "-s=split(k0,k01,k00,4) -s=split(j0,j01,j00,4)");
+    char *held = test_write_file(dir, "held.hw", "dram.line = 1\n");
+    char *placed = test_write_file(dir, "placed.hw", "place.X = pe\n");
+    const char *hws[] = {held, placed}, *names[] = {"held", "placed"};
+    for (int k = 0; k < 2; k++) {
+        char *out = stats_run(dir, graph, names[k], "--hw", hws[k], NULL, NULL), file[64];
+        snprintf(file, sizeof file, "%s.csv", names[k]);
+        char *csv = test_path(dir, file);
+        table t;
+        table_read(csv, &t);
+        int x0 = -1, x1 = -1;
+        for (int r = 1; r < t.nrows; r++)
+            if (is_row(&t, r, "tensor") && !strcmp(t.cell[r][column(&t, "id")], "X"))
+                *(cell(&t, r, "level") ? &x1 : &x0) = r;
+        assert_true(x0 > 0 && x1 > 0);
+        long long dram = cell(&t, k ? x1 : x0, "bytes_read") +
+                         cell(&t, k ? x1 : x0, "bytes_written");
+        assert_true(dram > 0);
+        assert_int_equal(dram, test_summary(out, "traffic.X"));
+        if (k) {
+            assert_int_equal(cell(&t, x0, "bytes_written") + cell(&t, x0, "tiles_fetched") +
+                                 cell(&t, x0, "peak_bytes"),
+                             0);
+        }
+        free(t.text), free(csv), free(out);
+    }
+    char *stray = test_write_file(dir, "stray.hw", "\nplace.Q = pe\n"), *se = NULL;
+    char *bp = test_path(dir, "B.mtx"), *cp = test_path(dir, "C.mtx"), tb[4200], tc[4200];
+    snprintf(tb, sizeof tb, "B=%s", bp);
+    snprintf(tc, sizeof tc, "C=%s", cp);
+    assert_int_equal(test_run_samsim(NULL, &se, "run", graph, "-t", tb, "-t", tc, "--hw", stray,
+                                     NULL),
+                     1);
+    assert_non_null(strstr(se, "stray.hw:2: place.Q: the run has no tensor Q"));
+    assert_ptr_equal(strchr(se, '\n'), se + strlen(se) - 1);
+    free(se), free(bp), free(cp), free(stray), free(held), free(placed), free(graph);
+    test_tmpdir_remove(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -533,6 +584,7 @@ int main(void)
         cmocka_unit_test(test_tiled_one_tile),
         cmocka_unit_test(test_tiled_rows_add_up),
         cmocka_unit_test(test_tiled_memory_rows),
+        cmocka_unit_test(test_tiled_placement),
     };
     return cmocka_run_group_tests_name("stats", tests, NULL, NULL);
 }
