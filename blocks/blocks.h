@@ -29,5 +29,6 @@ extern const block_ops crddrop_values_ops;
 extern const block_ops crdhold_values_ops;
 extern const block_ops crddrop_ops;
 extern const block_ops crdhold_ops;
+extern const block_ops locate_ops;
 
 #endif

@@ -33,6 +33,7 @@ static const registry_entry registry[] = {
     {&crddrop_values_ops, REGISTRY_VARIANT},
     {&crdhold_ops, REGISTRY_DEFAULT},
     {&crdhold_values_ops, REGISTRY_VARIANT},
+    {&locate_ops, REGISTRY_DEFAULT},
 };
 
 int registry_count(void)

@@ -1,0 +1,227 @@
+/* locate (SAM paper, Definition 4.1): iterate-locate, the leader-follower
+ * intersection. For each coordinate of the leader's stream it finds the
+ * position of that coordinate in the follower's level (the node's tensor
+ * and mode), within the follower's fiber that the parent input names, and
+ * emits the coordinate, the leader's reference and the follower's; a
+ * coordinate the follower lacks is dropped. A dense level locates by
+ * arithmetic in one cycle, a compressed one by searching its fiber, which
+ * takes `search` cycles.
+ *
+ * The parent input carries one follower reference per leader fiber, as the
+ * follower's scanner would have taken it, and the stops above: the
+ * leader's S(k+1) closes a fiber and the parent's Sk with it. An N parent
+ * is a follower fiber that does not exist: nothing in it is found.
+ *
+ * Ports: inputs the parent ref, whose edge names the follower ("in-c"),
+ * and the leader's crd and ref; outputs crd, the leader's ref and the
+ * located ref ("out-c"). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "blocks.h"
+
+/* The parent comes first: a root locator (its follower's top level) is
+ * fed [0, D] there by the engine. */
+enum { LOC_IN_PARENT, LOC_IN_CRD, LOC_IN_REF };
+enum { LOC_OUT_CRD, LOC_OUT_REF, LOC_OUT_LOCATED };
+
+typedef struct locator {
+    const char *tensor;
+    const fiber_level *lv;
+    int64_t fibers;             /* follower fibers: the parent refs that exist */
+    int64_t search;             /* cycles a search of a compressed fiber takes */
+    int open;                   /* a parent ref is taken for the leader's fiber */
+    token parent;
+    int close_level;            /* the parent's stop still to take, -1: none */
+    int64_t wait;               /* cycles left of the search under way */
+    int found;                  /* what the search under way ends with */
+    token crd, ref, located;
+    int done;
+} locator;
+
+/* Position of coordinate c in the follower fiber under parent, or -1. */
+static int64_t position(block *b, const locator *l, int64_t c)
+{
+    if (l->parent.kind != TOKEN_CRD)
+        return -1;
+    int64_t p = l->parent.i;
+    if (p < 0 || p >= l->fibers) {
+        b->fault = "a parent reference beyond the located level";
+        return -1;
+    }
+    if (l->lv->kind == 'd')
+        return c >= 0 && c < l->lv->dim ? p * l->lv->dim + c : -1;
+    int64_t lo = l->lv->seg[p], hi = l->lv->seg[p + 1];
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (l->lv->crd[mid] < c)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < l->lv->seg[p + 1] && l->lv->crd[lo] == c ? lo : -1;
+}
+
+static void emit3(block *b, cycle_t now, token crd, token ref, token located)
+{
+    out_push(b, LOC_OUT_CRD, now, crd);
+    out_push(b, LOC_OUT_REF, now, ref);
+    out_push(b, LOC_OUT_LOCATED, now, located);
+}
+
+/* The search's end: its coordinate out when the follower holds it. */
+static void finish_search(block *b, locator *l, cycle_t now)
+{
+    if (l->found)
+        emit3(b, now, l->crd, l->ref, l->located);
+}
+
+/* A leader coordinate (or N, which holds none): located, at once in a
+ * dense level, after the search's cycles in a compressed one. */
+static void locate(block *b, locator *l, cycle_t now, token crd, token ref)
+{
+    int64_t at = crd.kind == TOKEN_CRD ? position(b, l, crd.i) : -1;
+    l->found = at >= 0;
+    l->crd = crd;
+    l->ref = ref;
+    l->located = token_crd(at);
+    l->wait = l->lv->kind == 's' && crd.kind == TOKEN_CRD ? l->search - 1 : 0;
+    if (!l->wait)
+        finish_search(b, l, now);
+}
+
+/* Before a leader fiber: the parent's stop that closed the last one
+ * (*popped when taken now), then the parent ref of this one. 0 while the
+ * parent has not sent them. */
+static int take_parent(block *b, locator *l, cycle_t now, int *popped)
+{
+    token p;
+    if (l->close_level >= 0) {
+        if (!in_peek(b, LOC_IN_PARENT, now, &p))
+            return 0;
+        if (p.kind != TOKEN_STOP || p.level != l->close_level) {
+            b->fault = "the parent references' stops do not match the leader's";
+            return 0;
+        }
+        in_pop(b, LOC_IN_PARENT, now);
+        l->close_level = -1;
+        *popped = 1;
+    }
+    if (!in_peek(b, LOC_IN_PARENT, now, &p))
+        return 0;
+    l->parent = p;
+    return 1;
+}
+
+static int locate_step(block *b, cycle_t now)
+{
+    locator *l = b->state;
+    if (l->done)
+        return 0;
+    if (l->wait) {
+        if (--l->wait == 0)
+            finish_search(b, l, now);
+        return 1;
+    }
+    token crd, ref;
+    if (!in_peek(b, LOC_IN_CRD, now, &crd) || !in_peek(b, LOC_IN_REF, now, &ref))
+        return 0;
+    if (!l->open) {
+        int popped = 0;
+        if (!take_parent(b, l, now, &popped))
+            return popped;
+        if ((crd.kind == TOKEN_DONE) != (l->parent.kind == TOKEN_DONE)) {
+            b->fault = "the leader and the parent references end at different points";
+            return 0;
+        }
+        in_pop(b, LOC_IN_PARENT, now);
+        l->open = 1;
+    }
+    in_pop(b, LOC_IN_CRD, now);
+    in_pop(b, LOC_IN_REF, now);
+    if (crd.kind == TOKEN_DONE) {
+        emit3(b, now, crd, crd, crd);
+        l->done = 1;
+    } else if (token_is_stop(crd)) {
+        emit3(b, now, crd, crd, crd);
+        l->open = 0;
+        l->close_level = crd.level - 1;
+    } else {
+        locate(b, l, now, crd, ref);
+    }
+    return 1;
+}
+
+static const block_param locate_params[] = {
+    {"search", "cycles to find a coordinate in a compressed fiber", 1, 1, 1 << 20},
+    {NULL, NULL, 0, 0, 0},
+};
+
+static int locate_create(block *b, const block_ctx *ctx, sam_error *err)
+{
+    int64_t mode;
+    const fibertree *ft;
+    const char *tensor = block_attr(ctx, "tensor", err);
+    if (!tensor || block_attr_int(ctx, "mode", &mode, err))
+        return -1;
+    const fiber_level *lv = block_level(ctx, tensor, (int)mode, &ft, err);
+    if (!lv)
+        return -1;
+    locator *l = calloc(1, sizeof *l);
+    if (!l)
+        return error_set(err, "out of memory");
+    int k = (int)(lv - ft->lv);
+    int64_t above = k ? fibertree_positions(ft, k - 1) : 1;
+    *l = (locator){.tensor = tensor, .lv = lv, .close_level = -1,
+                   .fibers = lv->kind == 's' ? (int64_t)lv->nseg - 1 : above};
+    b->state = l;
+    if (block_param_get(b, ctx, "search", &l->search, err))
+        return -1;
+    b->nin = 3;
+    b->nout = 3;
+    b->in_names[LOC_IN_CRD] = "crd";
+    b->in_names[LOC_IN_REF] = "ref";
+    b->in_names[LOC_IN_PARENT] = "parent";
+    b->out_names[LOC_OUT_CRD] = "crd";
+    b->out_names[LOC_OUT_REF] = "ref";
+    b->out_names[LOC_OUT_LOCATED] = "located";
+    return 0;
+}
+
+/* The tensor an edge names: "c" of comment "in-c" or label "ref_in-c". */
+static int names_follower(const graph_edge *e, const char *dir, const char *tensor)
+{
+    const char *at = !strncmp(e->comment, dir, strlen(dir)) ? e->comment : strstr(e->label, dir);
+    return at && !strcmp(at + strlen(dir), tensor);
+}
+
+static int locate_port(block *b, const graph_edge *e, int input, sam_error *err)
+{
+    const locator *l = b->state;
+    if (!strcmp(e->kind, "crd"))
+        return input ? LOC_IN_CRD : LOC_OUT_CRD;
+    if (strcmp(e->kind, "ref"))
+        return block_error(b, err, "no %s port for edge '%s' (%s)", input ? "input" : "output",
+                           e->label, e->kind);
+    if (names_follower(e, input ? "in-" : "out-", l->tensor))
+        return input ? LOC_IN_PARENT : LOC_OUT_LOCATED;
+    return input ? LOC_IN_REF : LOC_OUT_REF;
+}
+
+static void locate_destroy(block *b)
+{
+    free(b->state);
+}
+
+const block_ops locate_ops = {
+    .type = "locate",
+    .impl = "default",
+    .about = "the leader's coordinates found in the follower's level: dense by arithmetic, "
+             "compressed by a search of `search` cycles",
+    .params = locate_params,
+    .create = locate_create,
+    .port = locate_port,
+    .step = locate_step,
+    .peek = 2,
+    .destroy = locate_destroy,
+};
