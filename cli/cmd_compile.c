@@ -1,4 +1,5 @@
-/* samsim compile EXPR [-f=T:LEVELS[:ORDER]]... [-s=reorder(...)] [-s=split(...)]... [-o FILE]:
+/* samsim compile EXPR [-f=T:LEVELS[:ORDER]]... [-s=reorder(...)] [-s=split(...)]...
+ * [-s=tileorder(...)] [-s=locate(...)] [-o FILE]:
  * Custard's arguments in, a SAM graph in Custard's DOT dialect out. */
 #include <stdio.h>
 #include <string.h>
@@ -15,27 +16,51 @@ typedef struct compile_opts {
     const char *formats[MAX_FORMATS];
     const char *out;
     char tiling[1024];      /* the split commands of every -s, joined */
+    char locate[512];       /* the tensors of every -s=locate(...), joined */
 } compile_opts;
 
 static const char usage_line[] =
     "usage: samsim compile EXPR [-f=T:LEVELS[:ORDER]]... [-s=reorder(i,j,...)] "
-    "[-s=split(i,i1,i0,N)]... [-s=tileorder(i1,j1,...)] [-o FILE.dot]";
+    "[-s=split(i,i1,i0,N)]... [-s=tileorder(i1,j1,...)] [-s=locate(T,...)] [-o FILE.dot]";
 
-/* -s is given once for the loop order and once for each group of splits
- * or the tile order. */
+/* Appends text to buf (size bytes), after a blank when it holds some. */
+static int append(char *buf, size_t size, const char *text, size_t n, const char *what,
+                  sam_error *err)
+{
+    size_t used = strlen(buf);
+    if (used + n + 2 > size)
+        return error_set(err, "compile: the -s %s are longer than %zu characters", what,
+                         size - 2);
+    snprintf(buf + used, size - used, "%s%.*s", used ? " " : "", (int)n, text);
+    return 0;
+}
+
+/* -s=locate(c,d): the tensors, for custard/compile.h. */
+static int add_locate(compile_opts *o, const char *v, sam_error *err)
+{
+    size_t n = strlen(v);
+    if (n < 9 || v[n - 1] != ')')
+        return error_set(err, "compile: -s=%s: expected locate(TENSOR,...)", v);
+    if (append(o->locate, sizeof o->locate, v + 7, n - 8, "locates", err))
+        return -1;
+    o->args.locate = o->locate;
+    return 1;
+}
+
+/* -s is given once for the loop order and once for each group of splits,
+ * the tile order or the tensors to locate. */
 static int add_schedule(compile_opts *o, const char *v, sam_error *err)
 {
+    if (!strncmp(v, "locate(", 7))
+        return add_locate(o, v, err);
     if (strncmp(v, "split(", 6) && strncmp(v, "tileorder(", 10)) {
         if (o->args.schedule)
             return error_set(err, "compile: -s=%s: the loop order is given twice", v);
         o->args.schedule = v;
         return 1;
     }
-    size_t used = strlen(o->tiling);
-    if (used + strlen(v) + 2 > sizeof o->tiling)
-        return error_set(err, "compile: the -s splits are longer than %zu characters",
-                         sizeof o->tiling - 2);
-    snprintf(o->tiling + used, sizeof o->tiling - used, "%s%s", used ? " " : "", v);
+    if (append(o->tiling, sizeof o->tiling, v, strlen(v), "splits", err))
+        return -1;
     o->args.tiling = o->tiling;
     return 1;
 }

@@ -17,13 +17,15 @@ typedef struct command {
 static const command commands[] = {
     {"compile", cmd_compile,
      "compile EXPR [-f=T:LEVELS[:ORDER]]... [-s=reorder(i,j,...)] [-s=split(i,i1,i0,N)]...\n"
-     "          [-s=tileorder(i1,j1,...)] [-o FILE.dot]",
+     "          [-s=tileorder(i1,j1,...)] [-s=locate(T,...)] [-o FILE.dot]",
      "Compiles a tensor index expression to a SAM graph (Custard's arguments).\n"
      "  -f=T:LEVELS[:ORDER]     tensor T's levels (d dense, s compressed), mode order\n"
      "  -s=reorder(i,j,...)     the loop order\n"
      "  -s=split(i,i1,i0,N)     cuts index i into tiles of N (T.N: N of T's entries each);\n"
      "                          the graph runs on each tile (recorded as attribute tiling)\n"
      "  -s=tileorder(i1,j1,...) the tile loops' order (default: the graph's loop order)\n"
+     "  -s=locate(T,...)        finds T in the other tensor's coordinates (locate nodes)\n"
+     "                          instead of scanning and intersecting it\n"
      "  -o FILE                 the graph (default and '-': standard output);\n"
      "                          --print-sam-graph=FILE is the same\n"},
     {"run", cmd_run,

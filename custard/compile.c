@@ -48,6 +48,7 @@ typedef struct lowering {
     int source[EXPR_MAX_INDICES];      /* per index: SRC_* */
     int dense[EXPR_MAX_INDICES];       /* per index: only dense levels scanned */
     int repsig[EXPR_MAX_INDICES];      /* per index: repeat signal stream, -1 none yet */
+    index_set located;                 /* tensors to locate (a bit per tensor) */
 } lowering;
 
 static const char *index_name(const lowering *l, int v)
@@ -322,6 +323,72 @@ static void repeat(lowering *l, int t, int v)
     l->ref[t] = stream_new(l, r, "ref", NULL);
 }
 
+/* Tensor t located at index v in the coordinates of the stream crd, with
+ * lead's references ref: the streams become the locate node's. */
+static void locate_in(lowering *l, int t, int lead, int v, int *crd, int *ref)
+{
+    const level_format *f = &l->p->format[t];
+    int lv = level_of(l, t, v);
+    char mode[16], in[LABEL], out[LABEL];
+    snprintf(mode, sizeof mode, "%d", f->mode[lv]);
+    int n = node(l, "locate", "index", index_name(l, v), "tensor", tensor_name(l, t), "mode",
+                 mode, "format", f->kind[lv] == 'd' ? "dense" : "compressed", "root",
+                 l->ref[t] < 0 ? "true" : "false", NULL);
+    snprintf(in, sizeof in, "in-%s", tensor_name(l, t));
+    if (l->ref[t] >= 0)
+        read_stream(l, l->ref[t], n, in);
+    snprintf(in, sizeof in, "in-%s", tensor_name(l, lead));
+    read_stream(l, *crd, n, NULL);
+    read_stream(l, *ref, n, in);
+    *crd = stream_new(l, n, "crd", NULL);
+    snprintf(out, sizeof out, "out-%s", tensor_name(l, lead));
+    *ref = stream_new(l, n, "ref", out);
+    snprintf(out, sizeof out, "out-%s", tensor_name(l, t));
+    l->ref[t] = stream_new(l, n, "ref", out);
+}
+
+/* A product at v of one tensor that leads and one that locate(T) names:
+ * the leader scanned, the other located in its coordinates. 0 when the
+ * tensors at v are not such a pair; -1 when they cannot be located. */
+static int lower_located(lowering *l, const merge *m, int op, int v)
+{
+    int lead = -1, found = -1, nfound = 0;
+    for (int k = 0; k < m->n; k++) {
+        if (l->located & BIT(m->tensor[k]))
+            found = m->tensor[k], nfound++;
+        else
+            lead = m->tensor[k];
+    }
+    if (op != MERGE_INTERSECT || !nfound || lead < 0)
+        return 0;
+    if (m->n != 2)
+        return error_set(l->err, "locate(%s): at index %s it meets %d tensors; a locator "
+                                 "joins two", tensor_name(l, found), index_name(l, v), m->n);
+    int crd, ref;
+    scan(l, lead, v, &crd, &ref);
+    locate_in(l, found, lead, v, &crd, &ref);
+    l->crd[v] = crd;
+    l->ref[lead] = ref;
+    l->source[v] = SRC_INTERSECT;
+    return 1;
+}
+
+/* The tensors at v scanned, and joined when there are several. */
+static void scan_and_join(lowering *l, const merge *m, int op, int v)
+{
+    int crd[EXPR_MAX_INDICES], ref[EXPR_MAX_INDICES];
+    for (int k = 0; k < m->n; k++)
+        scan(l, m->tensor[k], v, &crd[k], &ref[k]);
+    if (m->n > 1) {
+        join(l, m, op, v, crd, ref);
+        l->source[v] = op == MERGE_INTERSECT ? SRC_INTERSECT : SRC_UNION;
+    } else {
+        l->crd[v] = crd[0];
+        l->ref[m->tensor[0]] = ref[0];
+        l->source[v] = SRC_SCAN;
+    }
+}
+
 static int lower_index(lowering *l, int v)
 {
     const plan *p = l->p;
@@ -329,20 +396,14 @@ static int lower_index(lowering *l, int v)
     int op = gather(l, p->e.rhs, v, &m);
     if (op == MERGE_FAILED || (op == MERGE_UNION && check_union(l, &m, v)))
         return -1;
-    int crd[EXPR_MAX_INDICES], ref[EXPR_MAX_INDICES];
     l->dense[v] = 1;
-    for (int k = 0; k < m.n; k++) {
-        scan(l, m.tensor[k], v, &crd[k], &ref[k]);
+    for (int k = 0; k < m.n; k++)
         l->dense[v] &= p->format[m.tensor[k]].kind[level_of(l, m.tensor[k], v)] == 'd';
-    }
-    if (m.n > 1) {
-        join(l, &m, op, v, crd, ref);
-        l->source[v] = op == MERGE_INTERSECT ? SRC_INTERSECT : SRC_UNION;
-    } else {
-        l->crd[v] = crd[0];
-        l->ref[m.tensor[0]] = ref[0];
-        l->source[v] = SRC_SCAN;
-    }
+    int located = lower_located(l, &m, op, v);
+    if (located < 0)
+        return -1;
+    if (!located)
+        scan_and_join(l, &m, op, v);
     for (int t = 1; t < p->e.ntensors; t++)
         if ((p->scope[t] & BIT(v)) && !(plan_vars(p->access[t]) & BIT(v)))
             repeat(l, t, v);
@@ -657,6 +718,29 @@ static int record_tiling(const plan *p, const char *text, sam_graph *g, sam_erro
     return graph_set_attr(g, "tiling", canonical, err);
 }
 
+/* The operands locate(...) names, as a set of tensors, recorded as the
+ * graph attribute locate. */
+static int record_located(const plan *p, const char *text, index_set *set, sam_graph *g,
+                          sam_error *err)
+{
+    char names[512] = "";
+    *set = 0;
+    for (const char *q = text ? text : ""; *(q += strspn(q, ", \t"));) {
+        size_t n = strcspn(q, ", \t");
+        char name[64];
+        snprintf(name, sizeof name, "%.*s", (int)n, q);
+        int t = expr_find_tensor(&p->e, name);
+        if (t <= 0 || n >= sizeof name)
+            return error_set(err, "locate(%.*s): no operand %.*s in the expression", (int)n, q,
+                             (int)n, q);
+        *set |= BIT(t);
+        size_t used = strlen(names);
+        snprintf(names + used, sizeof names - used, "%s%s", used ? " " : "", name);
+        q += n;
+    }
+    return *set ? graph_set_attr(g, "locate", names, err) : 0;
+}
+
 int custard_compile(const compile_args *a, sam_graph *g, sam_error *err)
 {
     memset(g, 0, sizeof *g);
@@ -664,7 +748,10 @@ int custard_compile(const compile_args *a, sam_graph *g, sam_error *err)
     if (plan_make(a->expression, a->formats, a->nformats, a->schedule, &p, err))
         return -1;
     lowering l = {.p = &p, .g = g, .err = err};
-    int rc = lower(&l, a->expression) || record_tiling(&p, a->tiling, g, err) ? -1 : 0;
+    int rc = record_located(&p, a->locate, &l.located, g, err) || lower(&l, a->expression) ||
+                     record_tiling(&p, a->tiling, g, err)
+                 ? -1
+                 : 0;
     free(l.streams);
     free(l.readers);
     plan_free(&p);

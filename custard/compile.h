@@ -9,7 +9,14 @@
  * {"X:ss", "B:ss:1,0"}, "reorder(k,i,j)"}. The graph records them as the
  * graph attributes expr, formats and schedule, so that `samsim run --check`
  * needs nothing more. Splits leave the graph as it is, since it runs on
- * each tile unchanged, and are recorded as the graph attribute tiling. */
+ * each tile unchanged, and are recorded as the graph attribute tiling.
+ *
+ * locate(T) finds tensor T in another's coordinates instead of scanning
+ * and intersecting it (SAM paper section 4.2): wherever T meets one other
+ * tensor in a product and that one is not located, a locate node takes
+ * the other's coordinates and T's parent references and gives T's
+ * positions; where every tensor of a product is located they intersect as
+ * usual. The graph records it as the attribute locate. */
 #ifndef SAMSIM_COMPILE_H
 #define SAMSIM_COMPILE_H
 
@@ -22,6 +29,8 @@ typedef struct compile_args {
     int nformats;
     const char *schedule;       /* -s=reorder(...), or NULL for the concordant order */
     const char *tiling;         /* -s=split(...) commands (custard/tiling.h), or NULL */
+    const char *locate;         /* tensors to locate rather than scan, by name,
+                                   separated by commas or blanks (-s=locate(c)), or NULL */
 } compile_args;
 
 /* Builds the graph into g (freed with graph_free). On failure g is empty

@@ -417,6 +417,15 @@ static const kernel beyond[] = {
      "k:60@0.95"},
     {"spmv_plus_5", "x(i)=B(i,j)*c(j)+d(i)+e(i)+f(i)+g(i) -f=B:ss",
      "B:25x12 c:12 d:25@0.2 e:25@0.2 f:25@0.2 g:25@0.2"},
+    /* Locators: in a dense and a compressed level, at the follower's top
+     * level (fed [0, D]), and SDDMM's sampled i and j. */
+    {"spmv_locate_dense", "x(i)=B(i,j)*c(j) -f=x:s -f=B:ss -f=c:d -s=reorder(i,j) -s=locate(c)",
+     "B:25x12 c:12"},
+    {"spmv_locate_compressed",
+     "x(i)=B(i,j)*c(j) -f=x:s -f=B:ss -f=c:s -s=reorder(i,j) -s=locate(c)", "B:25x12 c:12@0.4"},
+    {"elemmul_locate_root", "x(i)=b(i)*c(i) -f=c:d -s=locate(c)", "b:60@0.2 c:60@0.5"},
+    {"sddmm_locate", "X(i,j)=B(i,j)*C(i,k)*D(j,k) -f=X:ss -f=B:ss -f=C:dd -f=D:dd "
+                     "-s=reorder(i,j,k) -s=locate(C,D)", "B:20x15@0.1 C:20x6 D:15x6"},
 };
 
 static void test_beyond_the_list(void **state)
@@ -429,6 +438,49 @@ static void test_beyond_the_list(void **state)
             run_checked(&beyond[i], graph, NULL, dir);
             free(graph);
         }
+    test_tmpdir_remove(dir);
+}
+
+/* locate(c) puts a locate node where c's scanner and the intersecter
+ * were, recorded as the attribute locate; inner-product SpMV on a dense
+ * vector then walks only B's entries, not c's every coordinate. */
+static void test_locate_replaces_intersect(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir();
+    const char *spmv = "x(i)=B(i,j)*c(j) -f=x:s -f=B:ss -f=c:d -s=reorder(i,j)";
+    char args[256];
+    snprintf(args, sizeof args, "%s -s=locate(c)", spmv);
+    char *plain = test_compile_to(dir, "plain", spmv), *located = test_compile_to(dir, "loc", args);
+    sam_graph g;
+    sam_error err;
+    assert_int_equal(graph_read_dot(located, &g, &err), 0);
+    assert_int_equal(type_count(&g, "locate"), 1);
+    assert_int_equal(type_count(&g, "intersect"), 0);
+    assert_int_equal(type_count(&g, "fiberlookup"), 2);
+    assert_string_equal(graph_attr_get(&g, "locate"), "c");
+    graph_free(&g);
+    char *b = test_path(dir, "B.mtx"), *c = test_path(dir, "c.tns"), tb[4200], tc[4200];
+    assert_int_equal(test_run_samsim(NULL, NULL, "gen", "urandom", "--shape", "200x200",
+                                     "--density", "0.02", "--seed", "1", "-o", b, NULL),
+                     0);
+    assert_int_equal(test_run_samsim(NULL, NULL, "gen", "urandom", "--shape", "200", "--density",
+                                     "1", "--seed", "2", "-o", c, NULL),
+                     0);
+    snprintf(tb, sizeof tb, "B=%s", b);
+    snprintf(tc, sizeof tc, "c=%s", c);
+    long long cycles[2];
+    const char *graphs[2] = {plain, located};
+    for (int k = 0; k < 2; k++) {
+        char *out = NULL;
+        assert_int_equal(test_run_samsim(&out, NULL, "run", graphs[k], "-t", tb, "-t", tc,
+                                         "--check", NULL),
+                         0);
+        cycles[k] = test_summary(out, "cycles");
+        free(out);
+    }
+    assert_true(cycles[1] * 5 < cycles[0]);
+    free(plain), free(located), free(b), free(c);
     test_tmpdir_remove(dir);
 }
 
@@ -474,6 +526,11 @@ static void test_bad_input(void **state)
     assert_refused("X(i,j)=B(i,k)*B(k,j)", "used twice");
     assert_refused("x=b", "no index variable");
     assert_refused("X(i,l)=B(i,j)*C(j,k)*D(k,l) -s=reorder(i,j,k,l)", "both summed outside");
+    assert_refused("x(i)=B(i,j)*c(j) -s=locate(q)", "locate(q): no operand q in the expression");
+    assert_refused("x(i)=B(i,j)*c(j) -s=locate(x)", "locate(x): no operand x in the expression");
+    assert_refused("X(i,j)=A(i,j)*B(i,j)*C(i,j) -s=locate(C)", "locate(C): at index i it meets "
+                                                              "3 tensors; a locator joins two");
+    assert_refused("x(i)=B(i,j)*c(j) -s=locate(", "expected locate(TENSOR,...)");
     assert_refused("X(i,j)=B(i,j)+C(i,k)*D(k,j) -f=D:ss -s=reorder(i,k,j)",
                    "added under different loops");
     assert_refused("X(i,j)=B(i,j) --bogus", "unexpected argument");
@@ -488,6 +545,7 @@ int main(void)
         cmocka_unit_test(test_compiled_kernels_generated),
         cmocka_unit_test(test_compiled_kernels_suitesparse),
         cmocka_unit_test(test_beyond_the_list),
+        cmocka_unit_test(test_locate_replaces_intersect),
         cmocka_unit_test(test_bad_input),
     };
     return cmocka_run_group_tests_name("compile", tests, NULL, NULL);

@@ -155,7 +155,7 @@ static const char *const odd_ids[] = {"my node", "a,b", "say \"hi\"", "x:y:z", "
 static char *write_odd_graph(const char *dir)
 {
     static const char *const formats[] = {"X:ss", "B:ss", "C:ss:1,0"};
-    compile_args a = {"X(i,j)=B(i,k)*C(k,j)", formats, 3, NULL, NULL};
+    compile_args a = {.expression = "X(i,j)=B(i,k)*C(k,j)", .formats = formats, .nformats = 3};
     sam_graph g;
     sam_error err;
     assert_int_equal(custard_compile(&a, &g, &err), 0);

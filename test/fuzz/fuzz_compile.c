@@ -1,6 +1,7 @@
 /* The compiler, as `samsim compile` calls it: the first line of the input
  * is the expression, every further line a -f value, or the schedule when
- * it starts with "-s=". The graph built is written as DOT. */
+ * it starts with "-s=", or the tensors to locate with "-l=". The graph
+ * built is written as DOT. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,8 @@ static void compile_lines(char **lines, int n)
     for (int k = 1; k < n; k++) {
         if (!strncmp(lines[k], "-s=", 3))
             a.schedule = lines[k] + 3;
+        else if (!strncmp(lines[k], "-l=", 3))
+            a.locate = lines[k] + 3;
         else if (a.nformats < FUZZ_MAX_FORMATS)
             formats[a.nformats++] = lines[k];
     }

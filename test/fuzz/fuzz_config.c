@@ -9,7 +9,7 @@
 static void read_config(const char *path)
 {
     static const char *const formats[] = {"X:ss", "B:ss", "C:ds:1,0"};
-    compile_args a = {"X(i,j)=B(i,k)*C(k,j)", formats, 3, NULL, NULL};
+    compile_args a = {.expression = "X(i,j)=B(i,k)*C(k,j)", .formats = formats, .nformats = 3};
     sim_config c = {0};
     sam_graph g;
     sam_error err;
