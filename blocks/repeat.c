@@ -2,6 +2,7 @@
  * repeat signal and closes the repetition at S; the state machine is
  * repeater.h's, fed here by the two input channels. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "blocks.h"
 #include "repeater.h"
@@ -92,9 +93,13 @@ static int repeat_create(block *b, const block_ctx *ctx, sam_error *err)
 }
 
 /* The ref input is port 0: a root repeat is fed [0, D] there. */
+/* Coordinates may be repeated as references, as scanner.c's ref input
+ * takes them. */
 static int repeat_port(block *b, const graph_edge *e, int input, sam_error *err)
 {
     static const char *const in_kinds[] = {"ref", "repsig"}, *const out_kinds[] = {"ref"};
+    if (input && !strcmp(e->kind, "crd"))
+        return 0;
     return input ? block_port_by_kind(b, e, 1, in_kinds, 2, err)
                  : block_port_by_kind(b, e, 0, out_kinds, 1, err);
 }

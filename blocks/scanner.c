@@ -1,5 +1,7 @@
 #include "scanner.h"
 
+#include <string.h>
+
 const fiber_level *scanner_create(block *b, const block_ctx *ctx, char kind,
                                   const fibertree **tree, sam_error *err)
 {
@@ -23,10 +25,16 @@ const fiber_level *scanner_create(block *b, const block_ctx *ctx, char kind,
     return l;
 }
 
+/* A coordinate stream may feed the ref input: a dense level scanned at
+ * another tensor's coordinates locates them (SAM paper section 4.2; the
+ * reference's own SDDMM test is wired so). */
 int scanner_port(block *b, const graph_edge *e, int input, sam_error *err)
 {
-    static const char *const in_kinds[] = {"ref"}, *const out_kinds[] = {"crd", "ref"};
-    return input ? block_port_by_kind(b, e, 1, in_kinds, 1, err)
+    static const char *const out_kinds[] = {"crd", "ref"};
+    if (input && (!strcmp(e->kind, "ref") || !strcmp(e->kind, "crd")))
+        return SCANNER_IN_REF;
+    return input ? block_error(b, err, "no input port for a %s stream (edge label '%s')",
+                               e->kind, e->label)
                  : block_port_by_kind(b, e, 0, out_kinds, 2, err);
 }
 

@@ -171,10 +171,30 @@ static void test_fiberwrite_vals(void **state)
     write_vals("3.0 S1 4.0 S2 D", (const double[]){3.0, 4.0}, 2, 4);
 }
 
+/* A coordinate stream feeds a scanner's or a repeat's reference input
+ * (locator wiring, test/data/mat_sddmm_hand.gv); other kinds are refused. */
+static void test_coordinates_as_references(void **state)
+{
+    (void)state;
+    graph_edge crd = {.kind = "crd", .label = "crd as ref", .comment = ""};
+    graph_edge val = {.kind = "val", .label = "val", .comment = ""};
+    graph_node n = {.id = "1", .type = "fiberlookup"};
+    block b = {.ops = &fiberlookup_dense_ops, .node = &n};
+    sam_error err;
+    assert_int_equal(fiberlookup_dense_ops.port(&b, &crd, 1, &err), 0);
+    assert_int_equal(fiberlookup_compressed_ops.port(&b, &crd, 1, &err), 0);
+    assert_int_equal(fiberlookup_dense_ops.port(&b, &val, 1, &err), -1);
+    assert_int_equal(fiberlookup_dense_ops.port(&b, &crd, 0, &err), 0);
+    b.ops = &repeat_ops;
+    assert_int_equal(repeat_ops.port(&b, &crd, 1, &err), 0);
+    assert_int_equal(repeat_ops.port(&b, &val, 1, &err), -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_scanner_one_fiber),
+        cmocka_unit_test(test_coordinates_as_references),
         cmocka_unit_test(test_scanner_nested),
         cmocka_unit_test(test_scanner_stop_refs_with_gaps),
         cmocka_unit_test(test_scanner_empty_refs),

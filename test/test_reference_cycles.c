@@ -9,9 +9,10 @@
  *
  * mat_elemadd3's 278 comes from the reference test's own wiring, binary
  * unions in a tree, which test/data/mat_elemadd3_hand.gv draws (the DOT
- * graph's one three-way union takes 274). Not pinned yet: mat_sddmm's
- * 17,042, whose test is a locator dataflow with K = 256 (coordinates used
- * as references into dense C and D), not the DOT graph (4,509). */
+ * graph's one three-way union takes 274). mat_sddmm's 17,042 likewise
+ * comes from its test's wiring, test/data/mat_sddmm_hand.gv: a locator
+ * dataflow with K = 256, coordinates used as references into dense C and
+ * D holding 0, 1, 2, ... (the DOT graph takes 4,509). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -195,6 +196,38 @@ static void test_elemadd3_hand_wired(void **state)
     test_tmpdir_remove(dir);
 }
 
+/* Dense C and D of 66 rows and K = 256 columns holding 0, 1, 2, ... in
+ * row order, as the reference's test fills them, at path. */
+static void write_arange(const char *path)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    for (int r = 0; r < 66; r++)
+        for (int k = 0; k < 256; k++)
+            fprintf(f, "%d %d %d\n", r + 1, k + 1, r * 256 + k);
+    assert_int_equal(fclose(f), 0);
+}
+
+/* The reference's locator wiring of mat_sddmm, as a graph of the suite. */
+static void test_sddmm_hand_wired(void **state)
+{
+    (void)state;
+    char *data = test_require_shared("data/sam-formatted/bcsstm02/mat_sddmm");
+    char *dir = test_tmpdir(), *c = test_path(dir, "C.tns"), *d = test_path(dir, "D.tns");
+    write_arange(c);
+    write_arange(d);
+    char tc[4200], td[4200];
+    snprintf(tc, sizeof tc, "C=%s", c);
+    snprintf(td, sizeof td, "D=%s", d);
+    const char *argv[] = {"run", "test/data/mat_sddmm_hand.gv", "--data", data, "-t", tc, "-t",
+                          td, "--expr", "X(i,j)=B(i,j)*C(i,k)*D(j,k)", NULL};
+    long long got = test_run_engines("mat_sddmm (hand-wired)", dir, argv);
+    if (got != 17042)
+        fail_msg("mat_sddmm (hand-wired): %lld cycles, the reference takes 17042", got);
+    free(data), free(c), free(d);
+    test_tmpdir_remove(dir);
+}
+
 static void test_bcsstm02_counts(void **state)
 {
     (void)state;
@@ -212,6 +245,7 @@ int main(void)
         cmocka_unit_test(test_section7_counts),
         cmocka_unit_test(test_bcsstm02_counts),
         cmocka_unit_test(test_elemadd3_hand_wired),
+        cmocka_unit_test(test_sddmm_hand_wired),
     };
     return cmocka_run_group_tests_name("reference cycles", tests, NULL, NULL);
 }
