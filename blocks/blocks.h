@@ -30,5 +30,8 @@ extern const block_ops crdhold_values_ops;
 extern const block_ops crddrop_ops;
 extern const block_ops crdhold_ops;
 extern const block_ops locate_ops;
+extern const block_ops bv_ops;
+extern const block_ops fiberlookup_bitvector_ops;
+extern const block_ops intersect_bitvector_ops;
 
 #endif

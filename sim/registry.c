@@ -34,6 +34,9 @@ static const registry_entry registry[] = {
     {&crdhold_ops, REGISTRY_DEFAULT},
     {&crdhold_values_ops, REGISTRY_VARIANT},
     {&locate_ops, REGISTRY_DEFAULT},
+    {&bv_ops, REGISTRY_DEFAULT},
+    {&fiberlookup_bitvector_ops, REGISTRY_VARIANT},
+    {&intersect_bitvector_ops, REGISTRY_VARIANT},
 };
 
 int registry_count(void)

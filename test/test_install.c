@@ -104,7 +104,8 @@ static void test_bash_completion(void **state)
     expect_completion("samsim ru", "run ");
     expect_completion("samsim co", "compile convert ");
     expect_completion("samsim run g.gv --ch", "--check ");
-    expect_completion("samsim run g.gv --impl intersect=", "intersect=skip intersect=twofinger ");
+    expect_completion("samsim run g.gv --impl intersect=",
+                      "intersect=bitvector intersect=skip intersect=twofinger ");
     expect_completion("samsim run g.gv --engine \"\"", "cycle event step ");
     expect_completion("samsim gen r", "rmat runs ");
     expect_completion("samsim help st", "stats ");

@@ -1,0 +1,575 @@
+/* The bitvector blocks (SAM-BLOCKS.md 6): the bv converter, the bitvector
+ * fiberlookup and the bitvector intersect, against the vectors of that
+ * section and of the reference's own unit tests (sam/sim/test/primitives/
+ * test_bv.py, test_bv_rd_scanner.py, test_intersectbv.py), cycle by cycle
+ * as the reference's classes produce them (one input token a cycle, as
+ * those tests feed them), and samsim's behaviour where the reference
+ * fails or goes wrong. Words are written in decimal: 13 is 0b1101. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "../blocks/blocks.h"
+#include "../sim/registry.h"
+#include "test_harness.h"
+
+/* ------------------------------------------------------- bv converter */
+
+static void convert(const char *attrs, const char *in, const char *want, int exact)
+{
+    harness_spec s = {.ops = &bv_ops, .attrs = attrs, .inputs = {in}};
+    harness_out out;
+    harness_run(&s, &out);
+    harness_expect(&out, 0, want, exact);
+    harness_free(&out);
+}
+
+/* SAM-BLOCKS.md 6: the word at the fiber's stop token, the stop token
+ * next cycle; an empty fiber sends its stop token alone. */
+static void test_bv_contract(void **state)
+{
+    (void)state;
+    convert("", "0 2 3 S0 D", "_ _ _ 13 S0 D", 1);
+    convert("", "S0 D", "S0 D", 1);
+    convert("", "0 S0 S0 3 S1 D", "_ 1 S0 S0 _ 8 S1 D", 1);
+}
+
+/* Every vector of test_bv.py's test_bv_direct (gold: get_bv of the input),
+ * exact as the reference's BV sends them. */
+static void test_bv_reference_unit(void **state)
+{
+    (void)state;
+    static const char *const v[][2] = {
+        {"0 2 3 9 11 12 S0 D", "_ _ _ _ _ _ 6669 S0 D"},
+        {"0 2 3 S0 D", "_ _ _ 13 S0 D"},
+        {"0 2 3 S0 9 11 S0 12 S1 D", "_ _ _ 13 S0 _ _ 2560 S0 _ 4096 S1 D"},
+        {"0 S0 D", "_ 1 S0 D"},
+        {"0 2 3 S1 D", "_ _ _ 13 S1 D"},
+        {"0 2 3 S0 1 3 S0 0 S1 D", "_ _ _ 13 S0 _ _ 10 S0 _ 1 S1 D"},
+        {"0 1 S0 0 1 S0 0 S1 D", "_ _ 3 S0 _ _ 3 S0 _ 1 S1 D"},
+        {"0 S0 2 3 S1 1 S0 3 S1 0 S2 D", "_ 1 S0 _ _ 12 S1 _ 2 S0 _ 8 S1 _ 1 S2 D"},
+        {"0 1 2 3 S0 0 1 2 3 S0 0 1 2 3 S1 D", "_ _ _ _ 15 S0 _ _ _ _ 15 S0 _ _ _ _ 15 S1 D"},
+        {"0 1 S0 0 1 S0 0 1 S1 D", "_ _ 3 S0 _ _ 3 S0 _ _ 3 S1 D"},
+        {"0 1 S0 2 3 S1 0 1 S0 2 3 S1 0 1 S0 2 3 S2 D",
+         "_ _ 3 S0 _ _ 12 S1 _ _ 3 S0 _ _ 12 S1 _ _ 3 S0 _ _ 12 S2 D"},
+        {"0 4 8 12 16 S0 D", "_ _ _ _ _ 69905 S0 D"},
+        {"0 1 2 3 4 S0 D", "_ _ _ _ _ 31 S0 D"},
+        {"0 S0 4 S0 8 S0 12 S0 16 S1 D", "_ 1 S0 _ 16 S0 _ 256 S0 _ 4096 S0 _ 65536 S1 D"},
+        {"0 1 3 4 S0 D", "_ _ _ _ 27 S0 D"},
+        {"0 2 S0 3 S0 9 11 S0 12 S1 D", "_ _ 5 S0 _ 8 S0 _ _ 2560 S0 _ 4096 S1 D"},
+        {"S0 D", "S0 D"},
+    };
+    for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
+        convert("", v[k][0], v[k][1], 1);
+}
+
+/* The words of test_bv.py's test_split_bv_intersect_direct, whose BV
+ * inputs are Split's gold outputs (inner coordinates mod the factor). */
+static void test_bv_reference_split_golds(void **state)
+{
+    (void)state;
+    convert("", "0 2 3 S0 1 3 S0 0 S1 D", "13 S0 10 S0 1 S1 D", 0);      /* factor 4 */
+    convert("", "0 S0 D", "1 S0 D", 0);
+    convert("", "0 S0 0 1 S1 1 S0 1 S1 0 S2 D", "1 S0 3 S1 2 S0 2 S1 1 S2 D", 0);   /* 2 */
+    convert("", "0 1 S0 0 1 S1 0 1 S0 0 1 S1 0 1 S0 0 1 S2 D", "3 S0 3 S1 3 S0 3 S1 3 S0 3 S2 D",
+            0);
+    convert("", "0 S0 0 S0 0 S0 0 S0 0 S1 D", "1 S0 1 S0 1 S0 1 S0 1 S1 D", 0);   /* 4 */
+    convert("", "0 2 S0 0 S0 0 2 S0 0 S1 D", "5 S0 1 S0 5 S0 1 S1 D", 0);         /* 3 */
+    convert("", "0 1 3 4 S0 D", "27 S0 D", 0);
+}
+
+/* Input gaps: the block waits; the pending stop token goes out even with
+ * nothing to take. */
+static void test_bv_gaps(void **state)
+{
+    (void)state;
+    convert("", "0 _ 2 _ S0 _ D", "_ _ _ _ 5 S0 D", 1);
+    convert("", "5 S0 _ _ _ S1 D", "_ 32 S0 _ _ S1 D", 1);
+    convert("", "S0 S1 D", "S0 S1 D", 1);
+}
+
+/* The width: 64 bits by default (bit 63 reads as a negative number),
+ * fewer when asked; N adds no bit. */
+static void test_bv_width_and_n(void **state)
+{
+    (void)state;
+    convert("", "0 63 S0 D", "_ _ -9223372036854775807 S0 D", 1);
+    convert("width=4", "0 3 S0 D", "_ _ 9 S0 D", 1);
+    convert("", "N S0 D", "_ S0 D", 1);
+    convert("", "1 N S0 D", "_ _ 2 S0 D", 1);
+}
+
+/* ------------------------------------------------ bitvector fiberlookup */
+
+/* Scans the words of the fibers of (seg, crd) as format=bitvector. */
+static void scan(const int64_t *seg, size_t nseg, const int64_t *crd, size_t ncrd,
+                 const char *attrs, const char *in, const char *bv, const char *ref, int exact)
+{
+    fibertree ft;
+    harness_level(&ft, seg, nseg, crd, ncrd);
+    char a[128];
+    snprintf(a, sizeof a, "tensor=B,mode=0,format=bitvector%s%s", *attrs ? "," : "", attrs);
+    harness_spec s = {.ops = &fiberlookup_bitvector_ops, .attrs = a, .tensor = "B", .tree = &ft,
+                      .inputs = {in}};
+    harness_out out;
+    harness_run(&s, &out);
+    harness_expect(&out, 0, bv, exact);
+    harness_expect(&out, 1, ref, exact);
+    harness_free(&out);
+    fibertree_free(&ft);
+}
+
+#define SCAN(seg, crd, attrs, in, bv, ref) \
+    scan(seg, sizeof(seg) / 8, crd, sizeof(crd) / 8, attrs, in, bv, ref, 1)
+
+/* Words [0b1011, 0b0101, 0b1000]: fibers {0,1,3}, {0,2}, {3}. */
+static const int64_t seg3[] = {0, 3, 5, 6}, crd3[] = {0, 1, 3, 0, 2, 3};
+/* Words [0b1011, 0b0110]. */
+static const int64_t seg2[] = {0, 3, 5}, crd2[] = {0, 1, 3, 1, 2};
+
+/* SAM-BLOCKS.md 6 and test_bv_rd_scanner.py, whose outputs are compared
+ * cycle by cycle there. */
+static void test_scan_reference_unit(void **state)
+{
+    (void)state;
+    static const int64_t seg1[] = {0, 3}, crd1[] = {0, 1, 3};
+    SCAN(seg1, crd1, "", "0 D", "11 S0 D", "0 S0 D");
+    SCAN(seg3, crd3, "", "1 2 S0 D", "5 S0 8 S1 D", "3 S0 5 S1 D");
+    SCAN(seg2, crd2, "", "0 1 S0 D", "11 S0 6 S1 D", "0 S0 3 S1 D");
+}
+
+/* The stop token waits for the next ref (derived from BVRdScan). */
+static void test_scan_waits_for_the_next_ref(void **state)
+{
+    (void)state;
+    SCAN(seg2, crd2, "", "0 _ _ _ 1 _ S0 D", "11 _ _ _ S0 6 S1 D", "0 _ _ _ S0 3 S1 D");
+}
+
+/* An empty fiber is the word 0; ref is the popcount of the words before. */
+static void test_scan_empty_fiber_and_refs(void **state)
+{
+    (void)state;
+    static const int64_t seg[] = {0, 2, 2, 4}, crd[] = {0, 2, 1, 2};
+    SCAN(seg, crd, "", "0 1 2 S0 D", "5 S0 0 S0 6 S1 D", "0 S0 2 S0 2 S1 D");
+    static const int64_t segb[] = {0, 2, 4, 6}, crdb[] = {0, 1, 0, 2, 1, 2};
+    SCAN(segb, crdb, "", "0 1 S0 2 S1 D", "3 S0 5 S1 6 S2 D", "0 S0 2 S1 4 S2 D");
+}
+
+/* An N ref yields its fiber's stop token alone, merged with a stop-token
+ * ref after it, as the reference's BVRdScan does. */
+static void test_scan_n_refs(void **state)
+{
+    (void)state;
+    SCAN(seg2, crd2, "", "0 N 1 N S0 D", "11 S0 S0 6 S0 S1 D", "0 S0 S0 3 S0 S1 D");
+    SCAN(seg3, crd3, "", "N D", "_ S0 D", "_ S0 D");
+    SCAN(seg3, crd3, "", "N _ S0 D", "_ _ S1 D", "_ _ S1 D");
+}
+
+/* A stop-token ref that starts a fiber (an empty outer fiber) becomes
+ * S(k+1), as from every scanner; the reference sends it unchanged
+ * ("11 S1 S0 6 S2 D" and "S0 D"), one level too low. */
+static void test_scan_empty_outer_fiber(void **state)
+{
+    (void)state;
+    SCAN(seg2, crd2, "", "0 S0 S0 1 S1 D", "11 S1 S1' 6 S2 D", "0 S1 S1' 3 S2 D");
+    SCAN(seg2, crd2, "", "S0 D", "S1' D", "S1' D");
+}
+
+/* The width bounds the coordinates; 64 bits by default. */
+static void test_scan_width(void **state)
+{
+    (void)state;
+    static const int64_t seg[] = {0, 2}, crd[] = {1, 63};
+    SCAN(seg, crd, "", "0 D", "-9223372036854775806 S0 D", "0 S0 D");
+    static const int64_t seg4[] = {0, 2}, crd4[] = {1, 3};
+    SCAN(seg4, crd4, "width=4", "0 D", "10 S0 D", "0 S0 D");
+}
+
+/* ------------------------------------------------- bitvector intersect */
+
+static void join(const char *attrs, const char *b1, const char *r1, const char *b2,
+                 const char *r2, const char *bv, const char *o1, const char *o2, int exact)
+{
+    harness_spec s = {.ops = &intersect_bitvector_ops, .attrs = attrs,
+                      .inputs = {b1, r1, b2, r2}};
+    harness_out out;
+    harness_run(&s, &out);
+    harness_expect(&out, 0, bv, exact);
+    harness_expect(&out, 1, o1, exact);
+    harness_expect(&out, 2, o2, exact);
+    harness_free(&out);
+}
+
+/* SAM-BLOCKS.md 6 and test_intersectbv.py (bubble-free there), exact. */
+static void test_intersect_reference_unit(void **state)
+{
+    (void)state;
+    join("", "13 S0 D", "1 S0 D", "12 S0 D", "3 S0 D", "12 _ S0 D", "2 3 S0 D", "3 4 S0 D", 1);
+    join("", "10 S0 1 S1 D", "3 S0 5 S1 D", "13 S0 6 S1 D", "0 S0 3 S1 D", "8 S0 _ S1 D",
+         "4 S0 _ S1 D", "2 S0 _ S1 D", 1);
+    /* The unit tests compare bubble-free streams. */
+    join("", "10 S0 1 S1 D", "3 S0 5 S1 D", "13 S0 6 S1 D", "0 S0 3 S1 D", "8 S0 S1 D",
+         "4 S0 S1 D", "2 S0 S1 D", 0);
+}
+
+/* emit_zeros=1: an empty AND sends the word 0, and no refs. */
+static void test_intersect_emit_zeros(void **state)
+{
+    (void)state;
+    join("emit_zeros=1", "10 S0 1 S1 D", "3 S0 5 S1 D", "13 S0 6 S1 D", "0 S0 3 S1 D",
+         "8 S0 0 S1 D", "4 S0 _ S1 D", "2 S0 _ S1 D", 1);
+}
+
+/* One ref pair a cycle while the inputs wait; gaps on one side stall. */
+static void test_intersect_timing(void **state)
+{
+    (void)state;
+    join("", "31 1 S1 D", "0 5 S1 D", "21 3 S1 D", "2 5 S1 D", "21 _ _ 1 S1 D", "0 2 4 5 S1 D",
+         "2 3 4 5 S1 D", 1);
+    join("", "15 _ _ S0 D", "0 _ _ S0 D", "6 S0 D", "7 S0 D", "6 _ _ S0 D", "1 2 _ S0 D",
+         "7 8 _ S0 D", 1);
+    join("", "11 S0 4 S1 D", "0 S0 3 S1 D", "3 S0 _ _ 4 S1 D", "4 S0 _ _ 6 S1 D",
+         "3 _ S0 _ 4 S1 D", "0 1 S0 _ 3 S1 D", "4 5 S0 _ 6 S1 D", 1);
+    join("", "S0 D", "S0 D", "S0 D", "S0 D", "S0 D", "S0 D", "S0 D", 1);
+}
+
+/* Bit 63 and the refs below it. */
+static void test_intersect_high_bit(void **state)
+{
+    (void)state;
+    join("", "-9223372036854775807 S0 D", "10 S0 D", "-9223372036854775808 S0 D", "0 S0 D",
+         "-9223372036854775808 S0 D", "11 S0 D", "0 S0 D", 1);
+}
+
+/* A word meeting an empty fiber (the bv converter sends it as its stop
+ * token alone) is taken alone; the reference fails with a type error. */
+static void test_intersect_word_meets_empty_fiber(void **state)
+{
+    (void)state;
+    join("", "S0 5 S1 D", "S0 2 S1 D", "6 S0 4 S1 D", "0 S0 2 S1 D", "_ S0 4 S1 D",
+         "_ S0 3 S1 D", "_ S0 2 S1 D", 1);
+    join("", "7 S0 D", "0 S0 D", "S0 D", "S0 D", "_ S0 D", "_ S0 D", "_ S0 D", 1);
+}
+
+/* ------------------------------------------------ faults and create errors */
+
+typedef struct attrs_node {
+    graph_node node;
+    graph_attr attr[4];
+} attrs_node;
+
+/* A node of type ops->type with up to 4 attributes "k=v,k=v". */
+static void make_node(attrs_node *an, char *buf, size_t n, const block_ops *ops, const char *attrs)
+{
+    memset(an, 0, sizeof *an);
+    an->node = (graph_node){.id = "1", .type = (char *)ops->type, .attrs = an->attr};
+    snprintf(buf, n, "%s", attrs);
+    char *save = NULL;
+    for (char *kv = strtok_r(buf, ",", &save); kv && an->node.nattrs < 4;
+         kv = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(kv, '=');
+        assert_non_null(eq);
+        *eq = '\0';
+        an->attr[an->node.nattrs++] = (graph_attr){.key = kv, .value = eq + 1};
+    }
+}
+
+static const fibertree *bound_tree;
+
+static const fibertree *tree_b(const block_ctx *ctx, const char *name)
+{
+    (void)ctx;
+    return !strcmp(name, "B") ? bound_tree : NULL;
+}
+
+/* Runs ops for n cycles on the input streams, token k visible at cycle k
+ * ("_": none) or, queued, every token from cycle 0; outputs are dropped.
+ * Writes what each step returned into steps (when not NULL) and the fault
+ * the block stops with into fault ("" when none). */
+static void drive(const block_ops *ops, const char *attrs, const fibertree *ft,
+                  const char *const *in, int queued, int n, int *steps, char *fault, size_t nf)
+{
+    attrs_node an;
+    char buf[128];
+    make_node(&an, buf, sizeof buf, ops, attrs);
+    bound_tree = ft;
+    block_ctx ctx = {.node = &an.node, .tensor = tree_b};
+    block b = {.ops = ops, .node = &an.node, .ii = 1};
+    sam_error err;
+    if (ops->create(&b, &ctx, &err))
+        fail_msg("%s", err.msg);
+    channel ch[BLOCK_MAX_PORTS];
+    for (int p = 0; p < b.nin; p++) {
+        assert_int_equal(channel_init(&ch[p], 0, 0), 0);
+        assert_int_equal(channel_add_reader(&ch[p], -1), 0);
+        b.in[p] = (in_port){.ch = &ch[p], .reader = 0};
+        char copy[128], *save = NULL;
+        snprintf(copy, sizeof copy, "%s", in[p]);
+        cycle_t t = 0;
+        for (char *w = strtok_r(copy, " ", &save); w; w = strtok_r(NULL, " ", &save), t++) {
+            token tok;
+            if (!strcmp(w, "_"))
+                continue;
+            assert_int_equal(token_parse(w, &tok), 0);
+            assert_int_equal(channel_push(&ch[p], queued ? 0 : t, tok), 0);
+        }
+    }
+    for (int t = 0; t < n && !b.fault; t++) {
+        int r = ops->step(&b, (cycle_t)t);
+        if (steps)
+            steps[t] = r;
+    }
+    snprintf(fault, nf, "%s", b.fault ? b.fault : "");
+    for (int p = 0; p < b.nin; p++)
+        channel_free(&ch[p]);
+    ops->destroy(&b);
+}
+
+/* The fault ops stops with on streams queued from cycle 0 ("": none in 50
+ * cycles). */
+static void fault_of(const block_ops *ops, const char *attrs, const fibertree *ft,
+                     const char *const *in, char *fault, size_t n)
+{
+    drive(ops, attrs, ft, in, 1, 50, NULL, fault, n);
+}
+
+/* A step says it changed something exactly when it took or sent a token
+ * or moved on (the engine lets a block that changed nothing sleep). */
+static void changes(const block_ops *ops, const char *attrs, const fibertree *ft,
+                    const char *const *in, const char *want)
+{
+    int n = (int)strlen(want), steps[64];
+    char fault[200], got[65];
+    drive(ops, attrs, ft, in, 0, n, steps, fault, sizeof fault);
+    assert_string_equal(fault, "");
+    for (int t = 0; t < n; t++)
+        got[t] = steps[t] ? '1' : '0';
+    got[n] = '\0';
+    assert_string_equal(got, want);
+}
+
+#define IN(...) ((const char *const[BLOCK_MAX_PORTS]){__VA_ARGS__})
+
+static void test_bv_faults(void **state)
+{
+    (void)state;
+    char f[200];
+    fault_of(&bv_ops, "", NULL, IN("0 63 S0 D"), f, sizeof f);
+    assert_string_equal(f, "");
+    fault_of(&bv_ops, "", NULL, IN("0 64 S0 D"), f, sizeof f);
+    assert_string_equal(f, "coordinate 64 is beyond the bitvector width 64");
+    fault_of(&bv_ops, "width=8", NULL, IN("3 8 S0 D"), f, sizeof f);
+    assert_string_equal(f, "coordinate 8 is beyond the bitvector width 8");
+    fault_of(&bv_ops, "", NULL, IN("-1 S0 D"), f, sizeof f);
+    assert_string_equal(f, "coordinate -1 is beyond the bitvector width 64");
+    fault_of(&bv_ops, "", NULL, IN("1 D"), f, sizeof f);
+    assert_non_null(strstr(f, "inside a fiber"));
+    fault_of(&bv_ops, "", NULL, IN("2.5 S0 D"), f, sizeof f);
+    assert_string_equal(f, "not a coordinate stream");
+}
+
+static void test_scan_faults(void **state)
+{
+    (void)state;
+    fibertree ft;
+    harness_level(&ft, seg2, 3, crd2, 5);
+    char f[200];
+    fault_of(&fiberlookup_bitvector_ops, "tensor=B,mode=0,format=bitvector", &ft, IN("1 S0 D"), f,
+             sizeof f);
+    assert_string_equal(f, "");
+    fault_of(&fiberlookup_bitvector_ops, "tensor=B,mode=0,format=bitvector", &ft, IN("2 S0 D"), f,
+             sizeof f);
+    assert_string_equal(f, "reference beyond the bitvector level");
+    fault_of(&fiberlookup_bitvector_ops, "tensor=B,mode=0,format=bitvector", &ft, IN("-1 S0 D"),
+             f, sizeof f);
+    assert_string_equal(f, "reference beyond the bitvector level");
+    fibertree_free(&ft);
+}
+
+/* Whether creating ops on attrs and tree fails with a message holding want. */
+static void create_fails(const block_ops *ops, const char *attrs, const fibertree *ft,
+                         const char *want)
+{
+    attrs_node an;
+    char buf[128];
+    make_node(&an, buf, sizeof buf, ops, attrs);
+    bound_tree = ft;
+    block_ctx ctx = {.node = &an.node, .tensor = tree_b};
+    block b = {.ops = ops, .node = &an.node};
+    sam_error err = {{0}};
+    assert_int_equal(ops->create(&b, &ctx, &err), -1);
+    if (!strstr(err.msg, want))
+        fail_msg("'%s' lacks '%s'", err.msg, want);
+}
+
+/* A coordinate that does not fit in a word is refused at create time,
+ * naming the tensor; so is a dense level and a width out of range. */
+static void test_scan_create_errors(void **state)
+{
+    (void)state;
+    fibertree ft;
+    static const int64_t seg[] = {0, 2, 3}, crd[] = {1, 2, 64};
+    harness_level(&ft, seg, 3, crd, 3);
+    create_fails(&fiberlookup_bitvector_ops, "tensor=B,mode=0,format=bitvector", &ft,
+                 "tensor B mode 0: fiber 1 holds coordinate 64, beyond the bitvector width 64");
+    create_fails(&fiberlookup_bitvector_ops, "tensor=B,mode=0,format=bitvector,width=2", &ft,
+                 "tensor B mode 0: fiber 0 holds coordinate 2, beyond the bitvector width 2");
+    create_fails(&fiberlookup_bitvector_ops, "tensor=B,mode=0,format=bitvector,width=65", &ft,
+                 "width=65 is not 1 to 64");
+    ft.lv[0].kind = 'd';
+    create_fails(&fiberlookup_bitvector_ops, "tensor=B,mode=0,format=bitvector", &ft,
+                 "not compressed");
+    ft.lv[0].kind = 's';
+    create_fails(&bv_ops, "width=0", NULL, "width=0 is not 1 to 64");
+    create_fails(&intersect_bitvector_ops, "sides=3", NULL, "exactly two tensors");
+    create_fails(&intersect_bitvector_ops, "emit_zeros=2", NULL, "emit_zeros=2 is not 0 to 1");
+    fibertree_free(&ft);
+}
+
+static void test_intersect_faults(void **state)
+{
+    (void)state;
+    char f[200];
+    fault_of(&intersect_bitvector_ops, "", NULL, IN("5 S0 D", "0 S0 D", "3 S0 D", "0 S0 D"), f,
+             sizeof f);
+    assert_string_equal(f, "");
+    fault_of(&intersect_bitvector_ops, "", NULL, IN("5 S0 D", "0 S0 D", "3 S1 D", "0 S1 D"), f,
+             sizeof f);
+    assert_string_equal(f, "stop tokens of different levels meet");
+    fault_of(&intersect_bitvector_ops, "", NULL, IN("5 S0 D", "0 S0 D", "3 D", "0 D"), f,
+             sizeof f);
+    assert_string_equal(f, "the input streams end at different points");
+    fault_of(&intersect_bitvector_ops, "", NULL, IN("N S0 D", "N S0 D", "3 S0 D", "0 S0 D"), f,
+             sizeof f);
+    assert_string_equal(f, "not a bitvector stream");
+    fault_of(&intersect_bitvector_ops, "", NULL, IN("5 S0 D", "N S0 D", "3 S0 D", "0 S0 D"), f,
+             sizeof f);
+    assert_string_equal(f, "a bitvector word without a numeric ref");
+}
+
+static void test_steps_report_changes(void **state)
+{
+    (void)state;
+    changes(&bv_ops, "", NULL, IN("0 _ S0 D"), "1011100");
+    changes(&bv_ops, "", NULL, IN("_ S0 _ 1 S1 D"), "010111100");
+    fibertree ft;
+    harness_level(&ft, seg2, 3, crd2, 5);
+    changes(&fiberlookup_bitvector_ops, "tensor=B,mode=0,format=bitvector", &ft,
+            IN("0 _ _ 1 S0 D"), "10011110");
+    changes(&fiberlookup_bitvector_ops, "tensor=B,mode=0,format=bitvector", &ft,
+            IN("_ N _ D"), "01011000");
+    fibertree_free(&ft);
+    changes(&intersect_bitvector_ops, "", NULL, IN("13 _ _ S0 D", "1 _ _ S0 D", "12 S0 D", "3 S0 D"),
+            "1101100");
+}
+
+/* ------------------------------------------------- registry and ports */
+
+static const block_ops *find(const char *type, const char *attrs, const char *impl)
+{
+    attrs_node an;
+    char buf[128];
+    make_node(&an, buf, sizeof buf, &bv_ops, attrs);
+    an.node.type = (char *)type;
+    sam_error err;
+    return registry_find(&an.node, impl, &err);
+}
+
+/* format=bitvector picks the bitvector fiberlookup and intersect; type bv
+ * has its converter; other nodes keep their implementations. */
+static void test_registry(void **state)
+{
+    (void)state;
+    assert_ptr_equal(find("fiberlookup", "format=bitvector", NULL), &fiberlookup_bitvector_ops);
+    assert_ptr_equal(find("fiberlookup", "format=compressed", NULL), &fiberlookup_compressed_ops);
+    assert_ptr_equal(find("intersect", "format=bitvector", NULL), &intersect_bitvector_ops);
+    assert_ptr_equal(find("intersect", "", NULL), &intersect_ops);
+    assert_ptr_equal(find("intersect", "format=bitvector", "bitvector"), &intersect_bitvector_ops);
+    assert_ptr_equal(find("bv", "", NULL), &bv_ops);
+}
+
+/* The intersect's ports in a graph: bv_in-X / ref_in-X by side, bv and
+ * ref_out-X out (type=bv or type=crd for the words). */
+static void test_intersect_ports(void **state)
+{
+    (void)state;
+    graph_node nodes[] = {{.id = "b"}, {.id = "c"}, {.id = "x", .type = "intersect"}};
+    graph_edge edges[] = {
+        {.src = 0, .dst = 2, .kind = "bv", .label = "bv_in-B", .comment = ""},
+        {.src = 0, .dst = 2, .kind = "ref", .label = "ref_in-B", .comment = ""},
+        {.src = 1, .dst = 2, .kind = "ref", .label = "ref_in-C", .comment = ""},
+        {.src = 1, .dst = 2, .kind = "crd", .label = "", .comment = "in-C"},
+        {.src = 2, .dst = 0, .kind = "bv", .label = "bv", .comment = ""},
+        {.src = 2, .dst = 0, .kind = "ref", .label = "ref_out-C", .comment = ""},
+        {.src = 2, .dst = 0, .kind = "val", .label = "val", .comment = ""},
+    };
+    sam_graph g = {.nodes = nodes, .nnodes = 3, .edges = edges, .nedges = 7};
+    block_ctx ctx = {.graph = &g, .node = &nodes[2]};
+    block b = {.ops = &intersect_bitvector_ops, .node = &nodes[2]};
+    sam_error err;
+    assert_int_equal(intersect_bitvector_ops.create(&b, &ctx, &err), 0);
+    static const int want[] = {0, 1, 3, 2, 0, 2, -1};
+    for (int k = 0; k < 7; k++)
+        assert_int_equal(intersect_bitvector_ops.port(&b, &edges[k], k < 4, &err), want[k]);
+    assert_string_equal(b.in_names[0], "bv_in-B");
+    assert_string_equal(b.in_names[3], "ref_in-C");
+    assert_string_equal(b.out_names[0], "bv");
+    assert_string_equal(b.out_names[2], "ref_out-C");
+    intersect_bitvector_ops.destroy(&b);
+}
+
+static void test_converter_and_scan_ports(void **state)
+{
+    (void)state;
+    graph_node n = {.id = "1", .type = "bv"};
+    block b = {.ops = &bv_ops, .node = &n};
+    graph_edge crd = {.kind = "crd", .label = "crd", .comment = ""};
+    graph_edge bv = {.kind = "bv", .label = "bv", .comment = ""};
+    graph_edge ref = {.kind = "ref", .label = "ref", .comment = ""};
+    sam_error err;
+    assert_int_equal(bv_ops.port(&b, &crd, 1, &err), 0);
+    assert_int_equal(bv_ops.port(&b, &bv, 0, &err), 0);
+    assert_int_equal(bv_ops.port(&b, &crd, 0, &err), 0);
+    assert_int_equal(bv_ops.port(&b, &ref, 1, &err), -1);
+    b.ops = &fiberlookup_bitvector_ops;
+    assert_int_equal(fiberlookup_bitvector_ops.port(&b, &ref, 1, &err), 0);
+    assert_int_equal(fiberlookup_bitvector_ops.port(&b, &bv, 0, &err), 0);
+    assert_int_equal(fiberlookup_bitvector_ops.port(&b, &crd, 0, &err), 0);
+    assert_int_equal(fiberlookup_bitvector_ops.port(&b, &ref, 0, &err), 1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_bv_contract),
+        cmocka_unit_test(test_bv_reference_unit),
+        cmocka_unit_test(test_bv_reference_split_golds),
+        cmocka_unit_test(test_bv_gaps),
+        cmocka_unit_test(test_bv_width_and_n),
+        cmocka_unit_test(test_bv_faults),
+        cmocka_unit_test(test_scan_reference_unit),
+        cmocka_unit_test(test_scan_waits_for_the_next_ref),
+        cmocka_unit_test(test_scan_empty_fiber_and_refs),
+        cmocka_unit_test(test_scan_n_refs),
+        cmocka_unit_test(test_scan_empty_outer_fiber),
+        cmocka_unit_test(test_scan_width),
+        cmocka_unit_test(test_scan_faults),
+        cmocka_unit_test(test_scan_create_errors),
+        cmocka_unit_test(test_intersect_reference_unit),
+        cmocka_unit_test(test_intersect_emit_zeros),
+        cmocka_unit_test(test_intersect_timing),
+        cmocka_unit_test(test_intersect_high_bit),
+        cmocka_unit_test(test_intersect_word_meets_empty_fiber),
+        cmocka_unit_test(test_intersect_faults),
+        cmocka_unit_test(test_steps_report_changes),
+        cmocka_unit_test(test_registry),
+        cmocka_unit_test(test_intersect_ports),
+        cmocka_unit_test(test_converter_and_scan_ports),
+    };
+    return cmocka_run_group_tests_name("block_bitvector", tests, NULL, NULL);
+}
