@@ -78,6 +78,17 @@ static void meet_words(block *b, bv_intersect *x, cycle_t now, token w1, token r
     }
 }
 
+/* Both sides' stop tokens or D, taken and passed on: w1 on the word
+ * output and side 1's refs, w2 on side 2's. */
+static void pass_on(block *b, cycle_t now, token w1, token w2)
+{
+    take(b, 0, now);
+    take(b, 1, now);
+    out_push(b, 0, now, w1);
+    out_push(b, 1, now, w1);
+    out_push(b, 2, now, w2);
+}
+
 static int bv_intersect_step(block *b, cycle_t now)
 {
     bv_intersect *x = b->state;
@@ -96,11 +107,7 @@ static int bv_intersect_step(block *b, cycle_t now)
             b->fault = "the input streams end at different points";
             return 1;
         }
-        take(b, 0, now);
-        take(b, 1, now);
-        out_push(b, 0, now, w1);
-        out_push(b, 1, now, w1);
-        out_push(b, 2, now, w2);
+        pass_on(b, now, w1, w2);
         x->done = 1;
         return 1;
     }
@@ -114,11 +121,7 @@ static int bv_intersect_step(block *b, cycle_t now)
             b->fault = "stop tokens of different levels meet";
             return 1;
         }
-        take(b, 0, now);
-        take(b, 1, now);
-        out_push(b, 0, now, w1);
-        out_push(b, 1, now, w1);
-        out_push(b, 2, now, w2);
+        pass_on(b, now, w1, w2);
     } else if (s1 || s2) {
         /* A word against an empty fiber: nothing in common. */
         take(b, s1 ? 1 : 0, now);
