@@ -36,6 +36,8 @@ static const node_look looks[] = {
     {"repeat", NULL, NULL, "Repeat {index}: {tensor}", "cyan2", BOX},
     {"intersect", NULL, NULL, "intersect {index}", "purple", BOX},
     {"union", NULL, NULL, "union {index}", "purple", BOX},
+    {"locate", NULL, NULL, "Locate {index}: {tensor}{mode}\\n{format}", "purple", BOX},
+    {"bv", NULL, NULL, "BV", "green4", BOX},
     {"mul", NULL, NULL, "Mul", "brown", BOX},
     {"add", "sub", "1", "Add\nsubtract", "brown", BOX},
     {"add", NULL, NULL, "Add", "brown", BOX},

@@ -459,6 +459,9 @@ static void test_locate_replaces_intersect(void **state)
     assert_int_equal(type_count(&g, "intersect"), 0);
     assert_int_equal(type_count(&g, "fiberlookup"), 2);
     assert_string_equal(graph_attr_get(&g, "locate"), "c");
+    for (int k = 0; k < g.nnodes; k++)
+        if (!strcmp(g.nodes[k].type, "locate"))
+            assert_string_equal(graph_node_attr(&g.nodes[k], "label"), "Locate j: c0\\ndense");
     graph_free(&g);
     char *b = test_path(dir, "B.mtx"), *c = test_path(dir, "c.tns"), tb[4200], tc[4200];
     assert_int_equal(test_run_samsim(NULL, NULL, "gen", "urandom", "--shape", "200x200",
