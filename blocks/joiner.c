@@ -4,16 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The tensor an edge names: "B" of comment "in-B" or label "crd_in-B". */
-static const char *edge_side(const graph_edge *e, const char *dir)
-{
-    size_t n = strlen(dir);
-    if (!strncmp(e->comment, dir, n))
-        return e->comment + n;
-    const char *p = strstr(e->label, dir);
-    return p ? p + n : NULL;
-}
-
 /* The side of tensor name; an unknown name takes the first free side
  * (sides counted from the attribute have no names until their edges come). */
 static int side_of(joiner *j, const char *name)
@@ -55,7 +45,7 @@ static int find_sides(block *b, const block_ctx *ctx, joiner *j, sam_error *err)
         const graph_edge *e = &ctx->graph->edges[k];
         if (e->dst != self)
             continue;
-        const char *name = edge_side(e, "in-");
+        const char *name = block_edge_tensor(e, "in-");
         if (!name)
             return block_error(b, err, "input edge '%s' names no tensor (in-X)", e->label);
         if (add_side(j, name))
@@ -101,7 +91,7 @@ int joiner_port(block *b, const graph_edge *e, int input, sam_error *err)
     joiner *j = b->state;
     if (!input && !strcmp(e->kind, "crd"))
         return 0;
-    const char *name = edge_side(e, input ? "in-" : "out-");
+    const char *name = block_edge_tensor(e, input ? "in-" : "out-");
     int k = name ? side_of(j, name) : -1;
     if (k >= 0 && input && (!strcmp(e->kind, "crd") || !strcmp(e->kind, "ref")))
         return 2 * k + !strcmp(e->kind, "ref");

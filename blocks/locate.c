@@ -188,13 +188,6 @@ static int locate_create(block *b, const block_ctx *ctx, sam_error *err)
     return 0;
 }
 
-/* The tensor an edge names: "c" of comment "in-c" or label "ref_in-c". */
-static int names_follower(const graph_edge *e, const char *dir, const char *tensor)
-{
-    const char *at = !strncmp(e->comment, dir, strlen(dir)) ? e->comment : strstr(e->label, dir);
-    return at && !strcmp(at + strlen(dir), tensor);
-}
-
 static int locate_port(block *b, const graph_edge *e, int input, sam_error *err)
 {
     const locator *l = b->state;
@@ -203,7 +196,8 @@ static int locate_port(block *b, const graph_edge *e, int input, sam_error *err)
     if (strcmp(e->kind, "ref"))
         return block_error(b, err, "no %s port for edge '%s' (%s)", input ? "input" : "output",
                            e->label, e->kind);
-    if (names_follower(e, input ? "in-" : "out-", l->tensor))
+    const char *named = block_edge_tensor(e, input ? "in-" : "out-");
+    if (named && !strcmp(named, l->tensor))
         return input ? LOC_IN_PARENT : LOC_OUT_LOCATED;
     return input ? LOC_IN_REF : LOC_OUT_REF;
 }

@@ -58,6 +58,15 @@ const fiber_level *block_level(const block_ctx *ctx, const char *name, int mode,
     return NULL;
 }
 
+const char *block_edge_tensor(const graph_edge *e, const char *dir)
+{
+    size_t n = strlen(dir);
+    if (!strncmp(e->comment, dir, n))
+        return e->comment + n;
+    const char *p = strstr(e->label, dir);
+    return p ? p + n : NULL;
+}
+
 int block_port_by_kind(block *b, const graph_edge *e, int input, const char *const *kinds,
                        int n, sam_error *err)
 {

@@ -170,6 +170,10 @@ static inline void out_push(block *b, int p, cycle_t now, token t)
         b->failed = 1;
 }
 
+/* The tensor an edge names, after dir ("in-" or "out-"): "B" of comment
+ * "in-B" or of label "crd_in-B"; NULL when it names none. */
+const char *block_edge_tensor(const graph_edge *e, const char *dir);
+
 /* The port of an edge chosen by its stream kind alone, for blocks whose
  * ports all differ in kind: kinds[p] is the kind of port p. */
 int block_port_by_kind(block *b, const graph_edge *e, int input, const char *const *kinds,
