@@ -30,6 +30,9 @@ void fibertree_free(fibertree *ft)
     for (int k = 0; k < TENSOR_MAX_ORDER; k++) {
         free(ft->lv[k].seg);
         free(ft->lv[k].crd);
+        free(ft->lv[k].bits);
+        free(ft->lv[k].head);
+        free(ft->lv[k].next);
     }
     free(ft->vals);
     memset(ft, 0, sizeof *ft);

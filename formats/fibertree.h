@@ -2,7 +2,10 @@
  * levels keeping only their size, compressed levels a seg array (fiber
  * boundaries, one more than the positions of the level above) and a crd
  * array, and the values following the last level. This is exactly what the
- * SAM tools keep in their level files (SAM-BLOCKS.md section 4). */
+ * SAM tools keep in their level files (SAM-BLOCKS.md section 4). Two level
+ * kinds of the SAM paper go beyond those tools: bitvector levels (section
+ * 4.3), a bit per coordinate, and linked-list levels (OuterSPACE's, Fig.
+ * 16), which a writer fills in whatever order coordinates arrive. */
 #ifndef SAMSIM_FIBERTREE_H
 #define SAMSIM_FIBERTREE_H
 
@@ -35,13 +38,30 @@
 int fibertree_dense_limit(size_t nnz, int64_t *limit, sam_error *err);
 
 typedef struct fiber_level {
-    char kind;          /* 'd' or 's' */
+    char kind;          /* 'd', 's', 'b' or 'l' (level_format.h) */
     int mode;           /* tensor mode stored here */
     int64_t dim;
-    int64_t *seg;       /* compressed only: nseg = positions above + 1 */
+    /* 's': fiber boundaries, nseg = positions above + 1. 'b': the same
+     * meaning, where each fiber's children begin: the popcounts of the
+     * fibers before it. */
+    int64_t *seg;
     size_t nseg;
-    int64_t *crd;       /* compressed only */
+    /* 's': the coordinates. 'l': each node's coordinate, nodes numbered in
+     * the order they were made. For 's', 'b' and 'l', ncrd is the number
+     * of positions of the level (coordinates, set bits, nodes). */
+    int64_t *crd;
     size_t ncrd;
+    /* 'b': per fiber, ceil(dim / 64) words; coordinate c is bit c % 64 of
+     * the fiber's word c / 64, and bits at or beyond dim are 0. */
+    uint64_t *bits;
+    size_t nbits;
+    /* 'l': per fiber (nhead = positions above), its first node or -1 when
+     * empty; per node (ncrd of them), the next node of its fiber or -1.
+     * A fiber's nodes go in increasing coordinate order, and node n's
+     * children are position n of the level below. */
+    int64_t *head;
+    size_t nhead;
+    int64_t *next;
 } fiber_level;
 
 typedef struct fibertree {
