@@ -8,6 +8,7 @@
 
 #include "../custard/expr.h"
 #include "../custard/gold.h"
+#include "../custard/itersplit.h"
 #include "../sim/stats.h"
 #include "../formats/shift.h"
 #include "../formats/tensor_file.h"
@@ -37,6 +38,10 @@ typedef struct run_opts {
     uint64_t split;
     sim_config file_settings, cli_settings;
     uint64_t max_cycles;
+    /* A graph that iterates splits (custard/itersplit.h): its operands are
+     * split before they are stored, its result joined; NULL otherwise. */
+    const itersplit *splits;
+    const int64_t *split_dims;
 } run_opts;
 
 static int parse_binding(run_opts *o, const char *v, sam_error *err)
@@ -207,24 +212,30 @@ static int derive_shifted(const sam_graph *g, const graph_tensor *gt, const grap
     return tensor_canonicalize(t, NULL, err);
 }
 
+/* Reads operand k, or derives it by --shift from the one before. */
 static int bind_one(const run_opts *o, const sam_graph *g, int k, tensor *operands,
-                    sim_data *d, sam_error *err)
+                    sam_error *err)
 {
     const graph_tensor *gt = &g->tensors[k];
     int found;
     if (read_operand(o, gt, &operands[k], &found, err))
         return -1;
-    if (!found) {
-        if (!o->shift || k < 2 || g->tensors[k - 1].format.nlevels == 0)
-            return error_at(err, g->path, 0, "tensor %s is not bound to data (give -t %s=FILE, "
-                            "--data DIR or --shift)", gt->name, gt->name);
-        if (derive_shifted(g, gt, &g->tensors[k - 1], &operands[k - 1], &operands[k], err))
-            return -1;
-    }
-    if (operands[k].order != gt->format.nlevels)
+    if (found)
+        return 0;
+    if (!o->shift || k < 2 || g->tensors[k - 1].format.nlevels == 0)
+        return error_at(err, g->path, 0, "tensor %s is not bound to data (give -t %s=FILE, "
+                        "--data DIR or --shift)", gt->name, gt->name);
+    return derive_shifted(g, gt, &g->tensors[k - 1], &operands[k - 1], &operands[k], err);
+}
+
+/* Stores operand k as the graph's levels say. */
+static int store_one(const sam_graph *g, int k, const tensor *t, sim_data *d, sam_error *err)
+{
+    const graph_tensor *gt = &g->tensors[k];
+    if (t->order != gt->format.nlevels)
         return error_at(err, g->path, 0, "tensor %s has order %d, but the graph stores it in %d "
-                        "levels", gt->name, operands[k].order, gt->format.nlevels);
-    return d ? sim_data_add(d, gt->name, &operands[k], &gt->format, err) : 0;
+                        "levels", gt->name, t->order, gt->format.nlevels);
+    return d ? sim_data_add(d, gt->name, t, &gt->format, err) : 0;
 }
 
 /* Whether the graph only writes tensor name (mat_mask_tri_fiberwrite also
@@ -304,15 +315,51 @@ static int check_bindings(const run_opts *o, const sam_graph *g, sam_error *err)
     return 0;
 }
 
+/* The operands as the graph stores them: split into out (which the
+ * caller frees) when it iterates splits, else operands themselves. */
+static const tensor *graph_operands(const run_opts *o, const sam_graph *g, const tensor *operands,
+                                    int64_t *dims, tensor **out, sam_error *err)
+{
+    *out = NULL;
+    if (!o->splits)
+        return operands;
+    const char *names[64];
+    int n = g->ntensors - 1 < 64 ? g->ntensors - 1 : 64;
+    for (int k = 0; k < n; k++)
+        names[k] = g->tensors[k + 1].name;
+    *out = calloc((size_t)g->ntensors, sizeof **out);
+    if (!*out)
+        return error_set(err, "out of memory"), NULL;
+    if (itersplit_operands(o->splits, names, operands + 1, n, *out + 1, dims, err)) {
+        error_prefix(err, g->path);
+        return NULL;
+    }
+    return *out;
+}
+
+static void free_operands(tensor *t, int n)
+{
+    for (int k = 0; t && k < n; k++)
+        tensor_free(&t[k]);
+    free(t);
+}
+
 /* Binds every operand; operands[k] keeps tensor k when it is checked.
  * Without d (a tiled run, which stores tiles instead) only the lists. */
 static int bind_operands(const run_opts *o, const sam_graph *g, sim_data *d, tensor *operands,
-                         sam_error *err)
+                         int64_t *dims, sam_error *err)
 {
     for (int k = 1; k < g->ntensors; k++)
-        if (!written_only(g, g->tensors[k].name) && bind_one(o, g, k, operands, d, err))
+        if (!written_only(g, g->tensors[k].name) && bind_one(o, g, k, operands, err))
             return -1;
-    if (check_bindings(o, g, err) || check_index_sizes(g, operands, err))
+    tensor *split;
+    const tensor *stored = graph_operands(o, g, operands, dims, &split, err);
+    int rc = !stored || check_bindings(o, g, err);
+    for (int k = 1; !rc && k < g->ntensors; k++)
+        rc = !written_only(g, g->tensors[k].name) && store_one(g, k, &stored[k], d, err);
+    rc = rc || check_index_sizes(g, stored, err);
+    free_operands(split, g->ntensors);
+    if (rc)
         return -1;
     /* The simulation reads the level storage; the lists stay for --check. */
     for (int k = 0; k < g->ntensors && !o->check && d; k++)
@@ -324,7 +371,10 @@ static int write_result(const run_opts *o, const sam_graph *g, const tensor *t, 
 {
     char format[2 * TENSOR_MAX_ORDER + 1];
     level_format_str(&g->tensors[0].format, format, sizeof format);
-    int sam = tensor_file_kind_of(o->out) == TENSOR_FILE_SAMDIR && strcmp(o->out, "-");
+    /* A split graph's format is the split tensor's: the joined result takes
+     * the default. */
+    int sam = tensor_file_kind_of(o->out) == TENSOR_FILE_SAMDIR && strcmp(o->out, "-") &&
+              !o->splits;
     tensor_file f = {.path = o->out, .name = g->tensors[0].name, .format = sam ? format : NULL};
     return outputs_write_tensor(&f, t, err);
 }
@@ -492,21 +542,34 @@ static int deliver(const run_opts *o, const sam_graph *g, const tensor *operands
     return mismatch ? 3 : 0;
 }
 
+/* The sinks' tensor as the expression's result: joined when the graph
+ * iterates splits. */
+static int result_tensor(const run_opts *o, const sim_engine *e, const sam_graph *g,
+                         const sim_data *d, tensor *result, sam_error *err)
+{
+    fibertree ft;
+    if (sim_result(e, g, d, &ft, err))
+        return -1;
+    tensor stored;
+    int rc = fibertree_to_tensor(&ft, o->splits ? &stored : result, err);
+    fibertree_free(&ft);
+    if (rc || !o->splits)
+        return rc;
+    rc = itersplit_join(o->splits, &stored, o->split_dims, result, err);
+    tensor_free(&stored);
+    return rc ? error_prefix(err, g->path) : 0;
+}
+
 /* What a finished run produced: the sinks' tensor, delivered. */
 static int finish(const run_opts *o, const sam_graph *g, const tensor *operands,
                   const sim_engine *e, const sim_data *d, const sim_outcome *out, double wall,
                   sam_error *err)
 {
-    fibertree ft;
     tensor result;
-    if (sim_result(e, g, d, &ft, err))
-        return 1;
-    int rc = fibertree_to_tensor(&ft, &result, err);
-    fibertree_free(&ft);
-    if (rc)
+    if (result_tensor(o, e, g, d, &result, err))
         return 1;
     sim_stats stats;
-    rc = o->stats && sim_stats_init(&stats, e, 1, err) ? 1 : 0;
+    int rc = o->stats && sim_stats_init(&stats, e, 1, err) ? 1 : 0;
     if (!rc && o->stats)
         sim_stats_add(&stats, e, 0, 0);
     if (!rc)
@@ -625,16 +688,39 @@ static int check_outputs(const run_opts *o, const sam_graph *g, sam_error *err)
     return outputs_check("run", in, n, out, 2, err);
 }
 
+/* The splits a graph iterates, read for the run; 1 when it has none. */
+static int read_split(run_opts *o, const sam_graph *g, const char *tiling, itersplit *s,
+                      sam_error *err)
+{
+    const char *commands = graph_attr_get(g, "itersplit");
+    if (!commands)
+        return 1;
+    if (tiling)
+        return error_at(err, g->path, 0, "the graph iterates %s; it cannot be tiled as well",
+                        commands);
+    const char *text = o->expr ? o->expr : graph_attr_get(g, "expr");
+    if (!text)
+        return error_at(err, g->path, 0, "the graph iterates %s but records no expression; "
+                        "give --expr", commands);
+    if (itersplit_read(text, commands, s, err))
+        return error_prefix(err, g->path);
+    o->splits = s;
+    return 0;
+}
+
 int cmd_run(int argc, char **argv)
 {
     run_opts o;
     sam_error err;
     sam_graph g;
     sim_data d = {0};
+    itersplit split = {0};
+    int64_t split_dims[EXPR_MAX_INDICES];
     if (parse_args(argc, argv, &o, &err) || graph_read_dot(o.graph, &g, &err)) {
         free_opts(&o);
         return args_fail(&err);
     }
+    o.split_dims = split_dims;
     tensor *operands = calloc((size_t)g.ntensors + 1, sizeof *operands);
     const char *tiling = o.tiling ? o.tiling : graph_attr_get(&g, "tiling");
     int rc = 1;
@@ -643,7 +729,8 @@ int cmd_run(int argc, char **argv)
     else if (o.check && !o.expr && !graph_attr_get(&g, "expr"))
         error_at(&err, g.path, 0, "--check needs --expr: the graph records no expression");
     else if (check_tiling(&o, &g, tiling, &err) == 0 && check_outputs(&o, &g, &err) == 0 &&
-             bind_operands(&o, &g, tiling ? NULL : &d, operands, &err) == 0)
+             read_split(&o, &g, tiling, &split, &err) >= 0 &&
+             bind_operands(&o, &g, tiling ? NULL : &d, operands, split_dims, &err) == 0)
         rc = tiling ? simulate_tiled(&o, &g, operands, tiling, &err)
                     : simulate(&o, &g, operands, &d, &err);
     if (rc == 1)
@@ -651,6 +738,7 @@ int cmd_run(int argc, char **argv)
     for (int k = 0; operands && k < g.ntensors; k++)
         tensor_free(&operands[k]);
     free(operands);
+    itersplit_free(&split);
     sim_data_free(&d);
     graph_free(&g);
     free_opts(&o);

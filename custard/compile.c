@@ -1,4 +1,5 @@
 #include "compile.h"
+#include "itersplit.h"
 #include "tiling.h"
 
 #include <stdarg.h>
@@ -741,15 +742,27 @@ static int record_located(const plan *p, const char *text, index_set *set, sam_g
     return *set ? graph_set_attr(g, "locate", names, err) : 0;
 }
 
+/* The splits the graph iterates, recorded as the attribute itersplit. */
+static int record_itersplit(const itersplit_args *sa, sam_graph *g, sam_error *err)
+{
+    return sa->active ? graph_set_attr(g, "itersplit", sa->graph, err) : 0;
+}
+
 int custard_compile(const compile_args *a, sam_graph *g, sam_error *err)
 {
     memset(g, 0, sizeof *g);
+    itersplit_args sa;
+    if (itersplit_prepare(a->expression, a->formats, a->nformats, a->schedule, a->tiling, &sa,
+                          err))
+        return -1;
     plan p;
-    if (plan_make(a->expression, a->formats, a->nformats, a->schedule, &p, err))
+    if (plan_make(sa.active ? sa.expression : a->expression, sa.active ? sa.formats : a->formats,
+                  sa.active ? sa.nformats : a->nformats, a->schedule, &p, err))
         return -1;
     lowering l = {.p = &p, .g = g, .err = err};
     int rc = record_located(&p, a->locate, &l.located, g, err) || lower(&l, a->expression) ||
-                     record_tiling(&p, a->tiling, g, err)
+                     record_tiling(&p, sa.active ? NULL : a->tiling, g, err) ||
+                     record_itersplit(&sa, g, err)
                  ? -1
                  : 0;
     free(l.streams);
