@@ -106,12 +106,48 @@ static void test_bv_width_and_n(void **state)
 
 /* ------------------------------------------------ bitvector fiberlookup */
 
-/* Scans the words of the fibers of (seg, crd) as format=bitvector. */
-static void scan(const int64_t *seg, size_t nseg, const int64_t *crd, size_t ncrd,
-                 const char *attrs, const char *in, const char *bv, const char *ref, int exact)
+/* A tree of one bitvector level (mode 0) of dimension dim, built by hand
+ * as formats/fibertree.h lays it out: storage words ceil(dim / 64) a
+ * fiber, seg the popcounts of the fibers before each, values 1, 2, ...
+ * one per set bit. */
+static void bv_level(fibertree *ft, int64_t dim, const uint64_t *bits, size_t nbits)
+{
+    memset(ft, 0, sizeof *ft);
+    ft->order = 1;
+    ft->dims[0] = dim;
+    fiber_level *l = &ft->lv[0];
+    l->kind = 'b';
+    l->dim = dim;
+    size_t stride = (size_t)(dim + 63) / 64, nfibers = stride ? nbits / stride : 0;
+    l->bits = malloc(nbits * sizeof *bits + 1);
+    l->seg = malloc((nfibers + 1) * sizeof *l->seg);
+    assert_non_null(l->bits);
+    assert_non_null(l->seg);
+    if (nbits)
+        memcpy(l->bits, bits, nbits * sizeof *bits);
+    l->nbits = nbits;
+    l->nseg = nfibers + 1;
+    l->seg[0] = 0;
+    for (size_t f = 0; f < nfibers; f++) {
+        int64_t n = 0;
+        for (size_t q = 0; q < stride; q++)
+            n += __builtin_popcountll(bits[f * stride + q]);
+        l->seg[f + 1] = l->seg[f] + n;
+    }
+    l->ncrd = (size_t)l->seg[nfibers];
+    ft->nvals = l->ncrd;
+    ft->vals = malloc((ft->nvals + 1) * sizeof *ft->vals);
+    assert_non_null(ft->vals);
+    for (size_t k = 0; k < ft->nvals; k++)
+        ft->vals[k] = (double)(k + 1);
+}
+
+/* Scans the fibers of a bitvector level of dimension dim. */
+static void scan(int64_t dim, const uint64_t *bits, size_t nbits, const char *attrs,
+                 const char *in, const char *bv, const char *ref, int exact)
 {
     fibertree ft;
-    harness_level(&ft, seg, nseg, crd, ncrd);
+    bv_level(&ft, dim, bits, nbits);
     char a[128];
     snprintf(a, sizeof a, "tensor=B,mode=0,format=bitvector%s%s", *attrs ? "," : "", attrs);
     harness_spec s = {.ops = &fiberlookup_bitvector_ops, .attrs = a, .tensor = "B", .tree = &ft,
@@ -124,40 +160,40 @@ static void scan(const int64_t *seg, size_t nseg, const int64_t *crd, size_t ncr
     fibertree_free(&ft);
 }
 
-#define SCAN(seg, crd, attrs, in, bv, ref) \
-    scan(seg, sizeof(seg) / 8, crd, sizeof(crd) / 8, attrs, in, bv, ref, 1)
+#define SCAN(dim, bits, attrs, in, bv, ref) \
+    scan(dim, bits, sizeof(bits) / sizeof(bits)[0], attrs, in, bv, ref, 1)
 
 /* Words [0b1011, 0b0101, 0b1000]: fibers {0,1,3}, {0,2}, {3}. */
-static const int64_t seg3[] = {0, 3, 5, 6}, crd3[] = {0, 1, 3, 0, 2, 3};
+static const uint64_t words3[] = {11, 5, 8};
 /* Words [0b1011, 0b0110]. */
-static const int64_t seg2[] = {0, 3, 5}, crd2[] = {0, 1, 3, 1, 2};
+static const uint64_t words2[] = {11, 6};
 
 /* SAM-BLOCKS.md 6 and test_bv_rd_scanner.py, whose outputs are compared
  * cycle by cycle there. */
 static void test_scan_reference_unit(void **state)
 {
     (void)state;
-    static const int64_t seg1[] = {0, 3}, crd1[] = {0, 1, 3};
-    SCAN(seg1, crd1, "", "0 D", "11 S0 D", "0 S0 D");
-    SCAN(seg3, crd3, "", "1 2 S0 D", "5 S0 8 S1 D", "3 S0 5 S1 D");
-    SCAN(seg2, crd2, "", "0 1 S0 D", "11 S0 6 S1 D", "0 S0 3 S1 D");
+    static const uint64_t words1[] = {11};
+    SCAN(64, words1, "", "0 D", "11 S0 D", "0 S0 D");
+    SCAN(64, words3, "", "1 2 S0 D", "5 S0 8 S1 D", "3 S0 5 S1 D");
+    SCAN(64, words2, "", "0 1 S0 D", "11 S0 6 S1 D", "0 S0 3 S1 D");
 }
 
 /* The stop token waits for the next ref (derived from BVRdScan). */
 static void test_scan_waits_for_the_next_ref(void **state)
 {
     (void)state;
-    SCAN(seg2, crd2, "", "0 _ _ _ 1 _ S0 D", "11 _ _ _ S0 6 S1 D", "0 _ _ _ S0 3 S1 D");
+    SCAN(64, words2, "", "0 _ _ _ 1 _ S0 D", "11 _ _ _ S0 6 S1 D", "0 _ _ _ S0 3 S1 D");
 }
 
 /* An empty fiber is the word 0; ref is the popcount of the words before. */
 static void test_scan_empty_fiber_and_refs(void **state)
 {
     (void)state;
-    static const int64_t seg[] = {0, 2, 2, 4}, crd[] = {0, 2, 1, 2};
-    SCAN(seg, crd, "", "0 1 2 S0 D", "5 S0 0 S0 6 S1 D", "0 S0 2 S0 2 S1 D");
-    static const int64_t segb[] = {0, 2, 4, 6}, crdb[] = {0, 1, 0, 2, 1, 2};
-    SCAN(segb, crdb, "", "0 1 S0 2 S1 D", "3 S0 5 S1 6 S2 D", "0 S0 2 S1 4 S2 D");
+    static const uint64_t words[] = {5, 0, 6};
+    SCAN(64, words, "", "0 1 2 S0 D", "5 S0 0 S0 6 S1 D", "0 S0 2 S0 2 S1 D");
+    static const uint64_t wordsb[] = {3, 5, 6};
+    SCAN(64, wordsb, "", "0 1 S0 2 S1 D", "3 S0 5 S1 6 S2 D", "0 S0 2 S1 4 S2 D");
 }
 
 /* An N ref yields its fiber's stop token alone, merged with a stop-token
@@ -165,9 +201,9 @@ static void test_scan_empty_fiber_and_refs(void **state)
 static void test_scan_n_refs(void **state)
 {
     (void)state;
-    SCAN(seg2, crd2, "", "0 N 1 N S0 D", "11 S0 S0 6 S0 S1 D", "0 S0 S0 3 S0 S1 D");
-    SCAN(seg3, crd3, "", "N D", "_ S0 D", "_ S0 D");
-    SCAN(seg3, crd3, "", "N _ S0 D", "_ _ S1 D", "_ _ S1 D");
+    SCAN(64, words2, "", "0 N 1 N S0 D", "11 S0 S0 6 S0 S1 D", "0 S0 S0 3 S0 S1 D");
+    SCAN(64, words3, "", "N D", "_ S0 D", "_ S0 D");
+    SCAN(64, words3, "", "N _ S0 D", "_ _ S1 D", "_ _ S1 D");
 }
 
 /* A stop-token ref that starts a fiber (an empty outer fiber) becomes
@@ -176,18 +212,68 @@ static void test_scan_n_refs(void **state)
 static void test_scan_empty_outer_fiber(void **state)
 {
     (void)state;
-    SCAN(seg2, crd2, "", "0 S0 S0 1 S1 D", "11 S1 S1' 6 S2 D", "0 S1 S1' 3 S2 D");
-    SCAN(seg2, crd2, "", "S0 D", "S1' D", "S1' D");
+    SCAN(64, words2, "", "0 S0 S0 1 S1 D", "11 S1 S1' 6 S2 D", "0 S1 S1' 3 S2 D");
+    SCAN(64, words2, "", "S0 D", "S1' D", "S1' D");
 }
 
-/* The width bounds the coordinates; 64 bits by default. */
+/* 64 bits a word by default (bit 63 reads as a negative number), fewer
+ * when asked. */
 static void test_scan_width(void **state)
 {
     (void)state;
-    static const int64_t seg[] = {0, 2}, crd[] = {1, 63};
-    SCAN(seg, crd, "", "0 D", "-9223372036854775806 S0 D", "0 S0 D");
-    static const int64_t seg4[] = {0, 2}, crd4[] = {1, 3};
-    SCAN(seg4, crd4, "width=4", "0 D", "10 S0 D", "0 S0 D");
+    static const uint64_t words[] = {((uint64_t)1 << 63) | 2};
+    SCAN(64, words, "", "0 D", "-9223372036854775806 S0 D", "0 S0 D");
+    static const uint64_t words4[] = {10};
+    SCAN(4, words4, "width=4", "0 D", "10 S0 D", "0 S0 D");
+}
+
+/* Fibers of several words: dimension 20 in 8-bit words, three a fiber,
+ * one a cycle with their base refs, then the stop token as any scanner's.
+ * Fibers {1,3,9,17,19}, {0,8,16} and {}; words are written in decimal
+ * (10 is 0b1010, bits 1 and 3). */
+static const uint64_t dim20[] = {655882, 65793, 0};
+
+static void test_scan_words(void **state)
+{
+    (void)state;
+    SCAN(20, dim20, "width=8", "0 1 2 D", "10 2 10 S0 1 1 1 S0 0 0 0 S0 D",
+         "0 2 3 S0 5 6 7 S0 8 8 8 S0 D");
+    SCAN(20, dim20, "width=8", "0 1 S0 2 S1 D", "10 2 10 S0 1 1 1 S1 0 0 0 S2 D",
+         "0 2 3 S0 5 6 7 S1 8 8 8 S2 D");
+}
+
+/* The words go out without waiting for input; the stop waits for the
+ * next ref. An N ref is an absent fiber: its stop token alone. */
+static void test_scan_words_timing(void **state)
+{
+    (void)state;
+    SCAN(20, dim20, "width=8", "0 _ _ _ _ D", "10 2 10 _ _ S0 D", "0 2 3 _ _ S0 D");
+    SCAN(20, dim20, "width=8", "0 N _ _ _ _ 1 D", "10 2 10 S0 _ _ S0 1 1 1 S0 D",
+         "0 2 3 S0 _ _ S0 5 6 7 S0 D");
+    SCAN(20, dim20, "width=8", "S0 1 S0 D", "S1' 1 1 1 S1 D", "S1' 5 6 7 S1 D");
+}
+
+/* Dimension 130 in 64-bit words: the storage words themselves. */
+static void test_scan_words_64(void **state)
+{
+    (void)state;
+    static const uint64_t dim130[] = {((uint64_t)1 << 63) | 1, 1, 2, 0, 0, 1};
+    SCAN(130, dim130, "", "0 1 D", "-9223372036854775807 1 2 S0 0 0 1 S0 D",
+         "0 2 3 S0 4 4 4 S0 D");
+}
+
+/* A width that does not divide 64: 24-bit words, six a fiber of
+ * dimension 130, the third across two storage words, the last ten bits
+ * wide; a bit of the storage beyond the dimension is left out. */
+static void test_scan_words_slices(void **state)
+{
+    (void)state;
+    static const uint64_t fiber[] = {
+        ((uint64_t)1 << 23) | ((uint64_t)1 << 24) | ((uint64_t)1 << 63),
+        1 | ((uint64_t)1 << 6) | ((uint64_t)1 << 56),
+        ((uint64_t)1 << 1) | ((uint64_t)1 << 2),
+    };
+    SCAN(130, fiber, "width=24", "0 D", "8388608 1 4292608 0 0 513 S0 D", "0 1 2 5 5 5 S0 D");
 }
 
 /* ------------------------------------------------- bitvector intersect */
@@ -377,7 +463,7 @@ static void test_scan_faults(void **state)
 {
     (void)state;
     fibertree ft;
-    harness_level(&ft, seg2, 3, crd2, 5);
+    bv_level(&ft, 64, words2, 2);
     char f[200];
     fault_of(&fiberlookup_bitvector_ops, "tensor=B,mode=0,format=bitvector", &ft, IN("1 S0 D"), f,
              sizeof f);
@@ -407,8 +493,8 @@ static void create_fails(const block_ops *ops, const char *attrs, const fibertre
         fail_msg("'%s' lacks '%s'", err.msg, want);
 }
 
-/* A coordinate that does not fit in a word is refused at create time,
- * naming the tensor; so is a dense level and a width out of range. */
+/* The scanner reads bitvector levels only, and only with storage for
+ * every fiber; a width out of range is refused. */
 static void test_scan_create_errors(void **state)
 {
     (void)state;
@@ -416,15 +502,19 @@ static void test_scan_create_errors(void **state)
     static const int64_t seg[] = {0, 2, 3}, crd[] = {1, 2, 64};
     harness_level(&ft, seg, 3, crd, 3);
     create_fails(&fiberlookup_bitvector_ops, "tensor=B,mode=0,format=bitvector", &ft,
-                 "tensor B mode 0: fiber 1 holds coordinate 64, beyond the bitvector width 64");
-    create_fails(&fiberlookup_bitvector_ops, "tensor=B,mode=0,format=bitvector,width=2", &ft,
-                 "tensor B mode 0: fiber 0 holds coordinate 2, beyond the bitvector width 2");
-    create_fails(&fiberlookup_bitvector_ops, "tensor=B,mode=0,format=bitvector,width=65", &ft,
-                 "width=65 is not 1 to 64");
+                 "tensor B stores mode 0 compressed, not as a bitvector");
     ft.lv[0].kind = 'd';
     create_fails(&fiberlookup_bitvector_ops, "tensor=B,mode=0,format=bitvector", &ft,
-                 "not compressed");
-    ft.lv[0].kind = 's';
+                 "tensor B stores mode 0 densely, not as a bitvector");
+    fibertree_free(&ft);
+    bv_level(&ft, 130, dim20, 3);
+    create_fails(&fiberlookup_bitvector_ops, "tensor=B,mode=0,format=bitvector,width=65", &ft,
+                 "width=65 is not 1 to 64");
+    ft.lv[0].nbits = 2;
+    create_fails(&fiberlookup_bitvector_ops, "tensor=B,mode=0,format=bitvector", &ft,
+                 "tensor B mode 0 holds 2 storage words where its fibers (1 of dimension 130) "
+                 "need 3");
+    ft.lv[0].nbits = 3;
     create_fails(&bv_ops, "width=0", NULL, "width=0 is not 1 to 64");
     create_fails(&intersect_bitvector_ops, "sides=3", NULL, "exactly two tensors");
     create_fails(&intersect_bitvector_ops, "emit_zeros=2", NULL, "emit_zeros=2 is not 0 to 1");
@@ -458,7 +548,7 @@ static void test_steps_report_changes(void **state)
     changes(&bv_ops, "", NULL, IN("0 _ S0 D"), "1011100");
     changes(&bv_ops, "", NULL, IN("_ S0 _ 1 S1 D"), "010111100");
     fibertree ft;
-    harness_level(&ft, seg2, 3, crd2, 5);
+    bv_level(&ft, 64, words2, 2);
     changes(&fiberlookup_bitvector_ops, "tensor=B,mode=0,format=bitvector", &ft,
             IN("0 _ _ 1 S0 D"), "10011110");
     changes(&fiberlookup_bitvector_ops, "tensor=B,mode=0,format=bitvector", &ft,
@@ -558,6 +648,10 @@ int main(void)
         cmocka_unit_test(test_scan_n_refs),
         cmocka_unit_test(test_scan_empty_outer_fiber),
         cmocka_unit_test(test_scan_width),
+        cmocka_unit_test(test_scan_words),
+        cmocka_unit_test(test_scan_words_timing),
+        cmocka_unit_test(test_scan_words_64),
+        cmocka_unit_test(test_scan_words_slices),
         cmocka_unit_test(test_scan_faults),
         cmocka_unit_test(test_scan_create_errors),
         cmocka_unit_test(test_intersect_reference_unit),
