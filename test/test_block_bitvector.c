@@ -18,6 +18,25 @@
 #include "../sim/registry.h"
 #include "test_harness.h"
 
+/* Streams, one per port, as a list. */
+#define IN(...) ((const char *const[BLOCK_MAX_PORTS]){__VA_ARGS__})
+#define OUT IN
+
+/* Runs ops on the input streams and checks its outputs, cycle by cycle,
+ * up to the first NULL of want. */
+static void check_block(const block_ops *ops, const char *attrs, const char *const *in,
+                        const char *const *want)
+{
+    harness_spec s = {.ops = ops, .attrs = attrs};
+    for (int p = 0; p < BLOCK_MAX_PORTS; p++)
+        s.inputs[p] = in[p];
+    harness_out out;
+    harness_run(&s, &out);
+    for (int p = 0; p < BLOCK_MAX_PORTS && want[p]; p++)
+        harness_expect(&out, p, want[p], 1);
+    harness_free(&out);
+}
+
 /* ------------------------------------------------------- bv converter */
 
 static void convert(const char *attrs, const char *in, const char *want, int exact)
@@ -342,6 +361,65 @@ static void test_intersect_word_meets_empty_fiber(void **state)
     join("", "7 S0 D", "0 S0 D", "S0 D", "S0 D", "_ S0 D", "_ S0 D", "_ S0 D", 1);
 }
 
+/* Fibers of several words, in lockstep. Width 8, dimension 20: B's
+ * fiber {1,3,9,17,19} (words 10 2 10, bases 0 2 3), C's {3,9,12,19}
+ * (words 8 18 8, bases 0 1 3). Outputs: the AND words, B's refs, C's
+ * refs, the coordinates k*8 + bit. */
+static void test_intersect_words(void **state)
+{
+    (void)state;
+    check_block(&intersect_bitvector_ops, "width=8",
+                IN("10 2 10 S0 D", "0 2 3 S0 D", "8 18 8 S0 D", "0 1 3 S0 D"),
+                OUT("8 2 8 S0 D", "1 2 4 S0 D", "0 1 3 S0 D", "3 9 19 S0 D"));
+    /* The second fiber counts its words from 0 again; an AND of 0 sends
+     * nothing. */
+    check_block(&intersect_bitvector_ops, "width=8",
+                IN("10 2 10 S0 1 1 1 S1 D", "0 2 3 S0 5 6 7 S1 D", "8 18 8 S0 1 0 1 S1 D",
+                   "0 1 3 S0 5 6 6 S1 D"),
+                OUT("8 2 8 S0 1 _ 1 S1 D", "1 2 4 S0 5 _ 7 S1 D", "0 1 3 S0 5 _ 6 S1 D",
+                    "3 9 19 S0 0 _ 16 S1 D"));
+}
+
+/* Each further common bit takes a cycle of its own, in which nothing is
+ * taken: 4-bit words, two a fiber. */
+static void test_intersect_words_timing(void **state)
+{
+    (void)state;
+    check_block(&intersect_bitvector_ops, "width=4",
+                IN("15 15 S0 D", "0 4 S0 D", "6 9 S0 D", "0 2 S0 D"),
+                OUT("6 _ 9 _ S0 D", "1 2 4 7 S0 D", "0 1 2 3 S0 D", "1 2 4 7 S0 D"));
+}
+
+/* A side at its stop token (an absent fiber) counts as zero words while
+ * the other's are taken; with emit_zeros=1 each step sends its word. */
+static void test_intersect_words_absent_fiber(void **state)
+{
+    (void)state;
+    check_block(&intersect_bitvector_ops, "width=8",
+                IN("10 2 10 S0 1 1 1 S1 D", "0 2 3 S0 5 6 7 S1 D", "8 18 8 S0 S1 D",
+                   "0 1 3 S0 S1 D"),
+                OUT("8 2 8 S0 _ _ _ S1 D", "1 2 4 S0 _ _ _ S1 D", "0 1 3 S0 _ _ _ S1 D",
+                    "3 9 19 S0 _ _ _ S1 D"));
+    check_block(&intersect_bitvector_ops, "width=8,emit_zeros=1",
+                IN("S0 D", "S0 D", "10 2 10 S0 D", "0 2 3 S0 D"),
+                OUT("0 0 0 S0 D", "_ _ _ S0 D", "_ _ _ S0 D", "_ _ _ S0 D"));
+}
+
+/* Three and four sides: the AND of all, a ref output per side, the
+ * coordinates last. */
+static void test_intersect_more_sides(void **state)
+{
+    (void)state;
+    check_block(&intersect_bitvector_ops, "width=8,sides=3",
+                IN("10 2 10 S0 D", "0 2 3 S0 D", "8 18 8 S0 D", "0 1 3 S0 D", "8 2 0 S0 D",
+                   "0 1 2 S0 D"),
+                OUT("8 2 _ S0 D", "1 2 _ S0 D", "0 1 _ S0 D", "0 1 _ S0 D", "3 9 _ S0 D"));
+    check_block(&intersect_bitvector_ops, "width=8,sides=4",
+                IN("3 S0 D", "0 S0 D", "7 S0 D", "1 S0 D", "11 S0 D", "2 S0 D", "2 S0 D",
+                   "3 S0 D"),
+                OUT("2 S0 D", "1 S0 D", "2 S0 D", "3 S0 D", "3 S0 D", "1 S0 D"));
+}
+
 /* ------------------------------------------------ faults and create errors */
 
 typedef struct attrs_node {
@@ -439,8 +517,6 @@ static void changes(const block_ops *ops, const char *attrs, const fibertree *ft
     assert_string_equal(got, want);
 }
 
-#define IN(...) ((const char *const[BLOCK_MAX_PORTS]){__VA_ARGS__})
-
 static void test_bv_faults(void **state)
 {
     (void)state;
@@ -516,7 +592,7 @@ static void test_scan_create_errors(void **state)
                  "need 3");
     ft.lv[0].nbits = 3;
     create_fails(&bv_ops, "width=0", NULL, "width=0 is not 1 to 64");
-    create_fails(&intersect_bitvector_ops, "sides=3", NULL, "exactly two tensors");
+    create_fails(&intersect_bitvector_ops, "sides=5", NULL, "sides=5 is not 2 to 4");
     create_fails(&intersect_bitvector_ops, "emit_zeros=2", NULL, "emit_zeros=2 is not 0 to 1");
     fibertree_free(&ft);
 }
@@ -540,6 +616,15 @@ static void test_intersect_faults(void **state)
     fault_of(&intersect_bitvector_ops, "", NULL, IN("5 S0 D", "N S0 D", "3 S0 D", "0 S0 D"), f,
              sizeof f);
     assert_string_equal(f, "a bitvector word without a numeric ref");
+    fault_of(&intersect_bitvector_ops, "width=8", NULL,
+             IN("255 S0 D", "0 S0 D", "256 S0 D", "0 S0 D"), f, sizeof f);
+    assert_string_equal(f, "a word with bits beyond the width 8");
+    fault_of(&intersect_bitvector_ops, "sides=3", NULL,
+             IN("1 S0 D", "0 S0 D", "1 S0 D", "0 S0 D", "1 D", "0 D"), f, sizeof f);
+    assert_string_equal(f, "the input streams end at different points");
+    fault_of(&intersect_bitvector_ops, "", NULL, IN("1 S0 D", "0 S0 D", "1 S0 D", "0 S1 D"), f,
+             sizeof f);
+    assert_string_equal(f, "stop tokens of different levels meet");
 }
 
 static void test_steps_report_changes(void **state)
@@ -583,8 +668,9 @@ static void test_registry(void **state)
     assert_ptr_equal(find("bv", "", NULL), &bv_ops);
 }
 
-/* The intersect's ports in a graph: bv_in-X / ref_in-X by side, bv and
- * ref_out-X out (type=bv or type=crd for the words). */
+/* The intersect's ports in a graph: bv_in-X / ref_in-X by side, bv,
+ * ref_out-X and crd out (the words on type=bv, or on type=crd labelled
+ * bv). */
 static void test_intersect_ports(void **state)
 {
     (void)state;
@@ -597,19 +683,23 @@ static void test_intersect_ports(void **state)
         {.src = 2, .dst = 0, .kind = "bv", .label = "bv", .comment = ""},
         {.src = 2, .dst = 0, .kind = "ref", .label = "ref_out-C", .comment = ""},
         {.src = 2, .dst = 0, .kind = "val", .label = "val", .comment = ""},
+        {.src = 2, .dst = 0, .kind = "crd", .label = "crd", .comment = ""},
+        {.src = 2, .dst = 0, .kind = "crd", .label = "bv", .comment = ""},
     };
-    sam_graph g = {.nodes = nodes, .nnodes = 3, .edges = edges, .nedges = 7};
+    sam_graph g = {.nodes = nodes, .nnodes = 3, .edges = edges, .nedges = 9};
     block_ctx ctx = {.graph = &g, .node = &nodes[2]};
     block b = {.ops = &intersect_bitvector_ops, .node = &nodes[2]};
     sam_error err;
     assert_int_equal(intersect_bitvector_ops.create(&b, &ctx, &err), 0);
-    static const int want[] = {0, 1, 3, 2, 0, 2, -1};
-    for (int k = 0; k < 7; k++)
+    static const int want[] = {0, 1, 3, 2, 0, 2, -1, 3, 0};
+    for (int k = 0; k < 9; k++)
         assert_int_equal(intersect_bitvector_ops.port(&b, &edges[k], k < 4, &err), want[k]);
     assert_string_equal(b.in_names[0], "bv_in-B");
     assert_string_equal(b.in_names[3], "ref_in-C");
     assert_string_equal(b.out_names[0], "bv");
     assert_string_equal(b.out_names[2], "ref_out-C");
+    assert_string_equal(b.out_names[3], "crd");
+    assert_int_equal(b.nout, 4);
     intersect_bitvector_ops.destroy(&b);
 }
 
@@ -659,6 +749,10 @@ int main(void)
         cmocka_unit_test(test_intersect_timing),
         cmocka_unit_test(test_intersect_high_bit),
         cmocka_unit_test(test_intersect_word_meets_empty_fiber),
+        cmocka_unit_test(test_intersect_words),
+        cmocka_unit_test(test_intersect_words_timing),
+        cmocka_unit_test(test_intersect_words_absent_fiber),
+        cmocka_unit_test(test_intersect_more_sides),
         cmocka_unit_test(test_intersect_faults),
         cmocka_unit_test(test_steps_report_changes),
         cmocka_unit_test(test_registry),
