@@ -33,5 +33,6 @@ extern const block_ops locate_ops;
 extern const block_ops bv_ops;
 extern const block_ops fiberlookup_bitvector_ops;
 extern const block_ops intersect_bitvector_ops;
+extern const block_ops union_bitvector_ops;
 
 #endif

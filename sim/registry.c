@@ -37,6 +37,7 @@ static const registry_entry registry[] = {
     {&bv_ops, REGISTRY_DEFAULT},
     {&fiberlookup_bitvector_ops, REGISTRY_VARIANT},
     {&intersect_bitvector_ops, REGISTRY_VARIANT},
+    {&union_bitvector_ops, REGISTRY_VARIANT},
 };
 
 int registry_count(void)

@@ -420,6 +420,52 @@ static void test_intersect_more_sides(void **state)
                 OUT("2 S0 D", "1 S0 D", "2 S0 D", "3 S0 D", "3 S0 D", "1 S0 D"));
 }
 
+/* ------------------------------------------------------ bitvector union */
+
+/* The OR of B's and C's words above: each bit's coordinate, the refs of
+ * the sides that hold it and N on the others, one bit a cycle. Outputs:
+ * the OR words, B's refs, C's refs, the coordinates. */
+static void test_union_words(void **state)
+{
+    (void)state;
+    check_block(&union_bitvector_ops, "width=8",
+                IN("10 2 10 S0 D", "0 2 3 S0 D", "8 18 8 S0 D", "0 1 3 S0 D"),
+                OUT("10 _ 18 _ 10 _ S0 D", "0 1 2 N 3 4 S0 D", "N 0 1 2 N 3 S0 D",
+                    "1 3 9 12 17 19 S0 D"));
+}
+
+/* An absent fiber on one side: N for each of the other's bits. */
+static void test_union_absent_fiber(void **state)
+{
+    (void)state;
+    check_block(&union_bitvector_ops, "width=8",
+                IN("S0 10 S1 D", "S0 0 S1 D", "8 18 8 S0 S1 D", "0 1 3 S0 S1 D"),
+                OUT("8 18 _ 8 S0 10 _ S1 D", "N N N N S0 0 1 S1 D", "0 1 2 3 S0 N N S1 D",
+                    "3 9 12 19 S0 1 3 S1 D"));
+}
+
+/* The OR word 0 goes out by default (a whole word stream for a writer);
+ * emit_zeros=0 drops it. */
+static void test_union_zero_words(void **state)
+{
+    (void)state;
+    check_block(&union_bitvector_ops, "width=8",
+                IN("0 1 S0 D", "0 0 S0 D", "0 0 S0 D", "4 4 S0 D"),
+                OUT("0 1 S0 D", "_ 0 S0 D", "_ N S0 D", "_ 8 S0 D"));
+    check_block(&union_bitvector_ops, "width=8,emit_zeros=0",
+                IN("0 1 S0 D", "0 0 S0 D", "0 0 S0 D", "4 4 S0 D"),
+                OUT("_ 1 S0 D", "_ 0 S0 D", "_ N S0 D", "_ 8 S0 D"));
+}
+
+/* Three sides, one of them absent. */
+static void test_union_more_sides(void **state)
+{
+    (void)state;
+    check_block(&union_bitvector_ops, "sides=3",
+                IN("5 S0 D", "0 S0 D", "6 S0 D", "10 S0 D", "S0 D", "S0 D"),
+                OUT("7 _ _ S0 D", "0 N 1 S0 D", "N 10 11 S0 D", "N N N S0 D", "0 1 2 S0 D"));
+}
+
 /* ------------------------------------------------ faults and create errors */
 
 typedef struct attrs_node {
@@ -594,6 +640,8 @@ static void test_scan_create_errors(void **state)
     create_fails(&bv_ops, "width=0", NULL, "width=0 is not 1 to 64");
     create_fails(&intersect_bitvector_ops, "sides=5", NULL, "sides=5 is not 2 to 4");
     create_fails(&intersect_bitvector_ops, "emit_zeros=2", NULL, "emit_zeros=2 is not 0 to 1");
+    create_fails(&union_bitvector_ops, "sides=1", NULL, "sides=1 is not 2 to 4");
+    create_fails(&union_bitvector_ops, "width=0", NULL, "width=0 is not 1 to 64");
     fibertree_free(&ft);
 }
 
@@ -625,6 +673,25 @@ static void test_intersect_faults(void **state)
     fault_of(&intersect_bitvector_ops, "", NULL, IN("1 S0 D", "0 S0 D", "1 S0 D", "0 S1 D"), f,
              sizeof f);
     assert_string_equal(f, "stop tokens of different levels meet");
+}
+
+static void test_union_faults(void **state)
+{
+    (void)state;
+    char f[200];
+    fault_of(&union_bitvector_ops, "", NULL, IN("5 S0 D", "0 S0 D", "3 S0 D", "0 S0 D"), f,
+             sizeof f);
+    assert_string_equal(f, "");
+    fault_of(&union_bitvector_ops, "", NULL, IN("5 S0 D", "0 S0 D", "N S0 D", "N S0 D"), f,
+             sizeof f);
+    assert_string_equal(f, "not a bitvector stream");
+    fault_of(&union_bitvector_ops, "", NULL, IN("5 S0 D", "0 S0 D", "S0 D", "S0 D"), f, sizeof f);
+    assert_string_equal(f, "");
+    fault_of(&union_bitvector_ops, "", NULL, IN("5 S0 D", "0 S0 D", "D", "D"), f, sizeof f);
+    assert_string_equal(f, "the input streams end at different points");
+    fault_of(&union_bitvector_ops, "width=4", NULL, IN("16 S0 D", "0 S0 D", "1 S0 D", "0 S0 D"),
+             f, sizeof f);
+    assert_string_equal(f, "a word with bits beyond the width 4");
 }
 
 static void test_steps_report_changes(void **state)
@@ -666,6 +733,8 @@ static void test_registry(void **state)
     assert_ptr_equal(find("intersect", "", NULL), &intersect_ops);
     assert_ptr_equal(find("intersect", "format=bitvector", "bitvector"), &intersect_bitvector_ops);
     assert_ptr_equal(find("bv", "", NULL), &bv_ops);
+    assert_ptr_equal(find("union", "format=bitvector", NULL), &union_bitvector_ops);
+    assert_ptr_equal(find("union", "", NULL), &union_ops);
 }
 
 /* The intersect's ports in a graph: bv_in-X / ref_in-X by side, bv,
@@ -754,6 +823,11 @@ int main(void)
         cmocka_unit_test(test_intersect_words_absent_fiber),
         cmocka_unit_test(test_intersect_more_sides),
         cmocka_unit_test(test_intersect_faults),
+        cmocka_unit_test(test_union_words),
+        cmocka_unit_test(test_union_absent_fiber),
+        cmocka_unit_test(test_union_zero_words),
+        cmocka_unit_test(test_union_more_sides),
+        cmocka_unit_test(test_union_faults),
         cmocka_unit_test(test_steps_report_changes),
         cmocka_unit_test(test_registry),
         cmocka_unit_test(test_intersect_ports),
