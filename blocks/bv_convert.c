@@ -131,6 +131,13 @@ static int bv_convert_port(block *b, const graph_edge *e, int input, sam_error *
                        input ? "input" : "output", e->kind, e->label);
 }
 
+/* Nodes converting to bitvectors: to="bv" or no to at all. */
+static int bv_convert_serves(const graph_node *n)
+{
+    const char *to = graph_node_attr(n, "to");
+    return !to || !strcmp(to, "bv");
+}
+
 static void bv_convert_destroy(block *b)
 {
     free(b->state);
@@ -141,6 +148,7 @@ const block_ops bv_ops = {
     .impl = "default",
     .about = "one bitvector word per fiber of a coordinate stream, then its stop token",
     .params = bv_convert_params,
+    .serves = bv_convert_serves,
     .create = bv_convert_create,
     .port = bv_convert_port,
     .step = bv_convert_step,

@@ -466,6 +466,37 @@ static void test_union_more_sides(void **state)
                 OUT("7 _ _ S0 D", "0 N 1 S0 D", "N 10 11 S0 D", "N N N S0 D", "0 1 2 S0 D"));
 }
 
+/* ------------------------------------------ bitvector to coordinates */
+
+/* Each set bit's coordinate and ref, one a cycle, the word taken with its
+ * first bit; B's words above. */
+static void test_to_crd_words(void **state)
+{
+    (void)state;
+    check_block(&bv_to_crd_ops, "to=crd,width=8", IN("10 2 10 S0 D", "0 2 3 S0 D"),
+                OUT("1 3 9 17 19 S0 D", "0 1 2 3 4 S0 D"));
+}
+
+/* A zero word costs a cycle; stop tokens pass, an absent fiber's too. */
+static void test_to_crd_zero_words_and_stops(void **state)
+{
+    (void)state;
+    check_block(&bv_to_crd_ops, "to=crd,width=8", IN("0 0 1 S0 D", "5 5 5 S0 D"),
+                OUT("_ _ 16 S0 D", "_ _ 5 S0 D"));
+    check_block(&bv_to_crd_ops, "to=crd", IN("6 S0 S1 5 S1 D", "0 S0 S1 2 S1 D"),
+                OUT("1 2 S0 S1 0 2 S1 D", "0 1 S0 S1 2 3 S1 D"));
+    check_block(&bv_to_crd_ops, "to=crd", IN("_ _ 1 _ S0 D", "1 _ _ _ S0 D"),
+                OUT("_ _ 0 _ S0 D", "_ _ 1 _ S0 D"));
+}
+
+/* The highest bit of a 64-bit word. */
+static void test_to_crd_high_bit(void **state)
+{
+    (void)state;
+    check_block(&bv_to_crd_ops, "to=crd", IN("0 -9223372036854775808 S0 D", "7 7 S0 D"),
+                OUT("_ 127 S0 D", "_ 7 S0 D"));
+}
+
 /* ------------------------------------------------ faults and create errors */
 
 typedef struct attrs_node {
@@ -694,6 +725,24 @@ static void test_union_faults(void **state)
     assert_string_equal(f, "a word with bits beyond the width 4");
 }
 
+static void test_to_crd_faults(void **state)
+{
+    (void)state;
+    char f[200];
+    fault_of(&bv_to_crd_ops, "to=crd", NULL, IN("5 S0 D", "0 S0 D"), f, sizeof f);
+    assert_string_equal(f, "");
+    fault_of(&bv_to_crd_ops, "to=crd", NULL, IN("N S0 D", "N S0 D"), f, sizeof f);
+    assert_string_equal(f, "not a bitvector stream");
+    fault_of(&bv_to_crd_ops, "to=crd", NULL, IN("5 S0 D", "N S0 D"), f, sizeof f);
+    assert_string_equal(f, "a bitvector word without a numeric ref");
+    fault_of(&bv_to_crd_ops, "to=crd", NULL, IN("5 S0 D", "0 S1 D"), f, sizeof f);
+    assert_string_equal(f, "stop tokens of different levels meet");
+    fault_of(&bv_to_crd_ops, "to=crd", NULL, IN("5 D", "0 S0 D"), f, sizeof f);
+    assert_string_equal(f, "the input streams end at different points");
+    fault_of(&bv_to_crd_ops, "to=crd,width=2", NULL, IN("5 S0 D", "0 S0 D"), f, sizeof f);
+    assert_string_equal(f, "a word with bits beyond the width 2");
+}
+
 static void test_steps_report_changes(void **state)
 {
     (void)state;
@@ -733,6 +782,9 @@ static void test_registry(void **state)
     assert_ptr_equal(find("intersect", "", NULL), &intersect_ops);
     assert_ptr_equal(find("intersect", "format=bitvector", "bitvector"), &intersect_bitvector_ops);
     assert_ptr_equal(find("bv", "", NULL), &bv_ops);
+    assert_ptr_equal(find("bv", "to=bv", NULL), &bv_ops);
+    assert_ptr_equal(find("bv", "to=crd", NULL), &bv_to_crd_ops);
+    assert_ptr_equal(find("bv", "to=crd", "default"), NULL);
     assert_ptr_equal(find("union", "format=bitvector", NULL), &union_bitvector_ops);
     assert_ptr_equal(find("union", "", NULL), &union_ops);
 }
@@ -790,6 +842,13 @@ static void test_converter_and_scan_ports(void **state)
     assert_int_equal(fiberlookup_bitvector_ops.port(&b, &bv, 0, &err), 0);
     assert_int_equal(fiberlookup_bitvector_ops.port(&b, &crd, 0, &err), 0);
     assert_int_equal(fiberlookup_bitvector_ops.port(&b, &ref, 0, &err), 1);
+    b.ops = &bv_to_crd_ops;
+    assert_int_equal(bv_to_crd_ops.port(&b, &bv, 1, &err), 0);
+    assert_int_equal(bv_to_crd_ops.port(&b, &crd, 1, &err), 0);
+    assert_int_equal(bv_to_crd_ops.port(&b, &ref, 1, &err), 1);
+    assert_int_equal(bv_to_crd_ops.port(&b, &crd, 0, &err), 0);
+    assert_int_equal(bv_to_crd_ops.port(&b, &ref, 0, &err), 1);
+    assert_int_equal(bv_to_crd_ops.port(&b, &bv, 0, &err), -1);
 }
 
 int main(void)
@@ -828,6 +887,10 @@ int main(void)
         cmocka_unit_test(test_union_zero_words),
         cmocka_unit_test(test_union_more_sides),
         cmocka_unit_test(test_union_faults),
+        cmocka_unit_test(test_to_crd_words),
+        cmocka_unit_test(test_to_crd_zero_words_and_stops),
+        cmocka_unit_test(test_to_crd_high_bit),
+        cmocka_unit_test(test_to_crd_faults),
         cmocka_unit_test(test_steps_report_changes),
         cmocka_unit_test(test_registry),
         cmocka_unit_test(test_intersect_ports),
