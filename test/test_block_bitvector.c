@@ -123,6 +123,88 @@ static void test_bv_width_and_n(void **state)
     convert("", "1 N S0 D", "_ _ 2 S0 D", 1);
 }
 
+/* ---------------------------------------- bv converter, many words */
+
+static void convert_words(const char *attrs, const char *in, const char *want)
+{
+    convert(attrs, in, want, 1);
+}
+
+/* The converter with its ref input counted, as create counts it from a
+ * graph that draws the edge. */
+static int create_with_refs(block *b, const block_ctx *ctx, sam_error *err)
+{
+    if (bv_ops.create(b, ctx, err))
+        return -1;
+    b->nin = 2;
+    return 0;
+}
+
+/* Runs the converter on coordinates and their refs; checks the words and
+ * their bases cycle by cycle. */
+static void convert_refs(const char *attrs, const char *crd, const char *ref, const char *bv,
+                         const char *base)
+{
+    block_ops ops = bv_ops;
+    ops.create = create_with_refs;
+    check_block(&ops, attrs, IN(crd, ref), OUT(bv, base));
+}
+
+/* size=20 in 8-bit words: three a fiber. A word goes out in the cycle a
+ * coordinate beyond it is taken, the last at the stop token, which
+ * follows a cycle later. */
+static void test_bv_words(void **state)
+{
+    (void)state;
+    convert_words("size=20,width=8", "1 3 9 17 19 S0 D", "_ _ 10 2 _ 10 S0 D");
+    convert_words("size=130", "0 63 64 129 S0 D", "_ _ -9223372036854775807 1 2 S0 D");
+}
+
+/* The zero words between two coordinates go out one a cycle while the
+ * input waits; those after the last, one a cycle after the stop token is
+ * taken; a fiber without coordinates is all zero words. */
+static void test_bv_words_zeros(void **state)
+{
+    (void)state;
+    convert_words("size=40,width=8", "2 33 S0 D", "_ 4 0 0 0 2 S0 D");
+    convert_words("size=20,width=8", "1 S0 S0 D", "_ 2 0 0 S0 0 0 0 S0 D");
+    convert_words("size=20,width=8", "_ 9 _ _ S0 _ D", "_ 0 _ _ 2 0 S0 D");
+}
+
+/* An absent fiber (N alone, or a stop closing a fiber never opened) is
+ * its stop token alone; N beside coordinates adds no bit. */
+static void test_bv_words_absent_fibers(void **state)
+{
+    (void)state;
+    convert_words("size=20,width=8", "N S0 D", "_ S0 D");
+    convert_words("size=16,width=8", "1 S0 S1' 9 S1 D", "_ 2 0 S0 S1' 0 2 S1 D");
+    convert_words("size=8,width=8", "N 3 S0 D", "_ _ 8 S0 D");
+}
+
+/* With the ref input, each word's base: its first coordinate's ref, the
+ * next coordinate's for a word without one, else one past the last ref. */
+static void test_bv_words_refs(void **state)
+{
+    (void)state;
+    convert_refs("size=20,width=8", "1 3 9 17 19 S0 D", "0 1 2 3 4 S0 D", "_ _ 10 2 _ 10 S0 D",
+                 "_ _ 0 2 _ 3 S0 D");
+    convert_refs("size=40,width=8", "2 33 S0 D", "7 8 S0 D", "_ 4 0 0 0 2 S0 D",
+                 "_ 7 8 8 8 8 S0 D");
+    convert_refs("size=20,width=8", "1 S0 S0 D", "5 S0 S0 D", "_ 2 0 0 S0 0 0 0 S0 D",
+                 "_ 5 6 6 S0 6 6 6 S0 D");
+    convert_refs("size=20,width=8", "N S0 D", "N S0 D", "_ S0 D", "_ S0 D");
+}
+
+/* One word a fiber (size=0, the reference's) with refs: the first
+ * coordinate's; an empty fiber is its stop token alone. */
+static void test_bv_refs_one_word(void **state)
+{
+    (void)state;
+    convert_refs("", "0 2 3 S0 5 S1 D", "4 5 6 S0 9 S1 D", "_ _ _ 13 S0 _ 32 S1 D",
+                 "_ _ _ 4 S0 _ 9 S1 D");
+    convert_refs("", "S0 D", "S0 D", "S0 D", "S0 D");
+}
+
 /* ------------------------------------------------ bitvector fiberlookup */
 
 /* A tree of one bitvector level (mode 0) of dimension dim, built by hand
@@ -610,6 +692,22 @@ static void test_bv_faults(void **state)
     assert_non_null(strstr(f, "inside a fiber"));
     fault_of(&bv_ops, "", NULL, IN("2.5 S0 D"), f, sizeof f);
     assert_string_equal(f, "not a coordinate stream");
+    fault_of(&bv_ops, "size=20,width=8", NULL, IN("19 S0 D"), f, sizeof f);
+    assert_string_equal(f, "");
+    fault_of(&bv_ops, "size=20,width=8", NULL, IN("20 S0 D"), f, sizeof f);
+    assert_string_equal(f, "coordinate 20 is beyond the size 20");
+    fault_of(&bv_ops, "size=20,width=8", NULL, IN("9 3 S0 D"), f, sizeof f);
+    assert_string_equal(f, "coordinate 3 comes after its word was sent");
+    fault_of(&bv_ops, "size=20,width=8", NULL, IN("9 10 S0 D"), f, sizeof f);
+    assert_string_equal(f, "");
+    block_ops ops = bv_ops;
+    ops.create = create_with_refs;
+    fault_of(&ops, "", NULL, IN("1 S0 D", "N S0 D"), f, sizeof f);
+    assert_string_equal(f, "a ref that does not pair with its coordinate token");
+    fault_of(&ops, "", NULL, IN("1 S0 D", "0 S1 D"), f, sizeof f);
+    assert_string_equal(f, "a ref that does not pair with its coordinate token");
+    fault_of(&ops, "", NULL, IN("1 S0 D", "0 S0 D"), f, sizeof f);
+    assert_string_equal(f, "");
 }
 
 static void test_scan_faults(void **state)
@@ -669,6 +767,7 @@ static void test_scan_create_errors(void **state)
                  "need 3");
     ft.lv[0].nbits = 3;
     create_fails(&bv_ops, "width=0", NULL, "width=0 is not 1 to 64");
+    create_fails(&bv_ops, "size=-1", NULL, "size=-1 is not 0 to");
     create_fails(&intersect_bitvector_ops, "sides=5", NULL, "sides=5 is not 2 to 4");
     create_fails(&intersect_bitvector_ops, "emit_zeros=2", NULL, "emit_zeros=2 is not 0 to 1");
     create_fails(&union_bitvector_ops, "sides=1", NULL, "sides=1 is not 2 to 4");
@@ -748,6 +847,8 @@ static void test_steps_report_changes(void **state)
     (void)state;
     changes(&bv_ops, "", NULL, IN("0 _ S0 D"), "1011100");
     changes(&bv_ops, "", NULL, IN("_ S0 _ 1 S1 D"), "010111100");
+    changes(&bv_ops, "size=16,width=8", NULL, IN("_ 9 _ S0 D"), "0101110");
+    changes(&bv_ops, "size=40,width=8", NULL, IN("33 _ _ _ _ S0 D"), "11110111000");
     fibertree ft;
     bv_level(&ft, 64, words2, 2);
     changes(&fiberlookup_bitvector_ops, "tensor=B,mode=0,format=bitvector", &ft,
@@ -836,7 +937,9 @@ static void test_converter_and_scan_ports(void **state)
     assert_int_equal(bv_ops.port(&b, &crd, 1, &err), 0);
     assert_int_equal(bv_ops.port(&b, &bv, 0, &err), 0);
     assert_int_equal(bv_ops.port(&b, &crd, 0, &err), 0);
-    assert_int_equal(bv_ops.port(&b, &ref, 1, &err), -1);
+    assert_int_equal(bv_ops.port(&b, &ref, 1, &err), 1);
+    assert_int_equal(bv_ops.port(&b, &ref, 0, &err), 1);
+    assert_int_equal(bv_ops.port(&b, &bv, 1, &err), -1);
     b.ops = &fiberlookup_bitvector_ops;
     assert_int_equal(fiberlookup_bitvector_ops.port(&b, &ref, 1, &err), 0);
     assert_int_equal(fiberlookup_bitvector_ops.port(&b, &bv, 0, &err), 0);
@@ -851,6 +954,36 @@ static void test_converter_and_scan_ports(void **state)
     assert_int_equal(bv_to_crd_ops.port(&b, &bv, 0, &err), -1);
 }
 
+/* The converter's ref input is there when the graph draws one; a ref
+ * output without it is refused. */
+static void test_converter_ref_edges(void **state)
+{
+    (void)state;
+    graph_node nodes[] = {{.id = "s"}, {.id = "v", .type = "bv"}, {.id = "x"}};
+    graph_edge edges[] = {
+        {.src = 0, .dst = 1, .kind = "crd", .label = "crd", .comment = ""},
+        {.src = 1, .dst = 2, .kind = "bv", .label = "bv", .comment = ""},
+        {.src = 1, .dst = 2, .kind = "ref", .label = "ref", .comment = ""},
+        {.src = 0, .dst = 1, .kind = "ref", .label = "ref", .comment = ""},
+    };
+    sam_graph g = {.nodes = nodes, .nnodes = 3, .edges = edges, .nedges = 4};
+    block_ctx ctx = {.graph = &g, .node = &nodes[1]};
+    block b = {.ops = &bv_ops, .node = &nodes[1]};
+    sam_error err;
+    assert_int_equal(bv_ops.create(&b, &ctx, &err), 0);
+    assert_int_equal(b.nin, 2);
+    assert_string_equal(b.in_names[1], "ref");
+    bv_ops.destroy(&b);
+    g.nedges = 2;
+    assert_int_equal(bv_ops.create(&b, &ctx, &err), 0);
+    assert_int_equal(b.nin, 1);
+    bv_ops.destroy(&b);
+    g.nedges = 3;
+    assert_int_equal(bv_ops.create(&b, &ctx, &err), -1);
+    assert_string_equal(err.msg,
+                        "node v (bv): a ref output needs the ref input (the coordinates' refs)");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -860,6 +993,11 @@ int main(void)
         cmocka_unit_test(test_bv_gaps),
         cmocka_unit_test(test_bv_width_and_n),
         cmocka_unit_test(test_bv_faults),
+        cmocka_unit_test(test_bv_words),
+        cmocka_unit_test(test_bv_words_zeros),
+        cmocka_unit_test(test_bv_words_absent_fibers),
+        cmocka_unit_test(test_bv_words_refs),
+        cmocka_unit_test(test_bv_refs_one_word),
         cmocka_unit_test(test_scan_reference_unit),
         cmocka_unit_test(test_scan_waits_for_the_next_ref),
         cmocka_unit_test(test_scan_empty_fiber_and_refs),
@@ -895,6 +1033,7 @@ int main(void)
         cmocka_unit_test(test_registry),
         cmocka_unit_test(test_intersect_ports),
         cmocka_unit_test(test_converter_and_scan_ports),
+        cmocka_unit_test(test_converter_ref_edges),
     };
     return cmocka_run_group_tests_name("block_bitvector", tests, NULL, NULL);
 }
