@@ -35,5 +35,6 @@ extern const block_ops bv_to_crd_ops;
 extern const block_ops fiberlookup_bitvector_ops;
 extern const block_ops intersect_bitvector_ops;
 extern const block_ops union_bitvector_ops;
+extern const block_ops fiberwrite_bitvector_ops;
 
 #endif

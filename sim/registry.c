@@ -39,6 +39,7 @@ static const registry_entry registry[] = {
     {&fiberlookup_bitvector_ops, REGISTRY_VARIANT},
     {&intersect_bitvector_ops, REGISTRY_VARIANT},
     {&union_bitvector_ops, REGISTRY_VARIANT},
+    {&fiberwrite_bitvector_ops, REGISTRY_VARIANT},
 };
 
 int registry_count(void)

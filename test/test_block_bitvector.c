@@ -579,6 +579,152 @@ static void test_to_crd_high_bit(void **state)
                 OUT("_ 127 S0 D", "_ 7 S0 D"));
 }
 
+/* ------------------------------------------------ bitvector fiberwrite */
+
+/* Writes the word stream with the writer on attrs, into a result of
+ * `order` levels, level k storing mode k of dimension dim, and collects
+ * it: collect's return; its message in msg. done: the cycle D was taken
+ * in, or -1. */
+static int write_words(const char *attrs, const char *in, int order, int64_t dim,
+                       fibertree *res, char *msg, size_t n, int *done)
+{
+    harness_spec s = {.ops = &fiberwrite_bitvector_ops, .attrs = attrs, .inputs = {in}};
+    harness_out out;
+    harness_run(&s, &out);
+    *done = out.done ? (int)out.done_cycle : -1;
+    memset(res, 0, sizeof *res);
+    res->order = order;
+    for (int k = 0; k < order; k++) {
+        res->dims[k] = dim;
+        res->lv[k] = (fiber_level){.kind = 's', .mode = k, .dim = dim};
+    }
+    /* The harness lets go of the node after the run; collect names it. */
+    graph_node node = {.id = "0", .type = "fiberwrite"};
+    out.blk.node = &node;
+    sam_error err = {{0}};
+    int rc = out.blk.ops->collect(&out.blk, res, &err);
+    snprintf(msg, n, "%.*s", (int)n - 1, err.msg);
+    harness_free(&out);
+    return rc;
+}
+
+static void expect_level(const fiber_level *l, const uint64_t *bits, size_t nbits,
+                         const int64_t *seg, size_t nseg)
+{
+    assert_int_equal(l->kind, 'b');
+    assert_int_equal(l->nbits, nbits);
+    for (size_t q = 0; q < nbits; q++)
+        assert_int_equal(l->bits[q], bits[q]);
+    assert_int_equal(l->nseg, nseg);
+    for (size_t f = 0; f < nseg; f++)
+        assert_int_equal(l->seg[f], seg[f]);
+    assert_int_equal(l->ncrd, seg[nseg - 1]);
+}
+
+#define EXPECT_LEVEL(l, bits, seg) \
+    expect_level(l, bits, sizeof(bits) / sizeof(bits)[0], seg, sizeof(seg) / sizeof(seg)[0])
+
+/* A vector of dimension 20 in 8-bit words: the scanner's fiber
+ * {1,3,9,17,19} back in storage, D taken in the cycle it comes. */
+static void test_write_vector(void **state)
+{
+    (void)state;
+    fibertree res;
+    char msg[256];
+    int done;
+    assert_int_equal(write_words("tensor=X,mode=0,format=bitvector,width=8", "10 2 10 S0 D", 1,
+                                 20, &res, msg, sizeof msg, &done), 0);
+    static const uint64_t bits[] = {655882};
+    static const int64_t seg[] = {0, 5};
+    EXPECT_LEVEL(&res.lv[0], bits, seg);
+    assert_int_equal(done, 4);
+    fibertree_free(&res);
+    /* Fewer words than the dimension needs: the rest are zeros; no fiber
+     * at all: the top level's one fiber, all zeros. */
+    assert_int_equal(write_words("tensor=X,mode=0,format=bitvector,width=8", "_ 1 _ S0 D", 1, 20,
+                                 &res, msg, sizeof msg, &done), 0);
+    static const uint64_t one[] = {1};
+    static const int64_t seg1[] = {0, 1};
+    EXPECT_LEVEL(&res.lv[0], one, seg1);
+    assert_int_equal(done, 4);
+    fibertree_free(&res);
+    assert_int_equal(write_words("tensor=X,mode=0,format=bitvector", "D", 1, 130, &res, msg,
+                                 sizeof msg, &done), 0);
+    static const uint64_t zeros[] = {0, 0, 0};
+    static const int64_t seg0[] = {0, 0};
+    EXPECT_LEVEL(&res.lv[0], zeros, seg0);
+    fibertree_free(&res);
+}
+
+/* The inner level of a matrix: every stop token closes a fiber, one
+ * without words (S0 S0, or the empty fiber S1 closes) being zeros; a stop
+ * closing a fiber never opened (S1') closes none. */
+static void test_write_fibers(void **state)
+{
+    (void)state;
+    fibertree res;
+    char msg[256];
+    int done;
+    assert_int_equal(write_words("tensor=X,mode=1,format=bitvector,width=8",
+                                 "10 2 10 S0 1 1 1 S1 S1' D", 2, 20, &res, msg, sizeof msg,
+                                 &done), 0);
+    static const uint64_t bits[] = {655882, 65793};
+    static const int64_t seg[] = {0, 5, 8};
+    EXPECT_LEVEL(&res.lv[1], bits, seg);
+    fibertree_free(&res);
+    assert_int_equal(write_words("tensor=X,mode=1,format=bitvector,width=8",
+                                 "S0 10 2 10 S0 S1 D", 2, 20, &res, msg, sizeof msg, &done), 0);
+    static const uint64_t bits3[] = {0, 655882, 0};
+    static const int64_t seg3[] = {0, 0, 5, 5};
+    EXPECT_LEVEL(&res.lv[1], bits3, seg3);
+    fibertree_free(&res);
+}
+
+/* 24-bit words, six a fiber of dimension 130: the scanner's slices put
+ * back across the storage words. */
+static void test_write_slices(void **state)
+{
+    (void)state;
+    fibertree res;
+    char msg[256];
+    int done;
+    assert_int_equal(write_words("tensor=X,mode=0,format=bitvector,width=24",
+                                 "8388608 1 4292608 0 0 513 S0 D", 1, 130, &res, msg, sizeof msg,
+                                 &done), 0);
+    static const uint64_t bits[] = {
+        ((uint64_t)1 << 23) | ((uint64_t)1 << 24) | ((uint64_t)1 << 63),
+        1 | ((uint64_t)1 << 6) | ((uint64_t)1 << 56),
+        (uint64_t)1 << 1,
+    };
+    static const int64_t seg[] = {0, 7};
+    EXPECT_LEVEL(&res.lv[0], bits, seg);
+    fibertree_free(&res);
+}
+
+/* What the dimension does not allow is refused when the level is
+ * collected, naming the fiber. */
+static void test_write_refusals(void **state)
+{
+    (void)state;
+    fibertree res;
+    char msg[256];
+    int done;
+    assert_int_equal(write_words("tensor=X,mode=0,format=bitvector,width=8", "1 1 1 1 S0 D", 1,
+                                 20, &res, msg, sizeof msg, &done), -1);
+    assert_string_equal(msg, "node 0 (fiberwrite): fiber 0 holds 4 words, more than the 3 of "
+                             "dimension 20 in 8-bit words");
+    fibertree_free(&res);
+    assert_int_equal(write_words("tensor=X,mode=1,format=bitvector,width=8", "S0 0 0 16 S0 D", 2,
+                                 20, &res, msg, sizeof msg, &done), -1);
+    assert_string_equal(msg, "node 0 (fiberwrite): fiber 1: coordinate 20 is beyond the "
+                             "dimension 20");
+    fibertree_free(&res);
+    assert_int_equal(write_words("tensor=X,mode=3,format=bitvector", "1 S0 D", 2, 20, &res, msg,
+                                 sizeof msg, &done), -1);
+    assert_string_equal(msg, "node 0 (fiberwrite): the result has no mode 3");
+    fibertree_free(&res);
+}
+
 /* ------------------------------------------------ faults and create errors */
 
 typedef struct attrs_node {
@@ -768,6 +914,10 @@ static void test_scan_create_errors(void **state)
     ft.lv[0].nbits = 3;
     create_fails(&bv_ops, "width=0", NULL, "width=0 is not 1 to 64");
     create_fails(&bv_ops, "size=-1", NULL, "size=-1 is not 0 to");
+    create_fails(&fiberwrite_bitvector_ops, "mode=0,format=bitvector", NULL,
+                 "attribute tensor is missing");
+    create_fails(&fiberwrite_bitvector_ops, "tensor=X,mode=0,width=65", NULL,
+                 "width=65 is not 1 to 64");
     create_fails(&intersect_bitvector_ops, "sides=5", NULL, "sides=5 is not 2 to 4");
     create_fails(&intersect_bitvector_ops, "emit_zeros=2", NULL, "emit_zeros=2 is not 0 to 1");
     create_fails(&union_bitvector_ops, "sides=1", NULL, "sides=1 is not 2 to 4");
@@ -842,6 +992,23 @@ static void test_to_crd_faults(void **state)
     assert_string_equal(f, "a word with bits beyond the width 2");
 }
 
+static void test_write_faults(void **state)
+{
+    (void)state;
+    char f[200];
+    const char *a = "tensor=X,mode=0,format=bitvector,width=8";
+    fault_of(&fiberwrite_bitvector_ops, a, NULL, IN("255 S0 D"), f, sizeof f);
+    assert_string_equal(f, "");
+    fault_of(&fiberwrite_bitvector_ops, a, NULL, IN("256 S0 D"), f, sizeof f);
+    assert_string_equal(f, "a word with bits beyond the width 8");
+    fault_of(&fiberwrite_bitvector_ops, a, NULL, IN("1 D"), f, sizeof f);
+    assert_string_equal(f, "D ends the stream inside a fiber (words without their stop token)");
+    fault_of(&fiberwrite_bitvector_ops, a, NULL, IN("N S0 D"), f, sizeof f);
+    assert_string_equal(f, "not a bitvector stream");
+    fault_of(&fiberwrite_bitvector_ops, a, NULL, IN("2.5 S0 D"), f, sizeof f);
+    assert_string_equal(f, "not a bitvector stream");
+}
+
 static void test_steps_report_changes(void **state)
 {
     (void)state;
@@ -888,6 +1055,8 @@ static void test_registry(void **state)
     assert_ptr_equal(find("bv", "to=crd", "default"), NULL);
     assert_ptr_equal(find("union", "format=bitvector", NULL), &union_bitvector_ops);
     assert_ptr_equal(find("union", "", NULL), &union_ops);
+    assert_ptr_equal(find("fiberwrite", "format=bitvector", NULL), &fiberwrite_bitvector_ops);
+    assert_ptr_equal(find("fiberwrite", "format=compressed", NULL), &fiberwrite_compressed_ops);
 }
 
 /* The intersect's ports in a graph: bv_in-X / ref_in-X by side, bv,
@@ -1029,6 +1198,11 @@ int main(void)
         cmocka_unit_test(test_to_crd_zero_words_and_stops),
         cmocka_unit_test(test_to_crd_high_bit),
         cmocka_unit_test(test_to_crd_faults),
+        cmocka_unit_test(test_write_vector),
+        cmocka_unit_test(test_write_fibers),
+        cmocka_unit_test(test_write_slices),
+        cmocka_unit_test(test_write_refusals),
+        cmocka_unit_test(test_write_faults),
         cmocka_unit_test(test_steps_report_changes),
         cmocka_unit_test(test_registry),
         cmocka_unit_test(test_intersect_ports),
