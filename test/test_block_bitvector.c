@@ -207,48 +207,12 @@ static void test_bv_refs_one_word(void **state)
 
 /* ------------------------------------------------ bitvector fiberlookup */
 
-/* A tree of one bitvector level (mode 0) of dimension dim, built by hand
- * as formats/fibertree.h lays it out: storage words ceil(dim / 64) a
- * fiber, seg the popcounts of the fibers before each, values 1, 2, ...
- * one per set bit. */
-static void bv_level(fibertree *ft, int64_t dim, const uint64_t *bits, size_t nbits)
-{
-    memset(ft, 0, sizeof *ft);
-    ft->order = 1;
-    ft->dims[0] = dim;
-    fiber_level *l = &ft->lv[0];
-    l->kind = 'b';
-    l->dim = dim;
-    size_t stride = (size_t)(dim + 63) / 64, nfibers = stride ? nbits / stride : 0;
-    l->bits = malloc(nbits * sizeof *bits + 1);
-    l->seg = malloc((nfibers + 1) * sizeof *l->seg);
-    assert_non_null(l->bits);
-    assert_non_null(l->seg);
-    if (nbits)
-        memcpy(l->bits, bits, nbits * sizeof *bits);
-    l->nbits = nbits;
-    l->nseg = nfibers + 1;
-    l->seg[0] = 0;
-    for (size_t f = 0; f < nfibers; f++) {
-        int64_t n = 0;
-        for (size_t q = 0; q < stride; q++)
-            n += __builtin_popcountll(bits[f * stride + q]);
-        l->seg[f + 1] = l->seg[f] + n;
-    }
-    l->ncrd = (size_t)l->seg[nfibers];
-    ft->nvals = l->ncrd;
-    ft->vals = malloc((ft->nvals + 1) * sizeof *ft->vals);
-    assert_non_null(ft->vals);
-    for (size_t k = 0; k < ft->nvals; k++)
-        ft->vals[k] = (double)(k + 1);
-}
-
 /* Scans the fibers of a bitvector level of dimension dim. */
 static void scan(int64_t dim, const uint64_t *bits, size_t nbits, const char *attrs,
                  const char *in, const char *bv, const char *ref, int exact)
 {
     fibertree ft;
-    bv_level(&ft, dim, bits, nbits);
+    harness_bv_level(&ft, dim, bits, nbits);
     char a[128];
     snprintf(a, sizeof a, "tensor=B,mode=0,format=bitvector%s%s", *attrs ? "," : "", attrs);
     harness_spec s = {.ops = &fiberlookup_bitvector_ops, .attrs = a, .tensor = "B", .tree = &ft,
@@ -725,6 +689,118 @@ static void test_write_refusals(void **state)
     fibertree_free(&res);
 }
 
+/* ------------------------------------------- chains of bitvector blocks */
+
+/* Output p of a run as the input of a block one edge further on: each
+ * token a cycle later (the edge's latency), "_" for a cycle without one;
+ * malloc'd. */
+static char *as_input(const harness_out *out, int p)
+{
+    size_t cap = 24 * ((size_t)out->ncycles + 2), len = 0;
+    char *s = malloc(cap);
+    assert_non_null(s);
+    len += (size_t)snprintf(s, cap, "_");
+    for (int t = 0; t < out->ncycles; t++) {
+        char tb[32];
+        const char *w = out->has[p][t] ? token_str(out->tok[p][t], tb) : "_";
+        len += (size_t)snprintf(s + len, cap - len, " %s", w);
+    }
+    return s;
+}
+
+/* Scans fiber 0 of tree (tensor B) from the root ref stream. */
+static void run_scan(const fibertree *ft, harness_out *out)
+{
+    harness_spec s = {.ops = &fiberlookup_bitvector_ops,
+                      .attrs = "tensor=B,mode=0,format=bitvector,width=8", .tensor = "B",
+                      .tree = ft, .inputs = {"0 D"}};
+    harness_run(&s, out);
+}
+
+/* Loads the values of tree (tensor B) at the refs. */
+static void run_array(const fibertree *ft, const char *refs, harness_out *out)
+{
+    harness_spec s = {.ops = &arrayvals_ops, .attrs = "tensor=B", .tensor = "B", .tree = ft,
+                      .inputs = {refs}};
+    harness_run(&s, out);
+}
+
+/* b .* c for two vectors of dimension 20 stored as bitvectors (8-bit
+ * words), the blocks run one after the other through the harness, each
+ * edge one cycle: scanners -> intersect -> arrays, and the AND words into
+ * a bitvector writer. b = {1,3,9,17,19} holding 1..5 and c = {3,9,12,19}
+ * holding 1..4 meet at 3, 9 and 19. */
+static void test_chain_scan_intersect_arrays(void **state)
+{
+    (void)state;
+    static const uint64_t bw[] = {655882}, cw[] = {528904};
+    fibertree b, c;
+    harness_bv_level(&b, 20, bw, 1);
+    harness_bv_level(&c, 20, cw, 1);
+    harness_out sb, sc, x, vb, vc;
+    run_scan(&b, &sb);
+    run_scan(&c, &sc);
+    harness_expect(&sc, 0, "8 18 8 S0 D", 1);
+    harness_expect(&sc, 1, "0 1 3 S0 D", 1);
+    char *in[4] = {as_input(&sb, 0), as_input(&sb, 1), as_input(&sc, 0), as_input(&sc, 1)};
+    harness_spec xs = {.ops = &intersect_bitvector_ops, .attrs = "width=8,emit_zeros=1",
+                       .inputs = {in[0], in[1], in[2], in[3]}};
+    harness_run(&xs, &x);
+    harness_expect(&x, 0, "_ 8 2 8 S0 D", 1);
+    harness_expect(&x, 3, "_ 3 9 19 S0 D", 1);
+    char *rb = as_input(&x, 1), *rc = as_input(&x, 2), *words = as_input(&x, 0);
+    run_array(&b, rb, &vb);
+    run_array(&c, rc, &vc);
+    harness_expect(&vb, 0, "_ _ 2 3 5 S0 D", 1);
+    harness_expect(&vc, 0, "_ _ 1 2 4 S0 D", 1);
+    fibertree res;
+    char msg[256];
+    int done;
+    assert_int_equal(write_words("tensor=X,mode=0,format=bitvector,width=8", words, 1, 20, &res,
+                                 msg, sizeof msg, &done), 0);
+    static const uint64_t xw[] = {524808};
+    static const int64_t xseg[] = {0, 3};
+    EXPECT_LEVEL(&res.lv[0], xw, xseg);
+    assert_int_equal(done, 6);
+    fibertree_free(&res);
+    for (int k = 0; k < 4; k++)
+        free(in[k]);
+    free(rb), free(rc), free(words);
+    harness_free(&sb), harness_free(&sc), harness_free(&x), harness_free(&vb), harness_free(&vc);
+    fibertree_free(&b);
+    fibertree_free(&c);
+}
+
+/* A lone bitvector tensor: scanner -> bv to=crd -> array gives b's
+ * coordinates and values. And back: the coordinates and refs through the
+ * converter (size=20) give the scanner's words and bases again. */
+static void test_chain_lone_tensor_and_back(void **state)
+{
+    (void)state;
+    static const uint64_t bw[] = {655882};
+    fibertree b;
+    harness_bv_level(&b, 20, bw, 1);
+    harness_out sb, cr, vb, back;
+    run_scan(&b, &sb);
+    char *words = as_input(&sb, 0), *bases = as_input(&sb, 1);
+    check_block(&bv_to_crd_ops, "to=crd,width=8", IN(words, bases),
+                OUT("_ 1 3 9 17 19 S0 D", "_ 0 1 2 3 4 S0 D"));
+    harness_spec cs = {.ops = &bv_to_crd_ops, .attrs = "to=crd,width=8", .inputs = {words, bases}};
+    harness_run(&cs, &cr);
+    char *crd = as_input(&cr, 0), *ref = as_input(&cr, 1);
+    run_array(&b, ref, &vb);
+    harness_expect(&vb, 0, "_ _ 1 2 3 4 5 S0 D", 1);
+    block_ops ops = bv_ops;
+    ops.create = create_with_refs;
+    harness_spec bs = {.ops = &ops, .attrs = "size=20,width=8", .inputs = {crd, ref}};
+    harness_run(&bs, &back);
+    harness_expect(&back, 0, "10 2 10 S0 D", 0);
+    harness_expect(&back, 1, "0 2 3 S0 D", 0);
+    free(words), free(bases), free(crd), free(ref);
+    harness_free(&sb), harness_free(&cr), harness_free(&vb), harness_free(&back);
+    fibertree_free(&b);
+}
+
 /* ------------------------------------------------ faults and create errors */
 
 typedef struct attrs_node {
@@ -860,7 +936,7 @@ static void test_scan_faults(void **state)
 {
     (void)state;
     fibertree ft;
-    bv_level(&ft, 64, words2, 2);
+    harness_bv_level(&ft, 64, words2, 2);
     char f[200];
     fault_of(&fiberlookup_bitvector_ops, "tensor=B,mode=0,format=bitvector", &ft, IN("1 S0 D"), f,
              sizeof f);
@@ -904,7 +980,7 @@ static void test_scan_create_errors(void **state)
     create_fails(&fiberlookup_bitvector_ops, "tensor=B,mode=0,format=bitvector", &ft,
                  "tensor B stores mode 0 densely, not as a bitvector");
     fibertree_free(&ft);
-    bv_level(&ft, 130, dim20, 3);
+    harness_bv_level(&ft, 130, dim20, 3);
     create_fails(&fiberlookup_bitvector_ops, "tensor=B,mode=0,format=bitvector,width=65", &ft,
                  "width=65 is not 1 to 64");
     ft.lv[0].nbits = 2;
@@ -1017,7 +1093,7 @@ static void test_steps_report_changes(void **state)
     changes(&bv_ops, "size=16,width=8", NULL, IN("_ 9 _ S0 D"), "0101110");
     changes(&bv_ops, "size=40,width=8", NULL, IN("33 _ _ _ _ S0 D"), "11110111000");
     fibertree ft;
-    bv_level(&ft, 64, words2, 2);
+    harness_bv_level(&ft, 64, words2, 2);
     changes(&fiberlookup_bitvector_ops, "tensor=B,mode=0,format=bitvector", &ft,
             IN("0 _ _ 1 S0 D"), "10011110");
     changes(&fiberlookup_bitvector_ops, "tensor=B,mode=0,format=bitvector", &ft,
@@ -1203,6 +1279,8 @@ int main(void)
         cmocka_unit_test(test_write_slices),
         cmocka_unit_test(test_write_refusals),
         cmocka_unit_test(test_write_faults),
+        cmocka_unit_test(test_chain_scan_intersect_arrays),
+        cmocka_unit_test(test_chain_lone_tensor_and_back),
         cmocka_unit_test(test_steps_report_changes),
         cmocka_unit_test(test_registry),
         cmocka_unit_test(test_intersect_ports),
