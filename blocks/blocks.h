@@ -31,7 +31,10 @@ extern const block_ops crddrop_ops;
 extern const block_ops crdhold_ops;
 extern const block_ops locate_ops;
 extern const block_ops bv_ops;
+extern const block_ops bv_to_crd_ops;
 extern const block_ops fiberlookup_bitvector_ops;
 extern const block_ops intersect_bitvector_ops;
+extern const block_ops union_bitvector_ops;
+extern const block_ops fiberwrite_bitvector_ops;
 
 #endif

@@ -1,23 +1,25 @@
-/* fiberlookup of a bitvector level (SAM-BLOCKS.md 6; the reference's
- * BVRdScan in sam/sim/src/rd_scanner.py), for nodes with
- * format=bitvector: for each reference r on its input, the word of fiber
- * r, with ref = the sum of the popcounts of words 0 .. r-1 (where the
- * fiber's values begin), then the fiber's stop token.
+/* fiberlookup of a bitvector level (SAM paper 4.3, SAM-BLOCKS.md 6; the
+ * reference's BVRdScan in sam/sim/src/rd_scanner.py), for nodes with
+ * format=bitvector: for each reference r on its input, the words of fiber
+ * r of the node's tensor and mode, which must be stored as a bitvector
+ * level (kind 'b', formats/fibertree.h), each with its base ref, then the
+ * fiber's stop token (the protocol is bitvector.h's).
  *
- * Where the words come from: samsim's fibertree has no bitvector level
- * kind yet, so the node's tensor and mode must name a compressed level,
- * and each of its fibers becomes one word of `width` bits at create time,
- * bit c set for each coordinate c (a fiber ends at its seg bound or at the
- * end of crd, as for the compressed scanner). A coordinate that does not
- * fit in the width is an error then, naming the tensor. The popcount sums
- * are computed then too, so a reference costs nothing at run time.
+ * The level stores 64-bit words; a fiber has ceil(dim / width) words of
+ * `width` bits, word k being bits k*width to k*width+width-1 of the
+ * fiber's storage (a width below 64 takes slices of it, and need not
+ * divide 64). The base ref of word k is seg[r] plus the popcount of the
+ * fiber's bits before it: where its first child is.
  *
- * Timing, as the reference's: the word of ref r goes out in the cycle r is
- * taken; the stop token waits until the next ref is visible and merges
- * with it when that ref is a stop token (scanner.h), so a fiber takes two
- * cycles. D is passed on. An N ref yields only its fiber's stop token,
- * merged likewise, in the cycle it is taken (the reference: "N 0-token
- * which immediately emits a stop token").
+ * Timing: the first word goes out in the cycle r is taken, the others one
+ * a cycle after it, without waiting for input (unlike the compressed
+ * scanner, which walks a fiber only while a further ref is visible). The
+ * stop token follows the last word as every scanner's does (scanner.h): it
+ * waits until the next ref is visible and merges with it when that ref is
+ * a stop token. With one word a fiber this is the reference's timing: a
+ * fiber takes two cycles. D is passed on. An N ref is an absent fiber: it
+ * sends no word, only its stop token, merged likewise, in the cycle it is
+ * taken (the reference: "N 0-token which immediately emits a stop token").
  *
  * Not copied: a stop-token ref Sk that starts a fiber (an empty outer
  * fiber, not merged into a closing stop) comes out here as S(k+1), as from
@@ -28,15 +30,60 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bitvector.h"
 #include "blocks.h"
 #include "scanner.h"
 
 typedef struct bv_scan {
     scanner s;
+    const fiber_level *l;
+    int64_t width;
+    int64_t words;          /* per fiber */
+    int64_t stride;         /* 64-bit storage words per fiber */
     int64_t nfibers;
-    uint64_t *word;     /* per fiber */
-    int64_t *ref;       /* per fiber: the popcounts of the words before it */
+    const uint64_t *fiber;  /* the storage of the fiber under way */
+    int64_t next;           /* its next word to send, words: none left */
+    int64_t base;           /* that word's base ref */
 } bv_scan;
+
+/* Word k of the fiber under way: width bits from bit k*width, the bits
+ * at or beyond dim left out. */
+static uint64_t word_at(const bv_scan *v, int64_t k)
+{
+    int64_t lo = k * v->width, n = v->l->dim - lo < v->width ? v->l->dim - lo : v->width;
+    int64_t q = lo / 64, shift = lo % 64;
+    uint64_t w = v->fiber[q] >> shift;
+    if (shift && shift + n > 64)
+        w |= v->fiber[q + 1] << (64 - shift);
+    return w & bv_low_bits(n);
+}
+
+/* Sends the next word of the fiber under way; after the last, its stop
+ * token waits for the next ref. */
+static void send_word(block *b, bv_scan *v, cycle_t now)
+{
+    uint64_t w = word_at(v, v->next++);
+    scanner_emit(b, now, token_crd((int64_t)w), token_crd(v->base));
+    v->base += __builtin_popcountll(w);
+    if (v->next == v->words)
+        v->s.end_fiber = v->s.pend_stop = 1;
+}
+
+static void open_fiber(block *b, bv_scan *v, cycle_t now, int64_t r)
+{
+    if (r < 0 || r >= v->nfibers) {
+        b->fault = "reference beyond the bitvector level";
+        return;
+    }
+    if (v->words == 0) {
+        scanner_close(b, &v->s, now);
+        return;
+    }
+    v->fiber = v->l->bits + r * v->stride;
+    v->next = 0;
+    v->base = v->l->seg[r];
+    send_word(b, v, now);
+}
 
 static void next_fiber(block *b, bv_scan *v, cycle_t now, token r)
 {
@@ -56,12 +103,7 @@ static void next_fiber(block *b, bv_scan *v, cycle_t now, token r)
         scanner_close(b, s, now);
         break;
     case TOKEN_CRD:
-        if (r.i < 0 || r.i >= v->nfibers) {
-            b->fault = "reference beyond the bitvector level";
-            break;
-        }
-        scanner_emit(b, now, token_crd((int64_t)v->word[r.i]), token_crd(v->ref[r.i]));
-        s->end_fiber = s->pend_stop = 1;
+        open_fiber(b, v, now, r.i);
         break;
     default:
         b->fault = "not a reference stream";
@@ -74,10 +116,13 @@ static int bv_scan_step(block *b, cycle_t now)
     bv_scan *v = b->state;
     scanner *s = &v->s;
     token r;
-    int have = in_peek(b, SCANNER_IN_REF, now, &r);
     if (s->done || s->pend_stop)
-        return scanner_pending(b, s, have, now);
-    if (!have)
+        return scanner_pending(b, s, in_peek(b, SCANNER_IN_REF, now, &r), now);
+    if (!s->begin && !s->end_fiber) {
+        send_word(b, v, now);
+        return 1;
+    }
+    if (!in_peek(b, SCANNER_IN_REF, now, &r))
         return 0;
     next_fiber(b, v, now, r);
     return 1;
@@ -89,48 +134,27 @@ static int bv_scan_serves(const graph_node *n)
     return f && !strcmp(f, "bitvector");
 }
 
-/* The words of level l, one per fiber, and their popcount prefix sums. */
-static int make_words(block *b, bv_scan *v, const fiber_level *l, const char *tensor,
-                      int64_t width, sam_error *err)
-{
-    v->nfibers = l->nseg ? (int64_t)l->nseg - 1 : 0;
-    v->word = calloc((size_t)v->nfibers + 1, sizeof *v->word);
-    v->ref = calloc((size_t)v->nfibers + 1, sizeof *v->ref);
-    if (!v->word || !v->ref)
-        return error_set(err, "out of memory");
-    int64_t bits = 0;
-    for (int64_t r = 0; r < v->nfibers; r++) {
-        int64_t end = l->seg[r + 1] < (int64_t)l->ncrd ? l->seg[r + 1] : (int64_t)l->ncrd;
-        for (int64_t p = l->seg[r]; p < end; p++) {
-            int64_t c = l->crd[p];
-            if (c < 0 || c >= width)
-                return block_error(b, err,
-                                   "tensor %s mode %d: fiber %lld holds coordinate %lld, beyond "
-                                   "the bitvector width %lld",
-                                   tensor, l->mode, (long long)r, (long long)c, (long long)width);
-            v->word[r] |= (uint64_t)1 << c;
-        }
-        v->ref[r] = bits;
-        bits += __builtin_popcountll(v->word[r]);
-    }
-    return 0;
-}
-
-static void bv_scan_destroy(block *b)
-{
-    bv_scan *v = b->state;
-    if (v) {
-        free(v->word);
-        free(v->ref);
-    }
-    free(v);
-    b->state = NULL;
-}
-
 static const block_param bv_scan_params[] = {
-    {"width", "bits per word: coordinates 0 to width-1", 64, 1, 64},
+    BV_WIDTH_PARAM,
     {NULL, NULL, 0, 0, 0},
 };
+
+/* The level's shape: its storage must hold every fiber's words. */
+static int take_level(block *b, bv_scan *v, const fiber_level *l, const char *tensor,
+                      sam_error *err)
+{
+    v->l = l;
+    v->nfibers = l->nseg ? (int64_t)l->nseg - 1 : 0;
+    v->words = bv_words(l->dim, v->width);
+    v->stride = bv_words(l->dim, 64);
+    if ((uint64_t)v->nfibers * (uint64_t)v->stride > l->nbits)
+        return block_error(b, err,
+                           "tensor %s mode %d holds %zu storage words where its fibers (%lld of "
+                           "dimension %lld) need %lld",
+                           tensor, l->mode, l->nbits, (long long)v->nfibers, (long long)l->dim,
+                           (long long)(v->nfibers * v->stride));
+    return 0;
+}
 
 static int bv_scan_create(block *b, const block_ctx *ctx, sam_error *err)
 {
@@ -138,17 +162,18 @@ static int bv_scan_create(block *b, const block_ctx *ctx, sam_error *err)
     const fibertree *ft;
     if (block_param_get(b, ctx, "width", &width, err))
         return -1;
-    const fiber_level *l = scanner_create(b, ctx, 's', &ft, err);
+    const fiber_level *l = scanner_create(b, ctx, 'b', &ft, err);
     if (!l)
         return -1;
     b->out_names[SCANNER_OUT_CRD] = "bv";
     bv_scan *v = calloc(1, sizeof *v);
     if (!v)
         return error_set(err, "out of memory");
-    v->s = (scanner)SCANNER_START;
+    *v = (bv_scan){.s = SCANNER_START, .width = width};
     b->state = v;
-    if (make_words(b, v, l, graph_node_attr(ctx->node, "tensor"), width, err)) {
-        bv_scan_destroy(b);
+    if (take_level(b, v, l, graph_node_attr(ctx->node, "tensor"), err)) {
+        free(v);
+        b->state = NULL;
         return -1;
     }
     return 0;
@@ -162,10 +187,17 @@ static int bv_scan_port(block *b, const graph_edge *e, int input, sam_error *err
     return scanner_port(b, e, input, err);
 }
 
+static void bv_scan_destroy(block *b)
+{
+    free(b->state);
+    b->state = NULL;
+}
+
 const block_ops fiberlookup_bitvector_ops = {
     .type = "fiberlookup",
     .impl = "bitvector",
-    .about = "one bitvector word per reference, with the position of its first value",
+    .about = "the words of a bitvector level's fiber per reference, one a cycle, each with the "
+             "position of its first child",
     .params = bv_scan_params,
     .serves = bv_scan_serves,
     .create = bv_scan_create,

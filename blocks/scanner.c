@@ -2,6 +2,27 @@
 
 #include <string.h>
 
+/* How a level of kind k stores its mode, as a refusal says it. */
+static const char *stored_as(char k)
+{
+    switch (k) {
+    case 'd':
+        return "densely";
+    case 's':
+        return "compressed";
+    case 'b':
+        return "as a bitvector";
+    default:
+        return "as a linked list";
+    }
+}
+
+/* The kind a scanner wants, as a refusal says it. */
+static const char *wanted(char k)
+{
+    return k == 'd' ? "dense" : k == 's' ? "compressed" : "as a bitvector";
+}
+
 const fiber_level *scanner_create(block *b, const block_ctx *ctx, char kind,
                                   const fibertree **tree, sam_error *err)
 {
@@ -12,8 +33,7 @@ const fiber_level *scanner_create(block *b, const block_ctx *ctx, char kind,
     const fiber_level *l = block_level(ctx, tensor, (int)mode, tree, err);
     if (l && l->kind != kind) {
         block_error(b, err, "tensor %s stores mode %lld %s, not %s", tensor, (long long)mode,
-                    l->kind == 'd' ? "densely" : "compressed",
-                    kind == 'd' ? "dense" : "compressed");
+                    stored_as(l->kind), wanted(kind));
         return NULL;
     }
     b->nin = 1;

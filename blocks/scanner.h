@@ -1,8 +1,9 @@
-/* What the two fiberlookup scanners (SAM-BLOCKS.md 5.1, 5.2) share: one
+/* What the fiberlookup scanners (SAM-BLOCKS.md 5.1, 5.2, 6) share: one
  * ref input, crd and ref outputs, and the way a fiber starts and ends.
  * Every fiber starts at a ref: D ends the stream, a stop-token ref Sk that
  * no closing stop took is an empty outer fiber S(k+1), and an N ref is the
- * fiber [N, stop]. A fiber's stop token goes out only once the next ref is
+ * fiber [N, stop] (for the bitvector scanner, [stop]: a fiber without
+ * words). A fiber's stop token goes out only once the next ref is
  * visible, merged with it when that ref is a stop token (Sk -> Sk+1). The
  * walk within a fiber is the level's own. */
 #ifndef SAMSIM_SCANNER_H
@@ -25,8 +26,8 @@ typedef struct scanner {
 #define SCANNER_START {.cur = -1, .begin = 1}
 
 /* The constructors' common part: names the block's ports and returns the
- * level of the node's tensor and mode, which must be of kind 's'
- * (compressed) or 'd' (dense), or NULL with err set. */
+ * level of the node's tensor and mode, which must be of the scanner's
+ * kind ('s' compressed, 'd' dense, 'b' bitvector), or NULL with err set. */
 const fiber_level *scanner_create(block *b, const block_ctx *ctx, char kind,
                                   const fibertree **tree, sam_error *err);
 int scanner_port(block *b, const graph_edge *e, int input, sam_error *err);

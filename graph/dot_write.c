@@ -34,9 +34,12 @@ static const node_look looks[] = {
     {"arrayvals", NULL, NULL, "Array Vals: {tensor}", "green2", BOX},
     {"repsiggen", NULL, NULL, "RepeatSignalGenerator {index}", "cyan3", BOX},
     {"repeat", NULL, NULL, "Repeat {index}: {tensor}", "cyan2", BOX},
+    {"intersect", "format", "bitvector", "intersect {index}\\nbitvector", "purple", BOX},
     {"intersect", NULL, NULL, "intersect {index}", "purple", BOX},
+    {"union", "format", "bitvector", "union {index}\\nbitvector", "purple", BOX},
     {"union", NULL, NULL, "union {index}", "purple", BOX},
     {"locate", NULL, NULL, "Locate {index}: {tensor}{mode}\\n{format}", "purple", BOX},
+    {"bv", "to", "crd", "BV to Crd", "green4", BOX},
     {"bv", NULL, NULL, "BV", "green4", BOX},
     {"mul", NULL, NULL, "Mul", "brown", BOX},
     {"add", "sub", "1", "Add\nsubtract", "brown", BOX},
@@ -357,7 +360,8 @@ const char *graph_edge_style(const graph_edge *e)
     const char *own = graph_edge_attr(e, "style");
     if (own)
         return own;
-    if (!strcmp(e->kind, "crd"))
+    /* A bitvector stream carries the coordinates as words. */
+    if (!strcmp(e->kind, "crd") || !strcmp(e->kind, "bv"))
         return "dashed";
     if (!strcmp(e->kind, "ref"))
         return "bold";

@@ -33,7 +33,8 @@ int graph_write_dot_file(const sam_graph *g, const char *path, sam_error *err);
 int graph_node_look(const graph_node *n, char **label, const char **color);
 
 /* The line style of edge e: its own, else Custard's for its stream kind
- * (crd dashed, ref bold, repsig dotted; NULL, plain, for val). */
+ * (crd dashed, ref bold, repsig dotted; NULL, plain, for val), and a
+ * bitvector stream (bv) dashed as the coordinates it carries. */
 const char *graph_edge_style(const graph_edge *e);
 
 #endif

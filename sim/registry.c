@@ -35,8 +35,11 @@ static const registry_entry registry[] = {
     {&crdhold_values_ops, REGISTRY_VARIANT},
     {&locate_ops, REGISTRY_DEFAULT},
     {&bv_ops, REGISTRY_DEFAULT},
+    {&bv_to_crd_ops, REGISTRY_VARIANT},
     {&fiberlookup_bitvector_ops, REGISTRY_VARIANT},
     {&intersect_bitvector_ops, REGISTRY_VARIANT},
+    {&union_bitvector_ops, REGISTRY_VARIANT},
+    {&fiberwrite_bitvector_ops, REGISTRY_VARIANT},
 };
 
 int registry_count(void)

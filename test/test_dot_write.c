@@ -461,6 +461,35 @@ static void test_odd_names_and_values(void **state)
     free(path);
 }
 
+/* The bitvector blocks, which Custard does not make, drawn as its
+ * others: the format on a second line, the reverse converter named, the
+ * word streams dashed as coordinates. */
+static void test_bitvector_looks(void **state)
+{
+    sam_graph g, back;
+    sam_error err = {{0}};
+    memset(&g, 0, sizeof g);
+    int x = add_node(&g, "intersect", "index", "i", "format", "bitvector", NULL);
+    int u = add_node(&g, "union", "index", "j", "format", "bitvector", NULL);
+    int c = add_node(&g, "bv", "to", "crd", NULL);
+    int v = add_node(&g, "bv", "size", "130", NULL);
+    int w = add_node(&g, "fiberwrite", "index", "i", "tensor", "X", "mode", "0", "format",
+                     "bitvector", NULL);
+    assert_int_equal(graph_add_edge(&g, v, x, "bv", "bv_in-B", "", &err), 0);
+    char *path = test_graph_path(*state, "bitvector");
+    write_or_fail(&g, path);
+    read_or_fail(path, &back);
+    assert_string_equal(graph_node_attr(&back.nodes[x], "label"), "intersect i\\nbitvector");
+    assert_string_equal(graph_node_attr(&back.nodes[u], "label"), "union j\\nbitvector");
+    assert_string_equal(graph_node_attr(&back.nodes[c], "label"), "BV to Crd");
+    assert_string_equal(graph_node_attr(&back.nodes[v], "label"), "BV");
+    assert_string_equal(graph_node_attr(&back.nodes[w], "label"), "FiberWrite i: X0\\nbitvector");
+    assert_string_equal(graph_edge_style(&back.edges[0]), "dashed");
+    graph_free(&back);
+    graph_free(&g);
+    free(path);
+}
+
 /* ---- failures --------------------------------------------------------- */
 
 /* The directory holds only what it held before. */
@@ -542,6 +571,7 @@ int main(void)
         T(test_small_graph_exact),
         T(test_write_to_stdout),
         T(test_odd_names_and_values),
+        T(test_bitvector_looks),
         T(test_missing_directory),
         T(test_failed_rename_leaves_nothing),
         T(test_unwritable_value),

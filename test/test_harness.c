@@ -273,3 +273,35 @@ void harness_level(fibertree *ft, const int64_t *seg, size_t nseg, const int64_t
     ft->nvals = ncrd;
     ft->vals = calloc(ncrd + 1, sizeof *ft->vals);
 }
+
+void harness_bv_level(fibertree *ft, int64_t dim, const uint64_t *bits, size_t nbits)
+{
+    memset(ft, 0, sizeof *ft);
+    ft->order = 1;
+    ft->dims[0] = dim;
+    fiber_level *l = &ft->lv[0];
+    l->kind = 'b';
+    l->dim = dim;
+    size_t stride = (size_t)(dim + 63) / 64, nfibers = stride ? nbits / stride : 0;
+    l->bits = malloc(nbits * sizeof *bits + 1);
+    l->seg = malloc((nfibers + 1) * sizeof *l->seg);
+    assert_non_null(l->bits);
+    assert_non_null(l->seg);
+    if (nbits)
+        memcpy(l->bits, bits, nbits * sizeof *bits);
+    l->nbits = nbits;
+    l->nseg = nfibers + 1;
+    l->seg[0] = 0;
+    for (size_t f = 0; f < nfibers; f++) {
+        int64_t n = 0;
+        for (size_t q = 0; q < stride; q++)
+            n += __builtin_popcountll(bits[f * stride + q]);
+        l->seg[f + 1] = l->seg[f] + n;
+    }
+    l->ncrd = (size_t)l->seg[nfibers];
+    ft->nvals = l->ncrd;
+    ft->vals = malloc((ft->nvals + 1) * sizeof *ft->vals);
+    assert_non_null(ft->vals);
+    for (size_t k = 0; k < ft->nvals; k++)
+        ft->vals[k] = (double)(k + 1);
+}

@@ -43,4 +43,10 @@ void harness_expect(const harness_out *out, int p, const char *expected, int exa
 void harness_level(fibertree *ft, const int64_t *seg, size_t nseg, const int64_t *crd,
                    size_t ncrd);
 
+/* A fibertree holding one bitvector level of mode 0 and dimension dim, as
+ * formats/fibertree.h lays it out: the 64-bit storage words given,
+ * ceil(dim / 64) a fiber, seg the popcounts of the fibers before each;
+ * values 1, 2, ... one per set bit. Free with fibertree_free. */
+void harness_bv_level(fibertree *ft, int64_t dim, const uint64_t *bits, size_t nbits);
+
 #endif

@@ -1,0 +1,193 @@
+/* Whole graphs of bitvector blocks, built from DOT and run by the engine
+ * (event, step and cycle engines, which must agree): the registry picks
+ * the bitvector implementations by their attributes, the ports take the
+ * edges as drawn, and the results are right. The bitvector operands are
+ * bound by hand (harness_bv_level): reading bitvector levels from files,
+ * and a level letter for them in the graph comment, come with the
+ * bitvector level format, so the comments below still say s0 for the
+ * operands b and c; nothing in a run reads their letters. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "../sim/build.h"
+#include "../sim/engine.h"
+#include "../sim/result.h"
+#include "test_harness.h"
+#include "test_util.h"
+
+/* b = {1,3,9,17,19} holding 1..5 and c = {3,9,12,19} holding 1..4, of
+ * dimension 20, in 8-bit words (three a fiber). */
+static const uint64_t b_bits[] = {655882}, c_bits[] = {528904};
+
+#define NODE(id, attrs) "    " id " [type=" attrs "]\n"
+#define EDGE(from, to, kind, label) \
+    "    " from " -> " to " [type=\"" kind "\" label=\"" label "\"]\n"
+
+#define SCANNERS                                                                                \
+    NODE("0", "fiberlookup index=i tensor=b mode=0 format=bitvector width=8 root=true src=true") \
+    NODE("1", "fiberlookup index=i tensor=c mode=0 format=bitvector width=8 root=true src=true") \
+    EDGE("0", "2", "bv", "bv_in-b") EDGE("0", "2", "ref", "ref_in-b")                           \
+    EDGE("1", "2", "bv", "bv_in-c") EDGE("1", "2", "ref", "ref_in-c")
+
+#define ARRAYS_INTO(alu)                                                                   \
+    NODE("3", "arrayvals tensor=b") NODE("4", "arrayvals tensor=c") NODE("5", alu)         \
+    NODE("6", "fiberwrite tensor=x mode=vals sink=true")                                   \
+    EDGE("2", "3", "ref", "ref_out-b") EDGE("2", "4", "ref", "ref_out-c")                 \
+    EDGE("3", "5", "val", "val") EDGE("4", "5", "val", "val") EDGE("5", "6", "val", "val")
+
+/* x = b .* c, x compressed from the intersect's coordinates. */
+static const char elemmul[] =
+    "digraph SAM {\n    comment=\"x=s0,b=s0,c=s0\"\n" SCANNERS
+    NODE("2", "intersect index=i format=bitvector width=8")
+    NODE("7", "fiberwrite index=i tensor=x mode=0 format=compressed sink=true")
+    EDGE("2", "7", "crd", "crd") ARRAYS_INTO("mul") "}\n";
+
+/* x = b + c, x compressed from the union's coordinates. */
+static const char elemadd[] =
+    "digraph SAM {\n    comment=\"x=s0,b=s0,c=s0\"\n" SCANNERS
+    NODE("2", "union index=i format=bitvector width=8")
+    NODE("7", "fiberwrite index=i tensor=x mode=0 format=compressed sink=true")
+    EDGE("2", "7", "crd", "crd") ARRAYS_INTO("add") "}\n";
+
+/* x = b .* c with x a bitvector itself, from the AND words (emit_zeros=1:
+ * a word for every step). */
+static const char elemmul_bv[] =
+    "digraph SAM {\n    comment=\"x=s0,b=s0,c=s0\"\n" SCANNERS
+    NODE("2", "intersect index=i format=bitvector width=8 emit_zeros=1")
+    NODE("7", "fiberwrite index=i tensor=x mode=0 format=bitvector width=8 sink=true")
+    EDGE("2", "7", "bv", "bv") ARRAYS_INTO("mul") "}\n";
+
+/* x = b, b alone: its words back to coordinates (bv to=crd). */
+static const char identity[] =
+    "digraph SAM {\n    comment=\"x=s0,b=s0\"\n"
+    NODE("0", "fiberlookup index=i tensor=b mode=0 format=bitvector width=8 root=true src=true")
+    NODE("1", "bv to=crd width=8")
+    NODE("2", "arrayvals tensor=b")
+    NODE("3", "fiberwrite index=i tensor=x mode=0 format=compressed sink=true")
+    NODE("4", "fiberwrite tensor=x mode=vals sink=true")
+    EDGE("0", "1", "bv", "bv") EDGE("0", "1", "ref", "ref") EDGE("1", "3", "crd", "crd")
+    EDGE("1", "2", "ref", "ref") EDGE("2", "4", "val", "val") "}\n";
+
+typedef struct run {
+    cycle_t cycles;
+    fibertree x;
+} run;
+
+/* Runs graph text on b and c with engine mode; fails the test when the
+ * build, the run or the result does. */
+static void run_graph(const char *text, engine_mode mode, run *r)
+{
+    char *dir = test_tmpdir(), *path = test_write_file(dir, "g.gv", text);
+    sam_error err = {{0}};
+    sam_graph g;
+    if (graph_read_dot(path, &g, &err))
+        fail_msg("%s", err.msg);
+    fibertree b, c;
+    harness_bv_level(&b, 20, b_bits, 1);
+    harness_bv_level(&c, 20, c_bits, 1);
+    sim_data d = {0};
+    sim_engine e;
+    sim_options o = {.depth = 0, .latency = 1};
+    if (sim_data_borrow(&d, "b", &b, &err) || sim_data_borrow(&d, "c", &c, &err) ||
+        sim_build(&e, &g, &d, &o, &err))
+        fail_msg("%s", err.msg);
+    sim_outcome out;
+    char report[1024] = "";
+    if (sim_engine_run(&e, mode, 1000, &out, report, sizeof report, &err))
+        fail_msg("%s: %s %s", engine_names[mode], err.msg, report);
+    if (sim_result(&e, &g, &d, &r->x, &err))
+        fail_msg("%s", err.msg);
+    r->cycles = out.cycles;
+    sim_engine_free(&e);
+    sim_data_release(&d);
+    fibertree_free(&b);
+    fibertree_free(&c);
+    graph_free(&g);
+    free(path);
+    test_tmpdir_remove(dir);
+}
+
+/* Every engine: the same cycles, pinned, and the same result, whose
+ * values are vals and whose level 0 (compressed) holds crd. */
+static void expect_compressed(const char *text, cycle_t cycles, const int64_t *crd,
+                              const double *vals, size_t n)
+{
+    for (int mode = 0; mode < ENGINE_MODES; mode++) {
+        run r;
+        run_graph(text, (engine_mode)mode, &r);
+        assert_int_equal(r.cycles, cycles);
+        assert_int_equal(r.x.lv[0].kind, 's');
+        assert_int_equal(r.x.lv[0].ncrd, n);
+        assert_int_equal(r.x.nvals, n);
+        for (size_t k = 0; k < n; k++) {
+            assert_int_equal(r.x.lv[0].crd[k], crd[k]);
+            assert_true(r.x.vals[k] == vals[k]);
+        }
+        fibertree_free(&r.x);
+    }
+}
+
+/* Scanners at cycles 0-4, the intersect a cycle behind, the arrays, the
+ * multiplier and the value writer each one more: D reaches it at cycle 8. */
+static void test_elemmul(void **state)
+{
+    (void)state;
+    static const int64_t crd[] = {3, 9, 19};
+    static const double vals[] = {2 * 1, 3 * 2, 5 * 4};
+    expect_compressed(elemmul, 9, crd, vals, 3);
+}
+
+/* The union sends a bit a cycle: six coordinates, three more cycles. */
+static void test_elemadd(void **state)
+{
+    (void)state;
+    static const int64_t crd[] = {1, 3, 9, 12, 17, 19};
+    static const double vals[] = {1, 2 + 1, 3 + 2, 0 + 3, 4, 5 + 4};
+    expect_compressed(elemadd, 12, crd, vals, 6);
+}
+
+/* A bitvector tensor alone, through bv to=crd: b itself. */
+static void test_identity(void **state)
+{
+    (void)state;
+    static const int64_t crd[] = {1, 3, 9, 17, 19};
+    static const double vals[] = {1, 2, 3, 4, 5};
+    expect_compressed(identity, 10, crd, vals, 5);
+}
+
+/* x stored as a bitvector level: bits 3, 9 and 19. */
+static void test_elemmul_written_as_bitvector(void **state)
+{
+    (void)state;
+    for (int mode = 0; mode < ENGINE_MODES; mode++) {
+        run r;
+        run_graph(elemmul_bv, (engine_mode)mode, &r);
+        assert_int_equal(r.cycles, 9);
+        const fiber_level *l = &r.x.lv[0];
+        assert_int_equal(l->kind, 'b');
+        assert_int_equal(l->nbits, 1);
+        assert_int_equal(l->bits[0], ((uint64_t)1 << 3) | ((uint64_t)1 << 9) | ((uint64_t)1 << 19));
+        assert_int_equal(l->nseg, 2);
+        assert_int_equal(l->seg[1], 3);
+        assert_int_equal(r.x.nvals, 3);
+        assert_true(r.x.vals[2] == 20);
+        fibertree_free(&r.x);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_elemmul),
+        cmocka_unit_test(test_elemadd),
+        cmocka_unit_test(test_identity),
+        cmocka_unit_test(test_elemmul_written_as_bitvector),
+    };
+    return cmocka_run_group_tests_name("bitvector_graph", tests, NULL, NULL);
+}
