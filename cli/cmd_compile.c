@@ -1,5 +1,5 @@
 /* samsim compile EXPR [-f=T:LEVELS[:ORDER]]... [-s=reorder(...)] [-s=split(...)]...
- * [-s=tileorder(...)] [-s=locate(...)] [-o FILE]:
+ * [-s=tileorder(...)] [-s=locate(...)] [-s=parallelize(i,N)] [-o FILE]:
  * Custard's arguments in, a SAM graph in Custard's DOT dialect out. */
 #include <stdio.h>
 #include <string.h>
@@ -17,11 +17,13 @@ typedef struct compile_opts {
     const char *out;
     char tiling[1024];      /* the split commands of every -s, joined */
     char locate[512];       /* the tensors of every -s=locate(...), joined */
+    char parallel[96];      /* what -s=parallelize(...) holds */
 } compile_opts;
 
 static const char usage_line[] =
     "usage: samsim compile EXPR [-f=T:LEVELS[:ORDER]]... [-s=reorder(i,j,...)] "
-    "[-s=split(i,i1,i0,N)]... [-s=tileorder(i1,j1,...)] [-s=locate(T,...)] [-o FILE.dot]";
+    "[-s=split(i,i1,i0,N)]... [-s=tileorder(i1,j1,...)] [-s=locate(T,...)] "
+    "[-s=parallelize(i,N)] [-o FILE.dot]";
 
 /* Appends text to buf (size bytes), after a blank when it holds some. */
 static int append(char *buf, size_t size, const char *text, size_t n, const char *what,
@@ -47,12 +49,27 @@ static int add_locate(compile_opts *o, const char *v, sam_error *err)
     return 1;
 }
 
+/* -s=parallelize(i,4): the index and the lanes, for custard/compile.h. */
+static int add_parallel(compile_opts *o, const char *v, sam_error *err)
+{
+    size_t n = strlen(v);
+    if (n < 14 || v[n - 1] != ')' || n - 13 >= sizeof o->parallel)
+        return error_set(err, "compile: -s=%s: expected parallelize(INDEX,LANES)", v);
+    if (o->args.parallelize)
+        return error_set(err, "compile: -s=%s: one loop is parallelized at most", v);
+    snprintf(o->parallel, sizeof o->parallel, "%.*s", (int)(n - 13), v + 12);
+    o->args.parallelize = o->parallel;
+    return 1;
+}
+
 /* -s is given once for the loop order and once for each group of splits,
  * the tile order or the tensors to locate. */
 static int add_schedule(compile_opts *o, const char *v, sam_error *err)
 {
     if (!strncmp(v, "locate(", 7))
         return add_locate(o, v, err);
+    if (!strncmp(v, "parallelize(", 12))
+        return add_parallel(o, v, err);
     if (strncmp(v, "split(", 6) && strncmp(v, "tileorder(", 10)) {
         if (o->args.schedule)
             return error_set(err, "compile: -s=%s: the loop order is given twice", v);

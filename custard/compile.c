@@ -13,6 +13,7 @@
 
 #define BIT(k) ((index_set)1 << (k))
 #define LABEL 80
+#define LANES_MAX 64
 
 /* A stream is drawn once all its readers are known: one reader gets an
  * edge, several get a broadcast node, as Custard draws fan-out. An edge's
@@ -24,14 +25,27 @@ typedef struct stream {
     int producer;
     const char *kind;
     char label[LABEL], comment[LABEL];  /* the producer's port name, or "" */
+    int lane;           /* the lane it runs in (its broadcast too), or -1 */
+    int port_lane;      /* a parallelizer's output for this lane, or -1 */
 } stream;
 
 typedef struct reader {
     int stream, node;
     char label[LABEL], comment[LABEL];  /* the reader's port name, or "" */
+    int port_lane;      /* a serializer's input from this lane, or -1 */
 } reader;
 
 enum { SRC_SCAN, SRC_INTERSECT, SRC_UNION };
+
+/* What the loops lowered so far leave for the ones inside: a lane of a
+ * parallelized loop starts from a copy. */
+typedef struct loop_state {
+    int ref[EXPR_MAX_INDICES];         /* per tensor: its current reference stream, -1 root */
+    int crd[EXPR_MAX_INDICES];         /* per index: its coordinate stream */
+    int source[EXPR_MAX_INDICES];      /* per index: SRC_* */
+    int dense[EXPR_MAX_INDICES];       /* per index: only dense levels scanned */
+    int repsig[EXPR_MAX_INDICES];      /* per index: repeat signal stream, -1 none yet */
+} loop_state;
 
 typedef struct lowering {
     const plan *p;
@@ -44,12 +58,10 @@ typedef struct lowering {
     reader *readers;
     int nreaders;
     size_t reader_cap;
-    int ref[EXPR_MAX_INDICES];         /* per tensor: its current reference stream, -1 root */
-    int crd[EXPR_MAX_INDICES];         /* per index: its coordinate stream */
-    int source[EXPR_MAX_INDICES];      /* per index: SRC_* */
-    int dense[EXPR_MAX_INDICES];       /* per index: only dense levels scanned */
-    int repsig[EXPR_MAX_INDICES];      /* per index: repeat signal stream, -1 none yet */
+    loop_state at;                     /* what the loops lowered so far leave */
     index_set located;                 /* tensors to locate (a bit per tensor) */
+    int par_index, par_lanes;          /* parallelize(i,N): i, or -1 */
+    int lane;                          /* the lane being lowered, -1 outside lanes */
 } lowering;
 
 static const char *index_name(const lowering *l, int v)
@@ -62,7 +74,14 @@ static const char *tensor_name(const lowering *l, int t)
     return l->p->e.tensors[t].name;
 }
 
-/* A node with key, value pairs ending in NULL. */
+static void set_lane(lowering *l, int n, int lane)
+{
+    char text[16];
+    snprintf(text, sizeof text, "%d", lane);
+    l->failed |= lane >= 0 && graph_node_set(l->g, n, "lane", text, l->err) != 0;
+}
+
+/* A node with key, value pairs ending in NULL; in a lane, it says so. */
 static int node(lowering *l, const char *type, ...)
 {
     int n = graph_add_node(l->g, type, l->err);
@@ -70,6 +89,7 @@ static int node(lowering *l, const char *type, ...)
         l->failed = 1;
         return 0;
     }
+    set_lane(l, n, l->lane);
     va_list ap;
     va_start(ap, type);
     for (const char *k; (k = va_arg(ap, const char *));) {
@@ -99,6 +119,8 @@ static int stream_new(lowering *l, int producer, const char *kind, const char *p
     memset(s, 0, sizeof *s);
     s->producer = producer;
     s->kind = kind;
+    s->lane = l->lane;
+    s->port_lane = -1;
     if (port)
         name_port(s->label, s->comment, kind, port);
     return l->nstreams++;
@@ -117,17 +139,22 @@ static void read_stream(lowering *l, int s, int node_index, const char *port)
     memset(r, 0, sizeof *r);
     r->stream = s;
     r->node = node_index;
+    r->port_lane = -1;
     if (port)
         name_port(r->label, r->comment, l->streams[s].kind, port);
 }
 
-/* Unnamed crd and ref edges carry an empty comment, val and repsig none. */
+/* Unnamed crd and ref edges carry an empty comment, val and repsig none;
+ * an edge to or from a lane's port names the lane. */
 static void edge(lowering *l, int src, int dst, const char *kind, const char *label,
-                 const char *comment)
+                 const char *comment, int lane)
 {
     int plain = !label[0];
     const char *c = !plain ? comment : strcmp(kind, "crd") && strcmp(kind, "ref") ? NULL : "";
-    l->failed |= graph_add_edge(l->g, src, dst, kind, plain ? kind : label, c, l->err) < 0;
+    int e = graph_add_edge(l->g, src, dst, kind, plain ? kind : label, c, l->err);
+    char text[16];
+    snprintf(text, sizeof text, "%d", lane);
+    l->failed |= e < 0 || (lane >= 0 && graph_edge_set(l->g, e, "lane", text, l->err));
 }
 
 static void draw_stream(lowering *l, int s)
@@ -141,17 +168,19 @@ static void draw_stream(lowering *l, int s)
         const reader *r = &l->readers[last];
         int own = st->label[0] != '\0';
         edge(l, st->producer, r->node, st->kind, own ? st->label : r->label,
-             own && !r->comment[0] ? st->comment : r->comment);
+             own && !r->comment[0] ? st->comment : r->comment,
+             st->port_lane >= 0 ? st->port_lane : r->port_lane);
         return;
     }
     if (n == 0)
         return;
     int b = node(l, "broadcast", NULL);
-    edge(l, st->producer, b, st->kind, st->label, st->comment);
+    set_lane(l, b, st->port_lane >= 0 ? st->port_lane : st->lane);
+    edge(l, st->producer, b, st->kind, st->label, st->comment, st->port_lane);
     for (int k = 0; k < l->nreaders; k++)
         if (l->readers[k].stream == s)
             edge(l, b, l->readers[k].node, st->kind, l->readers[k].label,
-                 l->readers[k].comment);
+                 l->readers[k].comment, l->readers[k].port_lane);
 }
 
 /* ---- index loops ------------------------------------------------------ */
@@ -207,9 +236,9 @@ static void scan(lowering *l, int t, int v, int *crd, int *ref)
     snprintf(mode, sizeof mode, "%d", f->mode[lv]);
     int n = node(l, "fiberlookup", "index", index_name(l, v), "tensor", tensor_name(l, t), "mode",
                  mode, "format", f->kind[lv] == 'd' ? "dense" : "compressed", "src", "true",
-                 "root", l->ref[t] < 0 ? "true" : "false", NULL);
-    if (l->ref[t] >= 0)
-        read_stream(l, l->ref[t], n, NULL);
+                 "root", l->at.ref[t] < 0 ? "true" : "false", NULL);
+    if (l->at.ref[t] >= 0)
+        read_stream(l, l->at.ref[t], n, NULL);
     *crd = stream_new(l, n, "crd", NULL);
     *ref = stream_new(l, n, "ref", NULL);
 }
@@ -304,24 +333,24 @@ static void join(lowering *l, const merge *m, int op, int v, const int *crd, con
     int out_ref[EXPR_MAX_INDICES];
     for (int k = 0; k < m->n; k++)
         add_side(&in, m->tensor[k], crd[k], ref[k]);
-    l->crd[v] = join_tree(l, op, v, &in, out_ref);
+    l->at.crd[v] = join_tree(l, op, v, &in, out_ref);
     for (int k = 0; k < m->n; k++)
-        l->ref[m->tensor[k]] = out_ref[k];
+        l->at.ref[m->tensor[k]] = out_ref[k];
 }
 
 static void repeat(lowering *l, int t, int v)
 {
-    if (l->repsig[v] < 0) {
+    if (l->at.repsig[v] < 0) {
         int g = node(l, "repsiggen", "index", index_name(l, v), NULL);
-        read_stream(l, l->crd[v], g, NULL);
-        l->repsig[v] = stream_new(l, g, "repsig", NULL);
+        read_stream(l, l->at.crd[v], g, NULL);
+        l->at.repsig[v] = stream_new(l, g, "repsig", NULL);
     }
     int r = node(l, "repeat", "index", index_name(l, v), "tensor", tensor_name(l, t), "root",
-                 l->ref[t] < 0 ? "true" : "false", NULL);
-    if (l->ref[t] >= 0)
-        read_stream(l, l->ref[t], r, NULL);
-    read_stream(l, l->repsig[v], r, NULL);
-    l->ref[t] = stream_new(l, r, "ref", NULL);
+                 l->at.ref[t] < 0 ? "true" : "false", NULL);
+    if (l->at.ref[t] >= 0)
+        read_stream(l, l->at.ref[t], r, NULL);
+    read_stream(l, l->at.repsig[v], r, NULL);
+    l->at.ref[t] = stream_new(l, r, "ref", NULL);
 }
 
 /* Tensor t located at index v in the coordinates of the stream crd, with
@@ -334,10 +363,10 @@ static void locate_in(lowering *l, int t, int lead, int v, int *crd, int *ref)
     snprintf(mode, sizeof mode, "%d", f->mode[lv]);
     int n = node(l, "locate", "index", index_name(l, v), "tensor", tensor_name(l, t), "mode",
                  mode, "format", f->kind[lv] == 'd' ? "dense" : "compressed", "root",
-                 l->ref[t] < 0 ? "true" : "false", NULL);
+                 l->at.ref[t] < 0 ? "true" : "false", NULL);
     snprintf(in, sizeof in, "in-%s", tensor_name(l, t));
-    if (l->ref[t] >= 0)
-        read_stream(l, l->ref[t], n, in);
+    if (l->at.ref[t] >= 0)
+        read_stream(l, l->at.ref[t], n, in);
     snprintf(in, sizeof in, "in-%s", tensor_name(l, lead));
     read_stream(l, *crd, n, NULL);
     read_stream(l, *ref, n, in);
@@ -345,7 +374,7 @@ static void locate_in(lowering *l, int t, int lead, int v, int *crd, int *ref)
     snprintf(out, sizeof out, "out-%s", tensor_name(l, lead));
     *ref = stream_new(l, n, "ref", out);
     snprintf(out, sizeof out, "out-%s", tensor_name(l, t));
-    l->ref[t] = stream_new(l, n, "ref", out);
+    l->at.ref[t] = stream_new(l, n, "ref", out);
 }
 
 /* A product at v of one tensor that leads and one that locate(T) names:
@@ -368,9 +397,9 @@ static int lower_located(lowering *l, const merge *m, int op, int v)
     int crd, ref;
     scan(l, lead, v, &crd, &ref);
     locate_in(l, found, lead, v, &crd, &ref);
-    l->crd[v] = crd;
-    l->ref[lead] = ref;
-    l->source[v] = SRC_INTERSECT;
+    l->at.crd[v] = crd;
+    l->at.ref[lead] = ref;
+    l->at.source[v] = SRC_INTERSECT;
     return 1;
 }
 
@@ -382,11 +411,11 @@ static void scan_and_join(lowering *l, const merge *m, int op, int v)
         scan(l, m->tensor[k], v, &crd[k], &ref[k]);
     if (m->n > 1) {
         join(l, m, op, v, crd, ref);
-        l->source[v] = op == MERGE_INTERSECT ? SRC_INTERSECT : SRC_UNION;
+        l->at.source[v] = op == MERGE_INTERSECT ? SRC_INTERSECT : SRC_UNION;
     } else {
-        l->crd[v] = crd[0];
-        l->ref[m->tensor[0]] = ref[0];
-        l->source[v] = SRC_SCAN;
+        l->at.crd[v] = crd[0];
+        l->at.ref[m->tensor[0]] = ref[0];
+        l->at.source[v] = SRC_SCAN;
     }
 }
 
@@ -397,9 +426,9 @@ static int lower_index(lowering *l, int v)
     int op = gather(l, p->e.rhs, v, &m);
     if (op == MERGE_FAILED || (op == MERGE_UNION && check_union(l, &m, v)))
         return -1;
-    l->dense[v] = 1;
+    l->at.dense[v] = 1;
     for (int k = 0; k < m.n; k++)
-        l->dense[v] &= p->format[m.tensor[k]].kind[level_of(l, m.tensor[k], v)] == 'd';
+        l->at.dense[v] &= p->format[m.tensor[k]].kind[level_of(l, m.tensor[k], v)] == 'd';
     int located = lower_located(l, &m, op, v);
     if (located < 0)
         return -1;
@@ -458,8 +487,8 @@ static int value(lowering *l, const expr_node *n, index_set scope, index_set *ne
     if (n->kind == EXPR_ACCESS) {
         int a = node(l, "arrayvals", "tensor", tensor_name(l, n->tensor), NULL);
         /* Only a scalar term of a sum has no loop; the sum refuses it. */
-        if (l->ref[n->tensor] >= 0)
-            read_stream(l, l->ref[n->tensor], a, NULL);
+        if (l->at.ref[n->tensor] >= 0)
+            read_stream(l, l->at.ref[n->tensor], a, NULL);
         val = stream_new(l, a, "val", NULL);
         *nest = scope;
     } else {
@@ -527,16 +556,16 @@ static int accumulate(lowering *l, int k, output *o)
     char port[LABEL];
     if (o->nlevels == 1) {
         sp = node(l, "spaccumulator", "order", "1", "in0", index_name(l, w), NULL);
-        read_stream(l, l->crd[k], sp, index_name(l, k));
-        read_stream(l, l->crd[w], sp, index_name(l, w));
+        read_stream(l, l->at.crd[k], sp, index_name(l, k));
+        read_stream(l, l->at.crd[w], sp, index_name(l, w));
     } else {
-        int ho, hi, ko = -1, ki = -1, outer_crd = l->crd[u];
+        int ho, hi, ko = -1, ki = -1, outer_crd = l->at.crd[u];
         if (above)
-            crdhold(l, u, k, l->crd[u], l->crd[k], &ko, &ki), outer_crd = ko;
-        crdhold(l, u, w, outer_crd, l->crd[w], &ho, &hi);
+            crdhold(l, u, k, l->at.crd[u], l->at.crd[k], &ko, &ki), outer_crd = ko;
+        crdhold(l, u, w, outer_crd, l->at.crd[w], &ho, &hi);
         sp = node(l, "spaccumulator", "order", above ? "1" : "2", "in0", index_name(l, w), "in1",
                   index_name(l, u), NULL);
-        read_stream(l, above ? ki : l->crd[k], sp, above ? NULL : index_name(l, k));
+        read_stream(l, above ? ki : l->at.crd[k], sp, above ? NULL : index_name(l, k));
         read_stream(l, ho, sp, NULL);
         read_stream(l, hi, sp, NULL);
     }
@@ -556,7 +585,7 @@ static void convert_density(lowering *l, output *o)
 {
     int lv = o->nlevels - 1, v = o->index[lv];
     int to_sparse = l->p->format[0].kind[lv] == 's';
-    if (to_sparse != l->dense[v])
+    if (to_sparse != l->at.dense[v])
         return;
     char port[LABEL];
     int n = node(l, to_sparse ? "crddrop" : "crdhold", "outer", index_name(l, v), "inner", "vals",
@@ -569,24 +598,30 @@ static void convert_density(lowering *l, output *o)
     o->val = stream_new(l, n, "val", "inner-vals");
 }
 
+/* A crddrop between levels lv and lv + 1: outer coordinates whose inner
+ * fiber is empty go. */
+static void drop_pair(lowering *l, output *o, int lv)
+{
+    char port[LABEL];
+    int v = o->index[lv], w = o->index[lv + 1];
+    int d = node(l, "crddrop", "outer", index_name(l, v), "inner", index_name(l, w), NULL);
+    read_stream(l, o->crd[lv], d, index_name(l, v));
+    read_stream(l, o->crd[lv + 1], d, index_name(l, w));
+    snprintf(port, sizeof port, "outer-%s", index_name(l, v));
+    o->crd[lv] = stream_new(l, d, "crd", port);
+    snprintf(port, sizeof port, "inner-%s", index_name(l, w));
+    o->crd[lv + 1] = stream_new(l, d, "crd", port);
+}
+
 /* Where both a level and the one inside it come from joiners, the inner
  * intersection can leave an outer coordinate without children: crddrop
  * removes it (innermost pair first, so drops propagate outwards). */
 static void drop_empty(lowering *l, output *o)
 {
-    char port[LABEL];
-    for (int lv = o->nlevels - 2; lv >= 0; lv--) {
-        int v = o->index[lv], w = o->index[lv + 1];
-        if (l->source[w] != SRC_INTERSECT || l->source[v] == SRC_SCAN)
-            continue;
-        int d = node(l, "crddrop", "outer", index_name(l, v), "inner", index_name(l, w), NULL);
-        read_stream(l, o->crd[lv], d, index_name(l, v));
-        read_stream(l, o->crd[lv + 1], d, index_name(l, w));
-        snprintf(port, sizeof port, "outer-%s", index_name(l, v));
-        o->crd[lv] = stream_new(l, d, "crd", port);
-        snprintf(port, sizeof port, "inner-%s", index_name(l, w));
-        o->crd[lv + 1] = stream_new(l, d, "crd", port);
-    }
+    for (int lv = o->nlevels - 2; lv >= 0; lv--)
+        if (l->at.source[o->index[lv + 1]] == SRC_INTERSECT &&
+            l->at.source[o->index[lv]] != SRC_SCAN)
+            drop_pair(l, o, lv);
 }
 
 /* "B0_dim": the first operand mode indexed by v names its size. */
@@ -630,32 +665,235 @@ static void write_levels(lowering *l, const output *o)
     read_stream(l, o->val, wv, NULL);
 }
 
-static int lower_result(lowering *l)
+/* The output's levels and the values computed at the innermost loop;
+ * *acc the index the sparse accumulator must sum, or -1. */
+static int result_values(lowering *l, output *o, int *acc)
 {
     const plan *p = l->p;
-    output o = {.nlevels = p->format[0].nlevels};
-    for (int lv = 0; lv < o.nlevels; lv++) {
-        o.index[lv] = p->e.lhs->index[p->format[0].mode[lv]];
-        o.crd[lv] = l->crd[o.index[lv]];
+    o->nlevels = p->format[0].nlevels;
+    for (int lv = 0; lv < o->nlevels; lv++) {
+        o->index[lv] = p->e.lhs->index[p->format[0].mode[lv]];
+        o->crd[lv] = l->at.crd[o->index[lv]];
     }
     index_set nest, left_over = 0;
-    o.val = value(l, p->e.rhs, plan_vars(p->e.rhs), &nest, 1, &left_over);
-    if (o.val < 0)
+    o->val = value(l, p->e.rhs, plan_vars(p->e.rhs), &nest, 1, &left_over);
+    if (o->val < 0)
         return -1;
     if (left_over & (left_over - 1))
         return error_set(l->err, "indices %s and %s are both summed outside output loops; SAM's "
                                  "sparse accumulator handles one",
                          index_name(l, innermost(p, left_over)),
                          index_name(l, innermost(p, left_over & ~BIT(innermost(p, left_over)))));
-    if (left_over) {
-        if (accumulate(l, innermost(p, left_over), &o))
-            return -1;
-    } else if (o.nlevels) {
-        convert_density(l, &o);
-        drop_empty(l, &o);
-    }
-    write_levels(l, &o);
+    *acc = left_over ? innermost(p, left_over) : -1;
     return 0;
+}
+
+/* Levels fed straight from the loops get their density converted and
+ * their empty fibers dropped; then every level is written. */
+static void finish_result(lowering *l, output *o, int accumulated)
+{
+    if (!accumulated && o->nlevels) {
+        convert_density(l, o);
+        drop_empty(l, o);
+    }
+    write_levels(l, o);
+}
+
+static int lower_result(lowering *l)
+{
+    output o;
+    int acc;
+    if (result_values(l, &o, &acc) || (acc >= 0 && accumulate(l, acc, &o)))
+        return -1;
+    finish_result(l, &o, acc >= 0);
+    return 0;
+}
+
+/* ---- parallel lanes --------------------------------------------------- */
+
+/* parallelize(v,N) (SAM paper section 4.4): after v's loop, a parallelize
+ * node deals v's coordinates and the references beside them out to N
+ * lanes, element e of each fiber to lane e mod N; each lane lowers the
+ * loops inside v and the values on its own copy of the loop state, its
+ * nodes marked lane=L; then the lanes' output streams are joined back:
+ * a serialize node per stream rebuilds the serial stream, or, where v is
+ * summed (Gamma's form), a vectorreducer with lanes=N sums the lanes'
+ * vectors. What follows (density conversion, writers) is serial. */
+
+typedef struct lanes {
+    int v, pos, n;
+    int crd[LANES_MAX];                        /* per lane, v's coordinates */
+    int ref[LANES_MAX][EXPR_MAX_INDICES];      /* per lane and tensor */
+    output out[LANES_MAX];
+    int acc;                                   /* the accumulated index, or -1 */
+} lanes;
+
+/* Every tensor iterated under v has a reference at v's level to deal
+ * out; a term of a sum that is not cannot be split with the others. */
+static int check_parallel(lowering *l, int v)
+{
+    for (int t = 1; t < l->p->e.ntensors; t++)
+        if (!(l->p->scope[t] & BIT(v)) || l->at.ref[t] < 0)
+            return error_set(l->err, "parallelize(%s): %s is not iterated under %s, so its "
+                                     "streams cannot be dealt out with %s's",
+                             index_name(l, v), tensor_name(l, t), index_name(l, v),
+                             index_name(l, v));
+    return 0;
+}
+
+static void parallelizer(lowering *l, lanes *ln)
+{
+    char count[16], port[LABEL];
+    snprintf(count, sizeof count, "%d", ln->n);
+    int p = node(l, "parallelize", "index", index_name(l, ln->v), "lanes", count, NULL);
+    read_stream(l, l->at.crd[ln->v], p, NULL);
+    for (int t = 1; t < l->p->e.ntensors; t++) {
+        snprintf(port, sizeof port, "in-%s", tensor_name(l, t));
+        read_stream(l, l->at.ref[t], p, port);
+    }
+    for (int lane = 0; lane < ln->n; lane++) {
+        ln->crd[lane] = stream_new(l, p, "crd", NULL);
+        l->streams[ln->crd[lane]].port_lane = lane;
+        for (int t = 1; t < l->p->e.ntensors; t++) {
+            snprintf(port, sizeof port, "out-%s", tensor_name(l, t));
+            ln->ref[lane][t] = stream_new(l, p, "ref", port);
+            l->streams[ln->ref[lane][t]].port_lane = lane;
+        }
+    }
+}
+
+/* What the lanes can compute apart: a summed v must be Gamma's (summed
+ * by the accumulator, one output level inside it); otherwise the
+ * accumulator, if any, must lie wholly inside v. */
+static int check_lane_result(lowering *l, const lanes *ln, const output *o)
+{
+    const plan *p = l->p;
+    int inside = 0;
+    for (int lv = 0; lv < o->nlevels; lv++)
+        inside += p->pos[o->index[lv]] > ln->pos;
+    const char *v = index_name(l, ln->v);
+    if (ln->acc == ln->v && inside != 1)
+        return error_set(l->err, "parallelize(%s): %s is summed over %d output levels; the "
+                                 "lanes' vectors merge over one",
+                         v, v, inside);
+    if (ln->acc < 0 && !(plan_vars(p->e.lhs) & BIT(ln->v)))
+        return error_set(l->err, "parallelize(%s): %s is reduced inside each lane; "
+                                 "parallelize a loop outside it",
+                         v, v);
+    if (ln->acc >= 0 && ln->acc != ln->v && o->nlevels && p->pos[o->index[0]] < ln->pos)
+        return error_set(l->err, "parallelize(%s): the accumulator over %s spans %s, outside "
+                                 "the lanes",
+                         v, index_name(l, ln->acc), index_name(l, o->index[0]));
+    return 0;
+}
+
+/* Lane `lane` from the state after v's loop: the loops inside v, the
+ * values, and the accumulator when it sums inside v. */
+static int lower_lane(lowering *l, lanes *ln, const loop_state *base, int lane)
+{
+    const plan *p = l->p;
+    l->at = *base;
+    l->at.crd[ln->v] = ln->crd[lane];
+    l->at.repsig[ln->v] = -1;
+    for (int t = 1; t < p->e.ntensors; t++)
+        l->at.ref[t] = ln->ref[lane][t];
+    l->lane = lane;
+    for (int k = ln->pos + 1; k < p->nloop; k++)
+        if (lower_index(l, p->loop[k]))
+            return -1;
+    output *o = &ln->out[lane];
+    if (result_values(l, o, &ln->acc) || check_lane_result(l, ln, o))
+        return -1;
+    int rc = ln->acc >= 0 && ln->acc != ln->v ? accumulate(l, ln->acc, o) : 0;
+    l->lane = -1;
+    return rc;
+}
+
+/* The stream's fiber levels below v's: output levels in (v, w]. */
+static int depth_below(const lowering *l, const lanes *ln, const output *o, int upto)
+{
+    int d = 0;
+    for (int lv = 0; lv < o->nlevels; lv++)
+        d += l->p->pos[o->index[lv]] > ln->pos && l->p->pos[o->index[lv]] <= upto;
+    return d;
+}
+
+/* A serialize node joining stream `which` of every lane (a level, or
+ * o->nlevels for the values). */
+static int serializer(lowering *l, const lanes *ln, int which, const char *kind, int depth)
+{
+    char count[16], d[16];
+    snprintf(count, sizeof count, "%d", ln->n);
+    snprintf(d, sizeof d, "%d", depth);
+    int s = node(l, "serialize", "index", index_name(l, ln->v), "lanes", count, "depth", d, NULL);
+    for (int lane = 0; lane < ln->n; lane++) {
+        const output *o = &ln->out[lane];
+        read_stream(l, which < o->nlevels ? o->crd[which] : o->val, s, NULL);
+        l->readers[l->nreaders - 1].port_lane = lane;
+    }
+    return stream_new(l, s, kind, NULL);
+}
+
+/* Gamma's merge: a vectorreducer over the lanes' (coordinate, value)
+ * pairs of the one output level inside v. */
+static void merge_lanes(lowering *l, const lanes *ln, output *o)
+{
+    char count[16];
+    int last = o->nlevels - 1;
+    snprintf(count, sizeof count, "%d", ln->n);
+    int r = node(l, "vectorreducer", "index", index_name(l, ln->v), "lanes", count, NULL);
+    for (int lane = 0; lane < ln->n; lane++) {
+        read_stream(l, ln->out[lane].crd[last], r, NULL);
+        l->readers[l->nreaders - 1].port_lane = lane;
+        read_stream(l, ln->out[lane].val, r, NULL);
+        l->readers[l->nreaders - 1].port_lane = lane;
+    }
+    o->crd[last] = stream_new(l, r, "crd", NULL);
+    o->val = stream_new(l, r, "val", NULL);
+}
+
+static void join_lanes(lowering *l, const lanes *ln, const loop_state *base, output *o)
+{
+    const plan *p = l->p;
+    *o = ln->out[0];
+    if (ln->acc == ln->v) {
+        for (int lv = 0; lv + 1 < o->nlevels; lv++)
+            o->crd[lv] = base->crd[o->index[lv]];
+        merge_lanes(l, ln, o);
+        if (o->nlevels >= 2)
+            drop_pair(l, o, o->nlevels - 2);
+        return;
+    }
+    for (int lv = 0; lv < o->nlevels; lv++) {
+        int pos = p->pos[o->index[lv]];
+        o->crd[lv] = pos < ln->pos ? base->crd[o->index[lv]]
+                                   : serializer(l, ln, lv, "crd", depth_below(l, ln, o, pos));
+    }
+    o->val = serializer(l, ln, o->nlevels, "val", depth_below(l, ln, o, p->nloop));
+}
+
+/* The loops from position pos on, v = loop[pos] having been lowered. */
+static int lower_parallel(lowering *l, int pos)
+{
+    lanes *ln = calloc(1, sizeof *ln);
+    if (!ln)
+        return error_set(l->err, "out of memory compiling");
+    ln->v = l->p->loop[pos];
+    ln->pos = pos;
+    ln->n = l->par_lanes;
+    int rc = check_parallel(l, ln->v);
+    loop_state base = l->at;
+    if (!rc)
+        parallelizer(l, ln);
+    for (int lane = 0; lane < ln->n && !rc; lane++)
+        rc = lower_lane(l, ln, &base, lane);
+    if (!rc) {
+        output o;
+        join_lanes(l, ln, &base, &o);
+        finish_result(l, &o, ln->acc >= 0 && ln->acc != ln->v);
+    }
+    free(ln);
+    return rc ? -1 : 0;
 }
 
 /* ---- the graph -------------------------------------------------------- */
@@ -694,12 +932,16 @@ static void record_arguments(lowering *l, const char *expression)
 static int lower(lowering *l, const char *expression)
 {
     for (int k = 0; k < EXPR_MAX_INDICES; k++)
-        l->ref[k] = l->repsig[k] = -1;
+        l->at.ref[k] = l->at.repsig[k] = -1;
     record_arguments(l, expression);
-    for (int k = 0; k < l->p->nloop; k++)
+    int parallel = 0;
+    for (int k = 0; k < l->p->nloop && !parallel; k++) {
         if (lower_index(l, l->p->loop[k]))
             return -1;
-    if (lower_result(l))
+        if ((parallel = l->p->loop[k] == l->par_index) && lower_parallel(l, k))
+            return -1;
+    }
+    if (!parallel && lower_result(l))
         return -1;
     for (int s = 0; s < l->nstreams && !l->failed; s++)
         draw_stream(l, s);
@@ -742,6 +984,28 @@ static int record_located(const plan *p, const char *text, index_set *set, sam_g
     return *set ? graph_set_attr(g, "locate", names, err) : 0;
 }
 
+/* parallelize(i,N): the index and the lanes, recorded as the graph
+ * attribute parallelize. */
+static int record_parallel(lowering *l, const char *text)
+{
+    l->par_index = -1;
+    if (!text)
+        return 0;
+    char name[64], extra;
+    int lanes;
+    if (sscanf(text, " %63[^, ] , %d %c", name, &lanes, &extra) != 2)
+        return error_set(l->err, "parallelize(%s): expected parallelize(INDEX,LANES)", text);
+    l->par_index = expr_find_index(&l->p->e, name);
+    if (l->par_index < 0)
+        return error_set(l->err, "parallelize(%s): no index %s in the expression", text, name);
+    if (lanes < 1 || lanes > LANES_MAX)
+        return error_set(l->err, "parallelize(%s): lanes must be 1 to %d", text, LANES_MAX);
+    l->par_lanes = lanes;
+    char canonical[96];
+    snprintf(canonical, sizeof canonical, "%s,%d", name, lanes);
+    return graph_set_attr(l->g, "parallelize", canonical, l->err);
+}
+
 /* The splits the graph iterates, recorded as the attribute itersplit. */
 static int record_itersplit(const itersplit_args *sa, sam_graph *g, sam_error *err)
 {
@@ -759,8 +1023,9 @@ int custard_compile(const compile_args *a, sam_graph *g, sam_error *err)
     if (plan_make(sa.active ? sa.expression : a->expression, sa.active ? sa.formats : a->formats,
                   sa.active ? sa.nformats : a->nformats, a->schedule, &p, err))
         return -1;
-    lowering l = {.p = &p, .g = g, .err = err};
-    int rc = record_located(&p, a->locate, &l.located, g, err) || lower(&l, a->expression) ||
+    lowering l = {.p = &p, .g = g, .err = err, .lane = -1};
+    int rc = record_located(&p, a->locate, &l.located, g, err) ||
+                     record_parallel(&l, a->parallelize) || lower(&l, a->expression) ||
                      record_tiling(&p, sa.active ? NULL : a->tiling, g, err) ||
                      record_itersplit(&sa, g, err)
                  ? -1

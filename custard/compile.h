@@ -16,7 +16,12 @@
  * tensor in a product and that one is not located, a locate node takes
  * the other's coordinates and T's parent references and gives T's
  * positions; where every tensor of a product is located they intersect as
- * usual. The graph records it as the attribute locate. */
+ * usual. The graph records it as the attribute locate.
+ *
+ * parallelize(i,N) deals i's elements out to N lanes and joins the lanes'
+ * streams back in order (SAM paper section 4.4), see lower_parallel; the
+ * graph records it as the attribute parallelize.
+ */
 #ifndef SAMSIM_COMPILE_H
 #define SAMSIM_COMPILE_H
 
@@ -31,6 +36,7 @@ typedef struct compile_args {
     const char *tiling;         /* -s=split(...) commands (custard/tiling.h), or NULL */
     const char *locate;         /* tensors to locate rather than scan, by name,
                                    separated by commas or blanks (-s=locate(c)), or NULL */
+    const char *parallelize;    /* "INDEX,LANES" of -s=parallelize(i,4), or NULL */
 } compile_args;
 
 /* Builds the graph into g (freed with graph_free). On failure g is empty

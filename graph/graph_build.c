@@ -91,6 +91,11 @@ int graph_add_edge(sam_graph *g, int src, int dst, const char *kind, const char 
     return g->nedges - 1;
 }
 
+int graph_edge_set(sam_graph *g, int e, const char *key, const char *value, sam_error *err)
+{
+    return attr_append(&g->edges[e].attrs, &g->edges[e].nattrs, key, value, err);
+}
+
 int graph_add_tensor(sam_graph *g, const char *name, const level_format *f, sam_error *err)
 {
     graph_tensor *t = grow_one(g->tensors, g->ntensors, sizeof *t, err);

@@ -23,6 +23,9 @@ int graph_node_put(sam_graph *g, int n, const char *key, const char *value, sam_
 int graph_add_edge(sam_graph *g, int src, int dst, const char *kind, const char *label,
                    const char *comment, sam_error *err);
 
+/* Appends attribute key=value to edge e (beyond its kind, label, comment). */
+int graph_edge_set(sam_graph *g, int e, const char *key, const char *value, sam_error *err);
+
 /* Appends a tensor to the graph comment. */
 int graph_add_tensor(sam_graph *g, const char *name, const level_format *f, sam_error *err);
 
