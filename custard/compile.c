@@ -228,6 +228,18 @@ static int level_of(const lowering *l, int t, int v)
     return -1;
 }
 
+static char level_kind(const lowering *l, int t, int v)
+{
+    return l->p->format[t].kind[level_of(l, t, v)];
+}
+
+static const char *format_name(char kind)
+{
+    return kind == 'd' ? "dense" : kind == 'b' ? "bitvector" : "compressed";
+}
+
+/* Tensor t's level of v scanned: *crd its coordinates, or for a
+ * bitvector level its words (a bv stream), and *ref its references. */
 static void scan(lowering *l, int t, int v, int *crd, int *ref)
 {
     const level_format *f = &l->p->format[t];
@@ -235,10 +247,21 @@ static void scan(lowering *l, int t, int v, int *crd, int *ref)
     char mode[16];
     snprintf(mode, sizeof mode, "%d", f->mode[lv]);
     int n = node(l, "fiberlookup", "index", index_name(l, v), "tensor", tensor_name(l, t), "mode",
-                 mode, "format", f->kind[lv] == 'd' ? "dense" : "compressed", "src", "true",
-                 "root", l->at.ref[t] < 0 ? "true" : "false", NULL);
+                 mode, "format", format_name(f->kind[lv]), "src", "true", "root",
+                 l->at.ref[t] < 0 ? "true" : "false", NULL);
     if (l->at.ref[t] >= 0)
         read_stream(l, l->at.ref[t], n, NULL);
+    *crd = stream_new(l, n, f->kind[lv] == 'b' ? "bv" : "crd", NULL);
+    *ref = stream_new(l, n, "ref", NULL);
+}
+
+/* A bitvector level's words back to coordinates and references, for
+ * what takes coordinates (bv to=crd). */
+static void expand_words(lowering *l, int v, int *crd, int *ref)
+{
+    int n = node(l, "bv", "index", index_name(l, v), "to", "crd", NULL);
+    read_stream(l, *crd, n, NULL);
+    read_stream(l, *ref, n, NULL);
     *crd = stream_new(l, n, "crd", NULL);
     *ref = stream_new(l, n, "ref", NULL);
 }
@@ -282,10 +305,15 @@ static void add_side(sides *s, int tensor, int crd, int ref)
     s->ref[s->n++] = ref;
 }
 
+/* A joiner of in's sides; of their words, a word a cycle, when every side
+ * is a bitvector level. */
 static int join_node(lowering *l, int op, int v, const sides *in, int *out_ref)
 {
+    int words = 1;
+    for (int k = 0; k < in->n; k++)
+        words &= !strcmp(l->streams[in->crd[k]].kind, "bv");
     int j = node(l, op == MERGE_INTERSECT ? "intersect" : "union", "index", index_name(l, v),
-                 NULL);
+                 words ? "format" : NULL, "bitvector", NULL);
     char port[LABEL];
     for (int k = 0; k < in->n; k++) {
         const char *name = tensor_name(l, in->tensor[k]);
@@ -394,8 +422,14 @@ static int lower_located(lowering *l, const merge *m, int op, int v)
     if (m->n != 2)
         return error_set(l->err, "locate(%s): at index %s it meets %d tensors; a locator "
                                  "joins two", tensor_name(l, found), index_name(l, v), m->n);
+    if (level_kind(l, found, v) == 'b')
+        return error_set(l->err, "locate(%s): its level of %s is a bitvector; a locator finds "
+                                 "coordinates in dense and compressed levels",
+                         tensor_name(l, found), index_name(l, v));
     int crd, ref;
     scan(l, lead, v, &crd, &ref);
+    if (level_kind(l, lead, v) == 'b')
+        expand_words(l, v, &crd, &ref);
     locate_in(l, found, lead, v, &crd, &ref);
     l->at.crd[v] = crd;
     l->at.ref[lead] = ref;
@@ -403,12 +437,20 @@ static int lower_located(lowering *l, const merge *m, int op, int v)
     return 1;
 }
 
-/* The tensors at v scanned, and joined when there are several. */
+/* The tensors at v scanned, and joined when there are several: bitvector
+ * levels by their words when all are, else by coordinates, each
+ * bitvector side's words expanded. */
 static void scan_and_join(lowering *l, const merge *m, int op, int v)
 {
-    int crd[EXPR_MAX_INDICES], ref[EXPR_MAX_INDICES];
-    for (int k = 0; k < m->n; k++)
+    int crd[EXPR_MAX_INDICES], ref[EXPR_MAX_INDICES], words = 0;
+    for (int k = 0; k < m->n; k++) {
         scan(l, m->tensor[k], v, &crd[k], &ref[k]);
+        words += level_kind(l, m->tensor[k], v) == 'b';
+    }
+    for (int k = 0; k < m->n; k++)
+        if (level_kind(l, m->tensor[k], v) == 'b' &&
+            (m->n == 1 || words < m->n || m->n > JOIN_SIDES))
+            expand_words(l, v, &crd[k], &ref[k]);
     if (m->n > 1) {
         join(l, m, op, v, crd, ref);
         l->at.source[v] = op == MERGE_INTERSECT ? SRC_INTERSECT : SRC_UNION;
@@ -428,7 +470,7 @@ static int lower_index(lowering *l, int v)
         return -1;
     l->at.dense[v] = 1;
     for (int k = 0; k < m.n; k++)
-        l->at.dense[v] &= p->format[m.tensor[k]].kind[level_of(l, m.tensor[k], v)] == 'd';
+        l->at.dense[v] &= level_kind(l, m.tensor[k], v) == 'd';
     int located = lower_located(l, &m, op, v);
     if (located < 0)
         return -1;
@@ -584,7 +626,7 @@ static int accumulate(lowering *l, int k, output *o)
 static void convert_density(lowering *l, output *o)
 {
     int lv = o->nlevels - 1, v = o->index[lv];
-    int to_sparse = l->p->format[0].kind[lv] == 's';
+    int to_sparse = l->p->format[0].kind[lv] != 'd';
     if (to_sparse != l->at.dense[v])
         return;
     char port[LABEL];
@@ -652,13 +694,24 @@ static void write_levels(lowering *l, const output *o)
                  lv ? "*" : "", dim);
         snprintf(dims + strlen(dims), sizeof dims - strlen(dims), "*%s", dim);
         snprintf(mode, sizeof mode, "%d", f->mode[lv]);
-        int w = f->kind[lv] == 'd'
-                    ? node(l, "fiberwrite", "index", index_name(l, o->index[lv]), "tensor", x,
-                           "mode", mode, "format", "dense", "sink", "true", NULL)
-                    : node(l, "fiberwrite", "index", index_name(l, o->index[lv]), "tensor", x,
-                           "mode", mode, "format", "compressed", "segsize", segsize, "crdsize",
-                           crdsize, "sink", "true", NULL);
-        read_stream(l, o->crd[lv], w, NULL);
+        const char *v = index_name(l, o->index[lv]);
+        int w, crd = o->crd[lv];
+        if (f->kind[lv] == 'b') {
+            /* The converter's fibers are as many words as v's dimension
+             * needs, which it finds from v's scanners. */
+            int c = node(l, "bv", "index", v, NULL);
+            read_stream(l, crd, c, NULL);
+            crd = stream_new(l, c, "bv", NULL);
+            w = node(l, "fiberwrite", "index", v, "tensor", x, "mode", mode, "format",
+                     "bitvector", "sink", "true", NULL);
+        } else if (f->kind[lv] == 'd') {
+            w = node(l, "fiberwrite", "index", v, "tensor", x, "mode", mode, "format", "dense",
+                     "sink", "true", NULL);
+        } else {
+            w = node(l, "fiberwrite", "index", v, "tensor", x, "mode", mode, "format",
+                     "compressed", "segsize", segsize, "crdsize", crdsize, "sink", "true", NULL);
+        }
+        read_stream(l, crd, w, NULL);
     }
     int wv = node(l, "fiberwrite", "mode", "vals", "tensor", x, "size",
                   o->nlevels ? dims : "1", "sink", "true", NULL);
