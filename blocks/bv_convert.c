@@ -5,7 +5,9 @@
  * level and D is passed on.
  *
  * size=0 (the default) is the reference's BV: one word a fiber, holding
- * coordinates 0 to width-1. One input token is taken a cycle. A
+ * coordinates 0 to width-1, unless the node names its index (index=i, as
+ * the compiler's converters for a bitvector result do) and the graph has
+ * a scanner of i: then size is i's dimension. One input token is taken a cycle. A
  * coordinate is only collected (no output). The fiber's stop token sends
  * the word in the cycle it is taken, and the stop token itself in the
  * next cycle, in which nothing is taken; a fiber without coordinates sends
@@ -21,9 +23,11 @@
  * - the stop token is taken with the word under way going out; the
  *   fiber's remaining words go out one a cycle after it and the stop token
  *   in the cycle after the last word, in cycles that take nothing;
- * - an absent fiber (N alone, or a stop token closing a fiber never
- *   opened, S1' for an empty outer fiber) sends its stop token alone in
- *   the cycle it is taken: a fiber without words, all zeros.
+ * - a fiber without coordinates (empty, N alone, or a stop token closing
+ *   a fiber never opened, S1' for an empty outer fiber) sends its stop
+ *   token alone in the cycle it is taken: a fiber without words, all
+ *   zeros to a joiner, and none at all to a writer, which keeps no empty
+ *   fiber (the outer coordinate of an empty fiber is dropped).
  *
  * The optional ref input carries the coordinates' refs (a scanner's ref
  * output beside its crd output, taken with it), and then the ref output
@@ -54,6 +58,7 @@
 
 #include "bitvector.h"
 #include "blocks.h"
+#include "dense_acc.h"
 
 enum { IN_CRD, IN_REF };
 enum { OUT_BV, OUT_REF };
@@ -147,7 +152,7 @@ static void take_coordinate(block *b, bv_convert *c, cycle_t now, int64_t crd, i
  * else the word under way now and the rest after it. */
 static void take_stop(block *b, bv_convert *c, cycle_t now, token s)
 {
-    if (!c->any && (!c->size || c->absent || s.hollow)) {
+    if (!c->any) {
         emit(b, now, s, s);
         reset_fiber(c);
         return;
@@ -269,6 +274,8 @@ static int bv_convert_create(block *b, const block_ctx *ctx, sam_error *err)
     if (block_param_get(b, ctx, "width", &width, err) ||
         block_param_get(b, ctx, "size", &size, err) || count_inputs(b, ctx, err))
         return -1;
+    if (!size)
+        size = dense_acc_index_dim(ctx, graph_node_attr(ctx->node, "index"));
     bv_convert *c = calloc(1, sizeof *c);
     if (!c)
         return error_set(err, "out of memory");

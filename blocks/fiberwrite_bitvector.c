@@ -8,11 +8,11 @@
  * Timing, as every writer's: one token a cycle, done in the cycle it
  * takes D.
  *
- * Every stop token closes a fiber of this level, so a fiber without
- * words (an absent fiber) is all zeros, except a stop token closing a
- * fiber never opened (S1' for an empty outer fiber), which closes none. A
- * fiber may bring fewer words than its dimension needs: the rest are
- * zeros. The dimension is the result's, known once the run is over, so a
+ * A stop token closes a fiber of this level only when the fiber brought
+ * words, as the compressed writer keeps only fibers with coordinates: a
+ * fiber without words is one whose outer coordinate was dropped (crddrop
+ * after an intersection) or never there. A fiber may bring fewer words
+ * than its dimension needs: the rest are zeros. The dimension is the result's, known once the run is over, so a
  * fiber with more words than it allows, or a bit at or beyond it, is
  * refused when the level is collected. A word with bits beyond the width,
  * D inside a fiber, and N or value tokens are faults. */
@@ -70,7 +70,7 @@ static void bv_writer_take(block *b, token t, cycle_t now)
     if (t.kind == TOKEN_CRD) {
         take_word(b, w, (uint64_t)t.i);
     } else if (token_is_stop(t)) {
-        if ((w->open || !t.hollow) && append_start(w))
+        if (w->open && append_start(w))
             b->failed = 1;
         w->open = 0;
     } else if (t.kind == TOKEN_DONE) {

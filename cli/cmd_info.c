@@ -58,10 +58,15 @@ static void print_levels(const fibertree *ft)
     for (int k = 0; k < ft->order; k++) {
         level_stats st;
         fibertree_level_stats(ft, k, &st);
+        const fiber_level *l = &ft->lv[k];
         printf("level %d: mode %d, %s, fibers %lld, non-empty %lld, mean length %.6g, "
-               "max length %lld\n", k, ft->lv[k].mode,
-               ft->lv[k].kind == 'd' ? "dense" : "compressed", (long long)st.fibers,
-               (long long)st.nonempty, st.mean_len, (long long)st.max_len);
+               "max length %lld",
+               k, l->mode, l->kind == 'd' ? "dense" : l->kind == 'b' ? "bitvector" : "compressed",
+               (long long)st.fibers, (long long)st.nonempty, st.mean_len,
+               (long long)st.max_len);
+        if (l->kind == 'b')
+            printf(", %zu 64-bit words", l->nbits);
+        printf("\n");
     }
     printf("values: %zu\n", ft->nvals);
 }

@@ -102,6 +102,32 @@ static int build_compressed(fiber_level *l, const int64_t *crd, const size_t *pe
     return 0;
 }
 
+/* 64-bit storage words a fiber of a bitvector level of dimension dim. */
+static size_t words_per_fiber(int64_t dim)
+{
+    return dim > 0 ? (size_t)((dim - 1) / 64 + 1) : 0;
+}
+
+/* A compressed level turned into a bitvector one: the same seg (the
+ * popcounts of the fibers before each), the coordinates as bits. */
+static int compressed_to_bits(fiber_level *l, sam_error *err)
+{
+    size_t words = words_per_fiber(l->dim), fibers = l->nseg - 1;
+    if (words && fibers > SIZE_MAX / words / sizeof *l->bits)
+        return error_set(err, "a bitvector level of %zu fibers of %zu words is too large",
+                         fibers, words);
+    l->nbits = fibers * words;
+    l->bits = error_alloc(err, l->nbits ? l->nbits : 1, sizeof *l->bits);
+    if (!l->bits)
+        return -1;
+    for (size_t f = 0; f < fibers; f++)
+        for (int64_t p = l->seg[f]; p < l->seg[f + 1]; p++)
+            l->bits[f * words + (size_t)(l->crd[p] / 64)] |= (uint64_t)1 << (l->crd[p] % 64);
+    free(l->crd);
+    l->crd = NULL;
+    return 0;
+}
+
 static int build_levels(const tensor *t, fibertree *ft, const size_t *perm, int64_t *pos,
                         sam_error *err)
 {
@@ -111,8 +137,9 @@ static int build_levels(const tensor *t, fibertree *ft, const size_t *perm, int6
     for (int k = 0; k < ft->order; k++) {
         fiber_level *l = &ft->lv[k];
         const int64_t *crd = t->crd[l->mode];
-        if (l->kind == 's') {
-            if (build_compressed(l, crd, perm, t->nnz, positions, pos, err))
+        if (l->kind != 'd') {
+            if (build_compressed(l, crd, perm, t->nnz, positions, pos, err) ||
+                (l->kind == 'b' && compressed_to_bits(l, err)))
                 return -1;
             positions = (int64_t)l->ncrd;
             continue;
@@ -182,6 +209,8 @@ typedef struct walk {
     sam_error *err;
 } walk;
 
+static int walk_bits(walk *w, int k, int64_t parent);
+
 static int walk_level(walk *w, int k, int64_t parent)
 {
     const fibertree *ft = w->ft;
@@ -200,11 +229,28 @@ static int walk_level(walk *w, int k, int64_t parent)
         }
         return 0;
     }
+    if (l->kind == 'b')
+        return walk_bits(w, k, parent);
     for (int64_t p = l->seg[parent]; p < l->seg[parent + 1]; p++) {
         w->coords[l->mode] = l->crd[p];
         if (walk_level(w, k + 1, p))
             return -1;
     }
+    return 0;
+}
+
+/* A bitvector fiber: its set bits in order, the n-th at position seg + n. */
+static int walk_bits(walk *w, int k, int64_t parent)
+{
+    const fiber_level *l = &w->ft->lv[k];
+    size_t words = words_per_fiber(l->dim);
+    int64_t p = l->seg[parent];
+    for (size_t q = 0; q < words; q++)
+        for (uint64_t word = l->bits[(size_t)parent * words + q]; word; word &= word - 1) {
+            w->coords[l->mode] = (int64_t)q * 64 + __builtin_ctzll(word);
+            if (walk_level(w, k + 1, p++))
+                return -1;
+        }
     return 0;
 }
 
@@ -222,7 +268,7 @@ int fibertree_to_tensor(const fibertree *ft, tensor *out, sam_error *err)
     return rc;
 }
 
-static int validate_compressed(const fiber_level *l, int k, int64_t parents, sam_error *err)
+static int validate_seg(const fiber_level *l, int k, int64_t parents, sam_error *err)
 {
     if (l->nseg != (size_t)parents + 1)
         return error_set(err, "level %d has %zu seg entries for %lld fibers", k, l->nseg,
@@ -230,6 +276,13 @@ static int validate_compressed(const fiber_level *l, int k, int64_t parents, sam
     if (l->seg[0] != 0 || l->seg[l->nseg - 1] != (int64_t)l->ncrd)
         return error_set(err, "level %d: seg runs from %lld to %lld over %zu coordinates", k,
                          (long long)l->seg[0], (long long)l->seg[l->nseg - 1], l->ncrd);
+    return 0;
+}
+
+static int validate_compressed(const fiber_level *l, int k, int64_t parents, sam_error *err)
+{
+    if (validate_seg(l, k, parents, err))
+        return -1;
     for (size_t p = 1; p < l->nseg; p++)
         if (l->seg[p] < l->seg[p - 1])
             return error_set(err, "level %d: seg decreases at entry %zu", k, p);
@@ -240,12 +293,39 @@ static int validate_compressed(const fiber_level *l, int k, int64_t parents, sam
     return 0;
 }
 
+/* Each fiber's words hold no bit at or beyond the dimension, and seg
+ * counts the bits of the fibers before each. */
+static int validate_bits(const fiber_level *l, int k, int64_t parents, sam_error *err)
+{
+    size_t words = words_per_fiber(l->dim);
+    if (validate_seg(l, k, parents, err))
+        return -1;
+    if (l->nbits != (size_t)parents * words)
+        return error_set(err, "level %d has %zu bitvector words for %lld fibers of %zu", k,
+                         l->nbits, (long long)parents, words);
+    uint64_t last = l->dim % 64 ? ~(uint64_t)0 << (l->dim % 64) : 0;
+    for (int64_t f = 0; f < parents; f++) {
+        int64_t count = 0;
+        for (size_t q = 0; q < words; q++)
+            count += __builtin_popcountll(l->bits[(size_t)f * words + q]);
+        if (words && (l->bits[(size_t)f * words + words - 1] & last))
+            return error_set(err, "level %d: fiber %lld has a bit at or beyond dimension %lld",
+                             k, (long long)f, (long long)l->dim);
+        if (l->seg[f + 1] - l->seg[f] != count)
+            return error_set(err, "level %d: fiber %lld has %lld bits but seg gives it %lld",
+                             k, (long long)f, (long long)count,
+                             (long long)(l->seg[f + 1] - l->seg[f]));
+    }
+    return 0;
+}
+
 int fibertree_validate(const fibertree *ft, sam_error *err)
 {
     int64_t positions = 1;
     for (int k = 0; k < ft->order; k++) {
         const fiber_level *l = &ft->lv[k];
-        if (l->kind == 's' && validate_compressed(l, k, positions, err))
+        if ((l->kind == 's' && validate_compressed(l, k, positions, err)) ||
+            (l->kind == 'b' && validate_bits(l, k, positions, err)))
             return -1;
         positions = fibertree_positions(ft, k);
     }
@@ -257,8 +337,12 @@ int fibertree_validate(const fibertree *ft, sam_error *err)
 double fibertree_bytes(const fibertree *ft, double crd, double ref, double val)
 {
     double bytes = (double)ft->nvals * val;
-    for (int k = 0; k < ft->order; k++)
-        if (ft->lv[k].kind == 's')
-            bytes += (double)ft->lv[k].ncrd * crd + (double)ft->lv[k].nseg * ref;
+    for (int k = 0; k < ft->order; k++) {
+        const fiber_level *l = &ft->lv[k];
+        if (l->kind == 's')
+            bytes += (double)l->ncrd * crd + (double)l->nseg * ref;
+        else if (l->kind == 'b')
+            bytes += (double)l->nbits * 8 + (double)l->nseg * ref;
+    }
     return bytes;
 }

@@ -101,8 +101,8 @@ void fibertree_level_stats(const fibertree *ft, int k, level_stats *st);
 int fibertree_validate(const fibertree *ft, sam_error *err);
 
 /* What the tree takes in storage: crd bytes a coordinate of a compressed
- * level, ref bytes a seg entry, val bytes a value (dense levels store
- * nothing of their own). */
+ * level, ref bytes a seg entry, 8 bytes a 64-bit word of a bitvector
+ * level, val bytes a value (dense levels store nothing of their own). */
 double fibertree_bytes(const fibertree *ft, double crd, double ref, double val);
 
 void fibertree_format(const fibertree *ft, level_format *f);

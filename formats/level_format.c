@@ -50,8 +50,9 @@ int level_format_parse(const char *s, level_format *f, sam_error *err)
         return 0;
     int n = 0;
     while (s[n] && s[n] != ':' && (s[n] < '0' || s[n] > '9')) {
-        if (s[n] != 'd' && s[n] != 's')
-            return error_set(err, "format '%s': level letters must be d (dense) or s (compressed)",
+        if (s[n] != 'd' && s[n] != 's' && s[n] != 'b')
+            return error_set(err, "format '%s': level letters must be d (dense), s "
+                                  "(compressed) or b (bitvector)",
                              s);
         if (n == TENSOR_MAX_ORDER)
             return error_set(err, "format '%s': more than %d levels", s, TENSOR_MAX_ORDER);

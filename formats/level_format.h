@@ -1,5 +1,6 @@
 /* How a tensor is stored level by level: a letter per level, d (dense: only
- * the size) or s (compressed: seg and crd arrays), and the tensor mode each
+ * the size), s (compressed: seg and crd arrays) or b (bitvector: a bit per
+ * coordinate, SAM paper section 4.3), and the tensor mode each
  * level stores. Written as in SAM graph comments ("ss01", "ds10", "none") or
  * as in Custard's -f option ("ss:1,0"). */
 #ifndef SAMSIM_LEVEL_FORMAT_H
@@ -12,7 +13,7 @@
 
 typedef struct level_format {
     int nlevels;                    /* the tensor order; 0 for a scalar */
-    char kind[TENSOR_MAX_ORDER];    /* 'd' or 's' per storage level */
+    char kind[TENSOR_MAX_ORDER];    /* 'd', 's' or 'b' per storage level */
     int mode[TENSOR_MAX_ORDER];     /* tensor mode stored at each level */
 } level_format;
 

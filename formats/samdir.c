@@ -17,9 +17,9 @@ typedef struct samdir_files {
     int order;
     int64_t *shape;
     size_t nshape;
-    int has_crd[TENSOR_MAX_ORDER];
-    int64_t *seg[TENSOR_MAX_ORDER], *crd[TENSOR_MAX_ORDER];
-    size_t nseg[TENSOR_MAX_ORDER], ncrd[TENSOR_MAX_ORDER];
+    int has_crd[TENSOR_MAX_ORDER], has_bv[TENSOR_MAX_ORDER];
+    int64_t *seg[TENSOR_MAX_ORDER], *crd[TENSOR_MAX_ORDER], *bv[TENSOR_MAX_ORDER];
+    size_t nseg[TENSOR_MAX_ORDER], ncrd[TENSOR_MAX_ORDER], nbv[TENSOR_MAX_ORDER];
     double *vals;
     size_t nvals;
 } samdir_files;
@@ -82,27 +82,50 @@ static void files_free(samdir_files *fs)
     for (int m = 0; m < TENSOR_MAX_ORDER; m++) {
         free(fs->seg[m]);
         free(fs->crd[m]);
+        free(fs->bv[m]);
     }
     free(fs->vals);
 }
 
+/* A mode's files: seg and crd for a compressed level, seg and bv (the
+ * words of a bitvector level) for a bitvector one, none for a dense one. */
 static int read_mode_files(const char *dir, const char *name, samdir_files *fs, int m,
                            sam_error *err)
 {
-    char seg_path[4096], crd_path[4096];
+    char seg_path[4096], crd_path[4096], bv_path[4096];
     file_path(seg_path, sizeof seg_path, dir, name, m, "seg");
     file_path(crd_path, sizeof crd_path, dir, name, m, "crd");
+    file_path(bv_path, sizeof bv_path, dir, name, m, "bv");
     int has_seg = file_exists(seg_path), has_crd = file_exists(crd_path);
-    if (has_seg != has_crd)
+    int has_bv = file_exists(bv_path);
+    if (has_crd && has_bv)
+        return error_at(err, bv_path, 0, "beside %s: a level is compressed or a bitvector, "
+                                         "not both", crd_path);
+    if (has_seg != (has_crd || has_bv))
         return error_at(err, has_seg ? crd_path : seg_path, 0,
-                        "missing, though the matching %s file exists", has_seg ? "seg" : "crd");
-    fs->has_crd[m] = has_seg;
+                        "missing, though the matching %s file exists",
+                        has_seg ? "seg" : has_crd ? "crd" : "bv");
+    fs->has_crd[m] = has_crd;
+    fs->has_bv[m] = has_bv;
     if (!has_seg)
         return 0;
     return read_numbers(seg_path, 1, (void **)&fs->seg[m], &fs->nseg[m], err) ||
-                   read_numbers(crd_path, 1, (void **)&fs->crd[m], &fs->ncrd[m], err)
+                   (has_crd && read_numbers(crd_path, 1, (void **)&fs->crd[m], &fs->ncrd[m],
+                                            err)) ||
+                   (has_bv && read_numbers(bv_path, 1, (void **)&fs->bv[m], &fs->nbv[m], err))
                ? -1
                : 0;
+}
+
+static char mode_kind(const samdir_files *fs, int m)
+{
+    return fs->has_bv[m] ? 'b' : fs->has_crd[m] ? 's' : 'd';
+}
+
+/* 64-bit words a fiber of a bitvector level of dimension dim. */
+static int64_t bv_words_per_fiber(int64_t dim)
+{
+    return dim > 0 ? (dim - 1) / 64 + 1 : 0;
 }
 
 static int read_files(const char *dir, const char *name, samdir_files *fs, sam_error *err)
@@ -148,15 +171,25 @@ static int lengths_fit(const samdir_files *fs, const level_format *f)
             positions *= fs->shape[m];
             continue;
         }
-        if (!fs->has_crd[m] || fs->nseg[m] != (size_t)positions + 1)
+        if (mode_kind(fs, m) != f->kind[k] || fs->nseg[m] != (size_t)positions + 1)
             return 0;
+        if (f->kind[k] == 'b') {
+            int64_t words = bv_words_per_fiber(fs->shape[m]);
+            if (words && positions > INT64_MAX / words)
+                return 0;
+            if (fs->nbv[m] != (size_t)(positions * words))
+                return 0;
+            positions = fs->seg[m][fs->nseg[m] - 1];
+            continue;
+        }
         positions = (int64_t)fs->ncrd[m];
     }
     return (size_t)positions == fs->nvals;
 }
 
 /* Tries mode orders in lexicographic order (the natural one first); each
- * mode is compressed exactly when its seg and crd files exist. */
+ * mode is compressed exactly when its seg and crd files exist, a bitvector
+ * when its seg and bv files do. */
 static int infer_order(const samdir_files *fs, level_format *f, int k, int used)
 {
     if (k == fs->order)
@@ -165,15 +198,15 @@ static int infer_order(const samdir_files *fs, level_format *f, int k, int used)
         if (used & (1 << m))
             continue;
         f->mode[k] = m;
-        f->kind[k] = fs->has_crd[m] ? 's' : 'd';
+        f->kind[k] = mode_kind(fs, m);
         if (infer_order(fs, f, k + 1, used | (1 << m)))
             return 1;
     }
     return 0;
 }
 
-static int check_compressed(const fiber_level *l, int64_t parents, const char *seg_path,
-                            const char *crd_path, sam_error *err)
+static int check_seg(const fiber_level *l, int64_t parents, const char *seg_path,
+                     sam_error *err)
 {
     if (l->nseg != (size_t)parents + 1)
         return error_at(err, seg_path, 0, "%zu entries, but the level above has %lld "
@@ -186,6 +219,47 @@ static int check_compressed(const fiber_level *l, int64_t parents, const char *s
         if (l->seg[p] < l->seg[p - 1])
             return error_at(err, seg_path, (long)p + 1, "seg value %lld is below the previous "
                             "%lld", (long long)l->seg[p], (long long)l->seg[p - 1]);
+    return 0;
+}
+
+/* Each fiber's words (ceil(dim/64), stored as signed 64-bit numbers)
+ * hold no bit at or beyond dim, and seg counts the bits before each. */
+static int check_bitvector(const fiber_level *l, int64_t parents, const char *seg_path,
+                           const char *bv_path, sam_error *err)
+{
+    if (check_seg(l, parents, seg_path, err))
+        return -1;
+    int64_t words = bv_words_per_fiber(l->dim);
+    if (words && parents > INT64_MAX / words)
+        return error_at(err, bv_path, 0, "%lld fibers of %lld words are too many",
+                        (long long)parents, (long long)words);
+    if (l->nbits != (size_t)(parents * words))
+        return error_at(err, bv_path, 0, "%zu words, but %lld fibers of dimension %lld need "
+                        "%lld", l->nbits, (long long)parents, (long long)l->dim,
+                        (long long)(parents * words));
+    uint64_t beyond = l->dim % 64 ? ~(uint64_t)0 << (l->dim % 64) : 0;
+    for (int64_t f = 0; f < parents; f++) {
+        int64_t count = 0;
+        for (int64_t q = 0; q < words; q++) {
+            size_t at = (size_t)(f * words + q);
+            if (q == words - 1 && (l->bits[at] & beyond))
+                return error_at(err, bv_path, (long)at + 1, "a bit at or beyond dimension %lld",
+                                (long long)l->dim);
+            count += __builtin_popcountll(l->bits[at]);
+        }
+        if (l->seg[f + 1] - l->seg[f] != count)
+            return error_at(err, seg_path, (long)f + 2, "fiber %lld has %lld bits in %s, not "
+                            "%lld", (long long)f, (long long)count, bv_path,
+                            (long long)(l->seg[f + 1] - l->seg[f]));
+    }
+    return 0;
+}
+
+static int check_compressed(const fiber_level *l, int64_t parents, const char *seg_path,
+                            const char *crd_path, sam_error *err)
+{
+    if (check_seg(l, parents, seg_path, err))
+        return -1;
     if (l->seg[l->nseg - 1] != (int64_t)l->ncrd)
         return error_at(err, seg_path, (long)l->nseg, "the last seg value %lld does not match "
                         "the %zu coordinates of %s", (long long)l->seg[l->nseg - 1], l->ncrd,
@@ -200,6 +274,25 @@ static int check_compressed(const fiber_level *l, int64_t parents, const char *s
                                 "%lld in increasing order within its fiber",
                                 (long long)l->crd[p], (long long)l->crd[p - 1]);
         }
+    return 0;
+}
+
+/* Level k, a bitvector level of mode l->mode, takes its seg and words. */
+static int assemble_bitvector(const char *dir, const char *name, samdir_files *fs, int k,
+                              fiber_level *l, int64_t positions, sam_error *err)
+{
+    char seg_path[4096], bv_path[4096];
+    int m = l->mode;
+    file_path(seg_path, sizeof seg_path, dir, name, m, "seg");
+    file_path(bv_path, sizeof bv_path, dir, name, m, "bv");
+    if (!fs->has_bv[m])
+        return error_at(err, bv_path, 0, "missing, but format level %d is a bitvector", k);
+    l->seg = fs->seg[m], l->nseg = fs->nseg[m];
+    l->bits = (uint64_t *)(void *)fs->bv[m], l->nbits = fs->nbv[m];
+    fs->seg[m] = fs->bv[m] = NULL;
+    if (check_bitvector(l, positions, seg_path, bv_path, err))
+        return -1;
+    l->ncrd = (size_t)l->seg[l->nseg - 1];
     return 0;
 }
 
@@ -224,6 +317,12 @@ static int assemble(const char *dir, const char *name, samdir_files *fs, const l
             if (l->dim && positions > FIBERTREE_MAX_DENSE / l->dim)
                 return error_at(err, dir, 0, "dense level %d of tensor %s is too large", k, name);
             positions *= l->dim;
+            continue;
+        }
+        if (l->kind == 'b') {
+            if (assemble_bitvector(dir, name, fs, k, l, positions, err))
+                return -1;
+            positions = (int64_t)l->ncrd;
             continue;
         }
         if (!fs->has_crd[m])
@@ -260,7 +359,7 @@ static int choose_format(const char *dir, const char *name, const samdir_files *
     /* No order fits: checking the natural one names the file at fault. */
     for (int k = 0; k < fs->order; k++) {
         f->mode[k] = k;
-        f->kind[k] = fs->has_crd[k] ? 's' : 'd';
+        f->kind[k] = mode_kind(fs, k);
     }
     return 0;
 }
@@ -356,11 +455,14 @@ static int write_levels(samdir_batch *b, const char *dir, const char *name, cons
         const fiber_level *l = &ft->lv[k];
         if (l->kind == 'd')
             continue;
-        int_array seg = {l->seg, l->nseg}, crd = {l->crd, l->ncrd};
+        int bits = l->kind == 'b';
+        int_array seg = {l->seg, l->nseg};
+        int_array crd = {bits ? (const int64_t *)(const void *)l->bits : l->crd,
+                         bits ? l->nbits : l->ncrd};
         file_path(path, sizeof path, dir, name, l->mode, "seg");
         if (batch_write(b, path, write_ints, &seg, err))
             return -1;
-        file_path(path, sizeof path, dir, name, l->mode, "crd");
+        file_path(path, sizeof path, dir, name, l->mode, bits ? "bv" : "crd");
         if (batch_write(b, path, write_ints, &crd, err))
             return -1;
     }
@@ -373,21 +475,25 @@ static int write_levels(samdir_batch *b, const char *dir, const char *name, cons
     return batch_write(b, path, write_ints, &shape, err);
 }
 
-/* Removes the seg and crd files of modes that are not compressed now, so
- * that a reader does not mistake an older layout's files for this one's. */
+/* Removes the level files of modes stored otherwise now, so that a
+ * reader does not mistake an older layout's files for this one's. */
 static void remove_stale(const char *dir, const char *name, const fibertree *ft)
 {
     char path[4096];
     for (int m = 0; m < TENSOR_MAX_ORDER; m++) {
-        int compressed = 0;
+        char kind = 'd';
         for (int k = 0; k < ft->order; k++)
-            compressed |= ft->lv[k].mode == m && ft->lv[k].kind == 's';
-        if (compressed)
-            continue;
+            if (ft->lv[k].mode == m)
+                kind = ft->lv[k].kind;
         file_path(path, sizeof path, dir, name, m, "seg");
-        unlink(path);
+        if (kind == 'd')
+            unlink(path);
         file_path(path, sizeof path, dir, name, m, "crd");
-        unlink(path);
+        if (kind != 's')
+            unlink(path);
+        file_path(path, sizeof path, dir, name, m, "bv");
+        if (kind != 'b')
+            unlink(path);
     }
 }
 
