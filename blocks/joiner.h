@@ -13,7 +13,9 @@
 
 #include "../sim/block.h"
 
-enum { JOINER_MAX_SIDES = BLOCK_MAX_PORTS / 2, JOINER_LABEL = 24 };
+/* Four sides, a coordinate and a reference input each, as the compiler's
+ * join trees assume (custard/compile.c, JOIN_SIDES). */
+enum { JOINER_MAX_SIDES = 4, JOINER_LABEL = 24 };
 
 typedef struct joiner {
     const char *name[JOINER_MAX_SIDES];     /* tensor of each side, NULL: not seen yet */

@@ -7,6 +7,12 @@
  * level lower, taking no input meanwhile. Ports: input and output 0 the
  * coordinates, 1 the values.
  *
+ * With lanes=N (Gamma's merger, after a parallelizer; blocks/lanes.h) it
+ * has a coordinate and a value input per lane (2L and 2L+1, edges
+ * lane=L): every lane brings its own fibers of each outer fiber, and the
+ * block takes a pair from every lane that has one a cycle (a merger of
+ * radix N), closing the outer fiber once every lane has closed it.
+ *
  * This file is the frame every implementation shares (vectorreducer.h)
  * and the default storage, impl "sparse": an ideal sparse ordered store
  * that emits the distinct coordinates back to back, one a cycle, from the
@@ -20,6 +26,7 @@
 
 #include "../common/grow.h"
 #include "blocks.h"
+#include "lanes.h"
 
 enum { CRD, VAL };
 
@@ -30,6 +37,9 @@ typedef struct vecred {
     void *store;
     int draining;
     token stop;             /* emitted after the points */
+    int lanes;
+    int nclosed, ndone;     /* lanes past the outer fiber's close, past D */
+    uint8_t closed[LANES_MAX], done[LANES_MAX];
 } vecred;
 
 static int drain(block *b, vecred *r, cycle_t now)
@@ -58,33 +68,55 @@ static void take(block *b, vecred *r, token c, token v)
         b->fault = fault;
 }
 
-int vecred_step(block *b, cycle_t now)
+/* Lane's next pair, if it shows one and has not closed the outer fiber:
+ * 1 taken, 0 nothing to take. */
+static int take_lane(block *b, vecred *r, int lane, cycle_t now)
 {
-    vecred *r = b->state;
-    if (r->draining)
-        return drain(b, r, now);
     token c, v;
-    if (!in_peek(b, CRD, now, &c) || !in_peek(b, VAL, now, &v))
+    int pc = 2 * lane + CRD, pv = 2 * lane + VAL;
+    if (r->closed[lane] || r->done[lane] || !in_peek(b, pc, now, &c) || !in_peek(b, pv, now, &v))
         return 0;
-    in_pop(b, CRD, now);
-    in_pop(b, VAL, now);
+    in_pop(b, pc, now);
+    in_pop(b, pv, now);
     int data = c.kind == TOKEN_CRD;
     if (data != (v.kind == TOKEN_VAL || v.kind == TOKEN_EMPTY) || (!data && !token_equal(c, v))) {
         b->fault = "the coordinate and value streams do not match";
         return 1;
     }
     if (c.kind == TOKEN_DONE) {
-        out_push(b, CRD, now, c);
-        out_push(b, VAL, now, c);
+        r->done[lane] = 1;
+        r->ndone++;
     } else if (c.kind == TOKEN_CRD) {
         take(b, r, c, v);
     } else if (c.level > 0) {
-        if (r->ops->close)
-            r->ops->close(r->store);
+        r->closed[lane] = 1;
+        r->nclosed++;
         r->stop = token_stop_above(c);
-        r->draining = 1;
     }
     return 1;
+}
+
+int vecred_step(block *b, cycle_t now)
+{
+    vecred *r = b->state;
+    if (r->draining)
+        return drain(b, r, now);
+    int taken = 0;
+    for (int lane = 0; lane < r->lanes; lane++)
+        taken += take_lane(b, r, lane, now);
+    if (r->ndone == r->lanes) {
+        out_push(b, CRD, now, token_done());
+        out_push(b, VAL, now, token_done());
+        r->ndone = 0;
+        memset(r->done, 0, sizeof r->done);
+    } else if (r->nclosed == r->lanes) {
+        if (r->ops->close)
+            r->ops->close(r->store);
+        r->draining = 1;
+        r->nclosed = 0;
+        memset(r->closed, 0, sizeof r->closed);
+    }
+    return taken > 0;
 }
 
 int vecred_create_with(block *b, const block_ctx *ctx, const vecred_store_ops *store,
@@ -99,16 +131,26 @@ int vecred_create_with(block *b, const block_ctx *ctx, const vecred_store_ops *s
         return -1;
     }
     b->state = r;
-    b->nin = b->nout = 2;
-    b->in_names[CRD] = b->out_names[CRD] = "crd";
-    b->in_names[VAL] = b->out_names[VAL] = "val";
+    if (lanes_count(b, ctx, &r->lanes, err))
+        return -1;
+    b->nin = 2 * r->lanes;
+    b->nout = 2;
+    for (int p = 0; p < b->nin; p++)
+        b->in_names[p] = p % 2 == CRD ? "crd" : "val";
+    b->out_names[CRD] = "crd";
+    b->out_names[VAL] = "val";
     return 0;
 }
 
 int vecred_port(block *b, const graph_edge *e, int input, sam_error *err)
 {
     static const char *const kinds[] = {"crd", "val"};
-    return block_port_by_kind(b, e, input, kinds, 2, err);
+    const vecred *r = b->state;
+    int kind = block_port_by_kind(b, e, input, kinds, 2, err);
+    if (kind < 0 || !input || r->lanes == 1)
+        return kind;
+    int lane = lanes_of_edge(b, e, r->lanes, err);
+    return lane < 0 ? -1 : 2 * lane + kind;
 }
 
 void vecred_destroy(block *b)

@@ -111,6 +111,28 @@ static void print_blocks(const stats_table *t, const int *order, int top)
     }
 }
 
+/* Each lane's blocks, tokens and busiest block, and the imbalance: the
+ * busiest lane's busy cycles over the mean lane's. */
+static void print_lanes(const stats_table *t)
+{
+    if (!t->nlanes)
+        return;
+    uint64_t most = 0;
+    double sum = 0;
+    for (int k = 0; k < t->nlanes; k++) {
+        sum += (double)t->lanes[k].busy;
+        most = t->lanes[k].busy > most ? t->lanes[k].busy : most;
+    }
+    printf("\nlanes (%d); busy = the busy cycles of a lane's busiest block; imbalance %.3f "
+           "(busiest lane / mean lane):\n",
+           t->nlanes, sum > 0 ? (double)most * t->nlanes / sum : 1.0);
+    printf("  %4s  %6s  %12s  %10s\n", "lane", "blocks", "tokens", "busy");
+    for (int k = 0; k < t->nlanes; k++)
+        printf("  %4s  %6llu  %12llu  %10llu\n", t->lanes[k].id,
+               (unsigned long long)t->lanes[k].blocks, (unsigned long long)t->lanes[k].tokens,
+               (unsigned long long)t->lanes[k].busy);
+}
+
 static const char *stream_id(const stats_table *t, int i)
 {
     return t->streams[i].id;
@@ -206,6 +228,7 @@ static int summarise(const stats_table *t, int top, sam_error *err)
             printf(" (incomplete: %s)", t->incomplete);
         putchar('\n');
         print_blocks(t, blocks, top);
+        print_lanes(t);
         print_streams(t, streams, top);
         print_chain(t, chain, n);
         if (t->nmemories)

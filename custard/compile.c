@@ -13,7 +13,7 @@
 
 #define BIT(k) ((index_set)1 << (k))
 #define LABEL 80
-#define LANES_MAX 64
+#define LANES_MAX 32    /* blocks/lanes.h: a block has a port per lane */
 
 /* A stream is drawn once all its readers are known: one reader gets an
  * edge, several get a broadcast node, as Custard draws fan-out. An edge's
@@ -764,8 +764,8 @@ static int lower_result(lowering *l)
 
 /* ---- parallel lanes --------------------------------------------------- */
 
-/* parallelize(v,N) (SAM paper section 4.4): after v's loop, a parallelize
- * node deals v's coordinates and the references beside them out to N
+/* parallelize(v,N) (SAM paper section 4.4): after v's loop, parallelize
+ * nodes deal v's coordinates and the references beside them out to N
  * lanes, element e of each fiber to lane e mod N; each lane lowers the
  * loops inside v and the values on its own copy of the loop state, its
  * nodes marked lane=L; then the lanes' output streams are joined back:
@@ -794,30 +794,35 @@ static int check_parallel(lowering *l, int v)
     return 0;
 }
 
+/* A parallelize node dealing stream s out: out[lane] its lanes' streams. */
+static void deal(lowering *l, const lanes *ln, int s, const char *tensor, int *out,
+                 size_t stride)
+{
+    char count[16];
+    snprintf(count, sizeof count, "%d", ln->n);
+    int p = node(l, "parallelize", "index", index_name(l, ln->v), "lanes", count,
+                 tensor ? "tensor" : NULL, tensor, NULL);
+    read_stream(l, s, p, NULL);
+    for (int lane = 0; lane < ln->n; lane++) {
+        int *o = (int *)((char *)out + (size_t)lane * stride);
+        *o = stream_new(l, p, l->streams[s].kind, NULL);
+        l->streams[*o].port_lane = lane;
+    }
+}
+
+/* v's coordinates and every tensor's references, each dealt out by its
+ * own parallelizer by the same rule. */
 static void parallelizer(lowering *l, lanes *ln)
 {
-    char count[16], port[LABEL];
-    snprintf(count, sizeof count, "%d", ln->n);
-    int p = node(l, "parallelize", "index", index_name(l, ln->v), "lanes", count, NULL);
-    read_stream(l, l->at.crd[ln->v], p, NULL);
-    for (int t = 1; t < l->p->e.ntensors; t++) {
-        snprintf(port, sizeof port, "in-%s", tensor_name(l, t));
-        read_stream(l, l->at.ref[t], p, port);
-    }
-    for (int lane = 0; lane < ln->n; lane++) {
-        ln->crd[lane] = stream_new(l, p, "crd", NULL);
-        l->streams[ln->crd[lane]].port_lane = lane;
-        for (int t = 1; t < l->p->e.ntensors; t++) {
-            snprintf(port, sizeof port, "out-%s", tensor_name(l, t));
-            ln->ref[lane][t] = stream_new(l, p, "ref", port);
-            l->streams[ln->ref[lane][t]].port_lane = lane;
-        }
-    }
+    deal(l, ln, l->at.crd[ln->v], NULL, ln->crd, sizeof ln->crd[0]);
+    for (int t = 1; t < l->p->e.ntensors; t++)
+        deal(l, ln, l->at.ref[t], tensor_name(l, t), &ln->ref[0][t], sizeof ln->ref[0]);
 }
 
 /* What the lanes can compute apart: a summed v must be Gamma's (summed
  * by the accumulator, one output level inside it); otherwise the
- * accumulator, if any, must lie wholly inside v. */
+ * accumulator, if any, must sum a loop inside v, and then every output
+ * level it handles lies inside v too. */
 static int check_lane_result(lowering *l, const lanes *ln, const output *o)
 {
     const plan *p = l->p;
@@ -833,10 +838,10 @@ static int check_lane_result(lowering *l, const lanes *ln, const output *o)
         return error_set(l->err, "parallelize(%s): %s is reduced inside each lane; "
                                  "parallelize a loop outside it",
                          v, v);
-    if (ln->acc >= 0 && ln->acc != ln->v && o->nlevels && p->pos[o->index[0]] < ln->pos)
-        return error_set(l->err, "parallelize(%s): the accumulator over %s spans %s, outside "
-                                 "the lanes",
-                         v, index_name(l, ln->acc), index_name(l, o->index[0]));
+    if (ln->acc >= 0 && ln->acc != ln->v && p->pos[ln->acc] < ln->pos)
+        return error_set(l->err, "parallelize(%s): the accumulator sums %s, a loop outside the "
+                                 "lanes; parallelize %s or a loop outside it",
+                         v, index_name(l, ln->acc), index_name(l, ln->acc));
     return 0;
 }
 
@@ -871,20 +876,33 @@ static int depth_below(const lowering *l, const lanes *ln, const output *o, int 
     return d;
 }
 
-/* A serialize node joining stream `which` of every lane (a level, or
- * o->nlevels for the values). */
-static int serializer(lowering *l, const lanes *ln, int which, const char *kind, int depth)
+static void read_lane(lowering *l, int s, int node_index, int lane)
+{
+    read_stream(l, s, node_index, NULL);
+    l->readers[l->nreaders - 1].port_lane = lane;
+}
+
+/* A serialize node joining level lv's coordinates of every lane, and for
+ * the innermost level the values with them (an accumulator's values have
+ * no stop tokens of their own to be serialized by); *val the values. */
+static int serializer(lowering *l, const lanes *ln, int lv, int depth, int *val)
 {
     char count[16], d[16];
     snprintf(count, sizeof count, "%d", ln->n);
     snprintf(d, sizeof d, "%d", depth);
-    int s = node(l, "serialize", "index", index_name(l, ln->v), "lanes", count, "depth", d, NULL);
+    int with_values = lv == ln->out[0].nlevels - 1;
+    const char *stops = ln->acc >= 0 ? "0" : "1";
+    int s = node(l, "serialize", "index", index_name(l, ln->v), "lanes", count, "depth", d,
+                 with_values ? "value_stops" : NULL, stops, NULL);
     for (int lane = 0; lane < ln->n; lane++) {
-        const output *o = &ln->out[lane];
-        read_stream(l, which < o->nlevels ? o->crd[which] : o->val, s, NULL);
-        l->readers[l->nreaders - 1].port_lane = lane;
+        read_lane(l, ln->out[lane].crd[lv], s, lane);
+        if (with_values)
+            read_lane(l, ln->out[lane].val, s, lane);
     }
-    return stream_new(l, s, kind, NULL);
+    int crd = stream_new(l, s, "crd", NULL);
+    if (with_values)
+        *val = stream_new(l, s, "val", NULL);
+    return crd;
 }
 
 /* Gamma's merge: a vectorreducer over the lanes' (coordinate, value)
@@ -896,10 +914,8 @@ static void merge_lanes(lowering *l, const lanes *ln, output *o)
     snprintf(count, sizeof count, "%d", ln->n);
     int r = node(l, "vectorreducer", "index", index_name(l, ln->v), "lanes", count, NULL);
     for (int lane = 0; lane < ln->n; lane++) {
-        read_stream(l, ln->out[lane].crd[last], r, NULL);
-        l->readers[l->nreaders - 1].port_lane = lane;
-        read_stream(l, ln->out[lane].val, r, NULL);
-        l->readers[l->nreaders - 1].port_lane = lane;
+        read_lane(l, ln->out[lane].crd[last], r, lane);
+        read_lane(l, ln->out[lane].val, r, lane);
     }
     o->crd[last] = stream_new(l, r, "crd", NULL);
     o->val = stream_new(l, r, "val", NULL);
@@ -920,9 +936,8 @@ static void join_lanes(lowering *l, const lanes *ln, const loop_state *base, out
     for (int lv = 0; lv < o->nlevels; lv++) {
         int pos = p->pos[o->index[lv]];
         o->crd[lv] = pos < ln->pos ? base->crd[o->index[lv]]
-                                   : serializer(l, ln, lv, "crd", depth_below(l, ln, o, pos));
+                                   : serializer(l, ln, lv, depth_below(l, ln, o, pos), &o->val);
     }
-    o->val = serializer(l, ln, o->nlevels, "val", depth_below(l, ln, o, p->nloop));
 }
 
 /* The loops from position pos on, v = loop[pos] having been lowered. */

@@ -14,7 +14,9 @@
 #include "../graph/graph.h"
 #include "channel.h"
 
-#define BLOCK_MAX_PORTS 8
+/* Enough for the widest block: a vectorreducer merging 32 lanes takes a
+ * coordinate and a value input from each (blocks/lanes.h). */
+#define BLOCK_MAX_PORTS 72
 
 typedef struct block block;
 

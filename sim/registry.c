@@ -40,6 +40,8 @@ static const registry_entry registry[] = {
     {&intersect_bitvector_ops, REGISTRY_VARIANT},
     {&union_bitvector_ops, REGISTRY_VARIANT},
     {&fiberwrite_bitvector_ops, REGISTRY_VARIANT},
+    {&parallelize_ops, REGISTRY_DEFAULT},
+    {&serialize_ops, REGISTRY_DEFAULT},
 };
 
 int registry_count(void)

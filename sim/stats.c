@@ -260,6 +260,46 @@ static void fill_block(const sim_stats *s, int k, cycle_t cycles, row *r)
     cell_spans(r, first, s->npe, stride(s), cycles, 1);
 }
 
+/* The lane block k runs in (its node's lane=L), or -1. */
+static int block_lane(const sim_stats *s, int k)
+{
+    const char *lane = graph_node_attr(s->nodes[k], "lane");
+    return lane ? atoi(lane) : -1;
+}
+
+static int lane_count(const sim_stats *s)
+{
+    int n = 0;
+    for (int k = 0; k < s->nblocks; k++)
+        if (block_lane(s, k) >= n)
+            n = block_lane(s, k) + 1;
+    return n;
+}
+
+/* Lane l's blocks together: how many, their tokens, and the busy cycles
+ * of the busiest, which bounds the lane's time. */
+static void fill_lane(const sim_stats *s, int lane, row *r)
+{
+    uint64_t tokens = 0, busiest = 0, blocks = 0;
+    for (int k = 0; k < s->nblocks; k++) {
+        if (block_lane(s, k) != lane)
+            continue;
+        uint64_t busy = 0;
+        for (int pe = 0; pe < s->npe; pe++) {
+            const sim_stats_cell *c = &s->cells[(size_t)pe * stride(s) + s->nchannels + k];
+            tokens += c->tokens;
+            busy += c->active;
+        }
+        blocks++;
+        busiest = busy > busiest ? busy : busiest;
+    }
+    cell_str(r, COL_ROW, "lane");
+    cell_u64(r, COL_ID, (uint64_t)lane);
+    cell_u64(r, COL_UNITS, blocks);
+    cell_u64(r, COL_TOKENS, tokens);
+    cell_u64(r, COL_BUSY, busiest);
+}
+
 static void fill_run(const sim_stats *s, cycle_t cycles, row *r)
 {
     uint64_t tokens = 0;
@@ -346,7 +386,8 @@ static int write_row(FILE *f, const char *const *cells)
 }
 
 /* Row k of the body: the run, the streams of the graph, the blocks, the
- * memories; 0 when k is past the end, -1 for a row that is skipped. */
+ * lanes, the memories; 0 when k is past the end, -1 for a row that is
+ * skipped. */
 static int fill_row(const sim_stats *s, cycle_t cycles, int k, row *r)
 {
     memset(r, 0, sizeof *r);
@@ -359,7 +400,10 @@ static int fill_row(const sim_stats *s, cycle_t cycles, int k, row *r)
     }
     if ((k -= s->nchannels) < s->nblocks)
         return fill_block(s, k, cycles, r), 1;
-    return fill_memory_row(s, k - s->nblocks, r);
+    int lanes = lane_count(s);
+    if ((k -= s->nblocks) < lanes)
+        return fill_lane(s, k, r), 1;
+    return fill_memory_row(s, k - lanes, r);
 }
 
 static int write_all(const sim_stats *s, cycle_t cycles, const char *incomplete, FILE *f)

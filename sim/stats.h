@@ -64,6 +64,9 @@
  *                 result tiles read back in
  *     bytes_written   bytes that came into it from inward: result tiles
  *     peak_bytes  most bytes one buffer of it held at once (empty for dram)
+ *   row=lane      one per lane of a parallelized graph (blocks with
+ *                 lane=L): id the lane, units its blocks, tokens what
+ *                 they pushed, busy the busy cycles of its busiest block
  *   row=tensor    one per tensor (operands, then the result) and tiling
  *                 level held in a buffer: id the tensor, level the tiling
  *                 level (0 outermost), memory the buffer that holds it;

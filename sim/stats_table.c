@@ -46,7 +46,7 @@ typedef struct reader {
     int col[NCOLUMNS];      /* field index of each column, -1 for an optional
                                one the header lacks */
     int nrun;
-    size_t stream_cap, block_cap, memory_cap, level_cap;
+    size_t stream_cap, block_cap, lane_cap, memory_cap, level_cap;
     stats_table *t;
 } reader;
 
@@ -261,6 +261,24 @@ static int read_block(reader *r)
                : 0;
 }
 
+static const enum column lane_columns[] = {C_UNITS, NCOLUMNS};
+
+static int need_columns(reader *r, const char *kind, const enum column *cols);
+
+static int read_lane(reader *r)
+{
+    stats_table *t = r->t;
+    if (need_columns(r, "lane", lane_columns))
+        return -1;
+    stats_lane *l = grow(r, (void **)&t->lanes, &t->nlanes, &r->lane_cap, sizeof *l);
+    if (!l)
+        return -1;
+    return cell_str(r, C_ID, &l->id) || cell_u64(r, C_UNITS, &l->blocks) ||
+                   cell_u64(r, C_TOKENS, &l->tokens) || cell_u64(r, C_BUSY, &l->busy)
+               ? -1
+               : 0;
+}
+
 /* A memory or tensor row, in a file whose header may predate its columns. */
 static int need_columns(reader *r, const char *kind, const enum column *cols)
 {
@@ -394,6 +412,8 @@ static void read_record(reader *r)
         read_stream(r);
     else if (!strcmp(kind, "block"))
         read_block(r);
+    else if (!strcmp(kind, "lane"))
+        read_lane(r);
     else if (!strcmp(kind, "memory"))
         read_memory(r);
     else if (!strcmp(kind, "tensor"))
@@ -401,7 +421,7 @@ static void read_record(reader *r)
     else {
         r->failed = 1;
         error_at(r->err, r->path, r->line,
-                 "unknown row kind '%s' (run, stream, block, memory or tensor)", kind);
+                 "unknown row kind '%s' (run, stream, block, lane, memory or tensor)", kind);
     }
 }
 
@@ -549,6 +569,8 @@ void stats_table_free(stats_table *t)
         free(t->blocks[i].type);
         free(t->blocks[i].impl);
     }
+    for (int i = 0; i < t->nlanes; i++)
+        free(t->lanes[i].id);
     for (int i = 0; i < t->nmemories; i++)
         free(t->memories[i].id);
     for (int i = 0; i < t->nlevels; i++) {
@@ -558,6 +580,7 @@ void stats_table_free(stats_table *t)
     free(t->incomplete);
     free(t->streams);
     free(t->blocks);
+    free(t->lanes);
     free(t->memories);
     free(t->levels);
     memset(t, 0, sizeof *t);

@@ -64,6 +64,12 @@ typedef struct stats_block {
     stats_span span;
 } stats_block;
 
+/* A lane of a parallelized graph (sim/stats.h, row=lane). */
+typedef struct stats_lane {
+    char *id;
+    uint64_t blocks, tokens, busy;
+} stats_lane;
+
 /* A memory of a tiled run's hardware (sim/hw.h). */
 typedef struct stats_memory {
     long line;
@@ -93,6 +99,8 @@ typedef struct stats_table {
     int nstreams;
     stats_block *blocks;    /* in file order */
     int nblocks;
+    stats_lane *lanes;      /* in file order; none but of a parallelized graph */
+    int nlanes;
     stats_memory *memories; /* in file order; none but of a tiled run */
     int nmemories;
     stats_tensor_level *levels;     /* in file order; none but of a tiled run */

@@ -415,8 +415,8 @@ static void test_unknown_kind(void **state)
 {
     (void)state;
     assert_line_refused(4, ",channel,s1,ref,A:ref,B:ref,,,12,10,1,0,1,0,0,0,11,0,0,38,,,",
-                        ":4: unknown row kind 'channel' (run, stream, block, memory or "
-                        "tensor)");
+                        ":4: unknown row kind 'channel' (run, stream, block, lane, memory "
+                        "or tensor)");
 }
 
 static void test_tiled_refused(void **state)
