@@ -383,10 +383,11 @@ static int validate_bitvector(const fiber_level *l, int k, int64_t parents, sam_
         if (stride && (words[stride - 1] & beyond))
             return error_set(err, "level %d: fiber %lld has a bit at or beyond dimension %lld",
                              k, (long long)f, (long long)l->dim);
-        if (l->seg[f + 1] - l->seg[f] != set)
-            return error_set(err, "level %d: seg gives fiber %lld %lld elements, its words %lld",
-                             k, (long long)f, (long long)(l->seg[f + 1] - l->seg[f]),
-                             (long long)set);
+        /* seg[f] is a sum of popcounts by now, so the sum cannot overflow. */
+        if (l->seg[f + 1] != l->seg[f] + set)
+            return error_set(err, "level %d: seg gives fiber %lld positions %lld..%lld, but "
+                             "its words have %lld bits set", k, (long long)f,
+                             (long long)l->seg[f], (long long)l->seg[f + 1], (long long)set);
     }
     if (l->seg[parents] != (int64_t)l->ncrd)
         return error_set(err, "level %d: %lld bits set but %zu positions", k,

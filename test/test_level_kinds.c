@@ -329,9 +329,9 @@ static void crd_beyond_dim(fibertree *ft) { ft->lv[1].crd[4] = 4; }
 static void test_validate_refuses(void **state)
 {
     (void)state;
-    expect_invalid("sb01", extra_bit, "its words 2");
+    expect_invalid("sb01", extra_bit, "fiber 1 positions 2..3, but its words have 2 bits set");
     expect_invalid("sb01", bit_beyond_dim, "fiber 0 has a bit at or beyond dimension 4");
-    expect_invalid("sb01", prefix_off, "seg gives fiber 0 1 elements");
+    expect_invalid("sb01", prefix_off, "fiber 0 positions 0..1, but its words have 2");
     expect_invalid("sb01", prefix_not_from_0, "seg starts at 1");
     expect_invalid("sb01", word_missing, "2 words for 3 fibers");
     expect_invalid("sb01", fiber_missing, "3 seg entries for 3 fibers");
