@@ -461,17 +461,25 @@ int fibertree_validate(const fibertree *ft, sam_error *err)
     return 0;
 }
 
+double fibertree_level_bytes(const fibertree *ft, int k, double crd, double ref)
+{
+    const fiber_level *l = &ft->lv[k];
+    switch (l->kind) {
+    case 's':
+        return (double)l->ncrd * crd + (double)l->nseg * ref;
+    case 'b':
+        return (double)l->nbits * 8;
+    case 'l':
+        return (double)l->nhead * ref + (double)l->ncrd * (crd + ref);
+    default:
+        return 0;
+    }
+}
+
 double fibertree_bytes(const fibertree *ft, double crd, double ref, double val)
 {
     double bytes = (double)ft->nvals * val;
-    for (int k = 0; k < ft->order; k++) {
-        const fiber_level *l = &ft->lv[k];
-        if (l->kind == 's')
-            bytes += (double)l->ncrd * crd + (double)l->nseg * ref;
-        else if (l->kind == 'b')
-            bytes += (double)l->nbits * 8;
-        else if (l->kind == 'l')
-            bytes += (double)l->nhead * ref + (double)l->ncrd * (crd + ref);
-    }
+    for (int k = 0; k < ft->order; k++)
+        bytes += fibertree_level_bytes(ft, k, crd, ref);
     return bytes;
 }

@@ -114,6 +114,9 @@ int fibertree_validate(const fibertree *ft, sam_error *err);
  * coordinate and the next pointer). */
 double fibertree_bytes(const fibertree *ft, double crd, double ref, double val);
 
+/* The share of fibertree_bytes that level k takes. */
+double fibertree_level_bytes(const fibertree *ft, int k, double crd, double ref);
+
 void fibertree_format(const fibertree *ft, level_format *f);
 void fibertree_free(fibertree *ft);
 
