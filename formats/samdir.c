@@ -237,7 +237,9 @@ static int64_t bv_stride(int64_t dim)
  * forming the product (which a file's shape could overflow). */
 static int holds_fibers(size_t count, int64_t fibers, int64_t per)
 {
-    return per == 0 ? count == 0 : count % (size_t)per == 0 && count / (size_t)per == (size_t)fibers;
+    if (per == 0)
+        return count == 0;
+    return count % (size_t)per == 0 && count / (size_t)per == (size_t)fibers;
 }
 
 /* Whether mode m's arrays fit a level of kind k below *positions
