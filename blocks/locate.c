@@ -167,6 +167,11 @@ static int locate_create(block *b, const block_ctx *ctx, sam_error *err)
     const fiber_level *lv = block_level(ctx, tensor, (int)mode, &ft, err);
     if (!lv)
         return -1;
+    /* position() computes or searches; a bitvector or list has no seg/crd. */
+    if (lv->kind != 'd' && lv->kind != 's')
+        return block_error(b, err, "tensor %s stores mode %lld as a %s level; locate finds "
+                           "coordinates in dense and compressed levels only", tensor,
+                           (long long)mode, level_kind_name(lv->kind));
     locator *l = calloc(1, sizeof *l);
     if (!l)
         return error_set(err, "out of memory");

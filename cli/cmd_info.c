@@ -48,6 +48,13 @@ static void print_summary(const char *path, const tensor *t)
            volume > 0 ? (double)t->nnz / volume : 0.0);
 }
 
+/* Storage as info counts it: 4-byte coordinates and references (what the
+ * timing model assumes, sim/hw.c), 8-byte values (doubles), and for a
+ * bitvector its 64-bit words (fibertree_bytes says why). */
+#define INFO_CRD_BYTES 4
+#define INFO_REF_BYTES 4
+#define INFO_VAL_BYTES 8
+
 static void print_levels(const fibertree *ft)
 {
     level_format f;
@@ -58,17 +65,15 @@ static void print_levels(const fibertree *ft)
     for (int k = 0; k < ft->order; k++) {
         level_stats st;
         fibertree_level_stats(ft, k, &st);
-        const fiber_level *l = &ft->lv[k];
         printf("level %d: mode %d, %s, fibers %lld, non-empty %lld, mean length %.6g, "
-               "max length %lld",
-               k, l->mode, l->kind == 'd' ? "dense" : l->kind == 'b' ? "bitvector" : "compressed",
-               (long long)st.fibers, (long long)st.nonempty, st.mean_len,
-               (long long)st.max_len);
-        if (l->kind == 'b')
-            printf(", %zu 64-bit words", l->nbits);
-        printf("\n");
+               "max length %lld, bytes %.0f\n", k, ft->lv[k].mode,
+               level_kind_name(ft->lv[k].kind), (long long)st.fibers, (long long)st.nonempty,
+               st.mean_len, (long long)st.max_len,
+               fibertree_level_bytes(ft, k, INFO_CRD_BYTES, INFO_REF_BYTES));
     }
-    printf("values: %zu\n", ft->nvals);
+    printf("values: %zu\nbytes: %.0f (%d-byte coordinates and references, %d-byte values)\n",
+           ft->nvals, fibertree_bytes(ft, INFO_CRD_BYTES, INFO_REF_BYTES, INFO_VAL_BYTES),
+           INFO_CRD_BYTES, INFO_VAL_BYTES);
 }
 
 int cmd_info(int argc, char **argv)

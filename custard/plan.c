@@ -52,6 +52,11 @@ static int parse_format(plan *p, const char *spec, int *seen, sam_error *err)
     level_format f;
     if (level_format_parse(colon + 1, &f, err))
         return error_wrap(err, "-f=%s", spec);
+    for (int k = 0; k < f.nlevels; k++)
+        if (f.kind[k] == 'l')
+            return error_set(err, "-f=%s: the compiler builds dense (d), compressed (s) and "
+                             "bitvector (b) levels, not %s (%c)", spec,
+                             level_kind_name(f.kind[k]), f.kind[k]);
     if (f.nlevels != p->e.tensors[t].order)
         return error_set(err, "-f=%s: %s has %d index variable%s but the format has %d level%s",
                          spec, name, p->e.tensors[t].order, p->e.tensors[t].order == 1 ? "" : "s",

@@ -55,6 +55,17 @@ int64_t fibertree_positions(const fibertree *ft, int k)
     return l->kind == 'd' ? above * l->dim : (int64_t)l->ncrd;
 }
 
+/* Elements of fiber f of a level that is not dense. */
+static int64_t fiber_length(const fiber_level *l, int64_t f)
+{
+    if (l->kind != 'l')
+        return l->seg[f + 1] - l->seg[f];
+    int64_t len = 0;
+    for (int64_t n = l->head[f]; n >= 0; n = l->next[n])
+        len++;
+    return len;
+}
+
 void fibertree_level_stats(const fibertree *ft, int k, level_stats *st)
 {
     const fiber_level *l = &ft->lv[k];
@@ -67,7 +78,7 @@ void fibertree_level_stats(const fibertree *ft, int k, level_stats *st)
     }
     st->nonempty = st->max_len = 0;
     for (int64_t f = 0; f < st->fibers; f++) {
-        int64_t len = l->seg[f + 1] - l->seg[f];
+        int64_t len = fiber_length(l, f);
         st->nonempty += len > 0;
         if (len > st->max_len)
             st->max_len = len;
@@ -102,29 +113,75 @@ static int build_compressed(fiber_level *l, const int64_t *crd, const size_t *pe
     return 0;
 }
 
-/* 64-bit storage words a fiber of a bitvector level of dimension dim. */
-static size_t words_per_fiber(int64_t dim)
+/* Builds bitvector level l like build_compressed: a child's position is
+ * its rank in (parent, coordinate) order, which is what the popcount
+ * prefix gives. The words count against the dense limit: like a dense
+ * level, a bitvector stores its whole shape (a word per 64 positions). */
+static int build_bitvector(fiber_level *l, int k, const int64_t *crd, const size_t *perm,
+                           size_t n, int64_t parents, int64_t limit, int64_t *pos,
+                           sam_error *err)
 {
-    return dim > 0 ? (size_t)((dim - 1) / 64 + 1) : 0;
+    int64_t stride = (l->dim + 63) / 64;
+    if (stride && parents > limit / stride)
+        return error_set(err, "bitvector level %d would hold %lld x %lld words, more than the "
+                         "limit of %lld (set " FIBERTREE_DENSE_ENV " to raise it)", k,
+                         (long long)parents, (long long)stride, (long long)limit);
+    l->nseg = (size_t)parents + 1;
+    l->nbits = (size_t)(parents * stride);
+    l->seg = error_alloc(err, l->nseg, sizeof *l->seg);
+    l->bits = error_alloc(err, l->nbits, sizeof *l->bits);
+    if (!l->seg || !l->bits)
+        return -1;
+    size_t count = 0;
+    int64_t prev_parent = -1, prev_crd = -1;
+    for (size_t i = 0; i < n; i++) {
+        int64_t c = crd[perm[i]];
+        if (pos[i] != prev_parent || c != prev_crd) {
+            l->bits[pos[i] * stride + c / 64] |= (uint64_t)1 << (c % 64);
+            l->seg[pos[i] + 1]++;
+            count++;
+        }
+        prev_parent = pos[i];
+        prev_crd = c;
+        pos[i] = (int64_t)count - 1;
+    }
+    for (size_t p = 1; p < l->nseg; p++)
+        l->seg[p] += l->seg[p - 1];
+    l->ncrd = count;
+    return 0;
 }
 
-/* A compressed level turned into a bitvector one: the same seg (the
- * popcounts of the fibers before each), the coordinates as bits. */
-static int compressed_to_bits(fiber_level *l, sam_error *err)
+/* Builds linked-list level l with its nodes numbered in (parent,
+ * coordinate) order, each fiber's nodes chained in that order. */
+static int build_linked(fiber_level *l, const int64_t *crd, const size_t *perm, size_t n,
+                        int64_t parents, int64_t *pos, sam_error *err)
 {
-    size_t words = words_per_fiber(l->dim), fibers = l->nseg - 1;
-    if (words && fibers > SIZE_MAX / words / sizeof *l->bits)
-        return error_set(err, "a bitvector level of %zu fibers of %zu words is too large",
-                         fibers, words);
-    l->nbits = fibers * words;
-    l->bits = error_alloc(err, l->nbits ? l->nbits : 1, sizeof *l->bits);
-    if (!l->bits)
+    l->nhead = (size_t)parents;
+    l->head = error_alloc(err, l->nhead, sizeof *l->head);
+    l->crd = error_alloc(err, n, sizeof *l->crd);
+    l->next = error_alloc(err, n, sizeof *l->next);
+    if (!l->head || !l->crd || !l->next)
         return -1;
-    for (size_t f = 0; f < fibers; f++)
-        for (int64_t p = l->seg[f]; p < l->seg[f + 1]; p++)
-            l->bits[f * words + (size_t)(l->crd[p] / 64)] |= (uint64_t)1 << (l->crd[p] % 64);
-    free(l->crd);
-    l->crd = NULL;
+    for (size_t f = 0; f < l->nhead; f++)
+        l->head[f] = -1;
+    size_t count = 0;
+    int64_t prev_parent = -1;
+    for (size_t i = 0; i < n; i++) {
+        int64_t c = crd[perm[i]];
+        int new_fiber = pos[i] != prev_parent;
+        if (new_fiber || c != l->crd[count - 1]) {
+            l->crd[count] = c;
+            l->next[count] = -1;
+            if (new_fiber)
+                l->head[pos[i]] = (int64_t)count;
+            else
+                l->next[count - 1] = (int64_t)count;
+            count++;
+        }
+        prev_parent = pos[i];
+        pos[i] = (int64_t)count - 1;
+    }
+    l->ncrd = count;
     return 0;
 }
 
@@ -137,10 +194,16 @@ static int build_levels(const tensor *t, fibertree *ft, const size_t *perm, int6
     for (int k = 0; k < ft->order; k++) {
         fiber_level *l = &ft->lv[k];
         const int64_t *crd = t->crd[l->mode];
+        int rc = 0;
+        if (l->kind == 's')
+            rc = build_compressed(l, crd, perm, t->nnz, positions, pos, err);
+        else if (l->kind == 'b')
+            rc = build_bitvector(l, k, crd, perm, t->nnz, positions, limit, pos, err);
+        else if (l->kind == 'l')
+            rc = build_linked(l, crd, perm, t->nnz, positions, pos, err);
+        if (rc)
+            return -1;
         if (l->kind != 'd') {
-            if (build_compressed(l, crd, perm, t->nnz, positions, pos, err) ||
-                (l->kind == 'b' && compressed_to_bits(l, err)))
-                return -1;
             positions = (int64_t)l->ncrd;
             continue;
         }
@@ -209,7 +272,7 @@ typedef struct walk {
     sam_error *err;
 } walk;
 
-static int walk_bits(walk *w, int k, int64_t parent);
+static int walk_bitvector(walk *w, int k, int64_t parent);
 
 static int walk_level(walk *w, int k, int64_t parent)
 {
@@ -230,7 +293,17 @@ static int walk_level(walk *w, int k, int64_t parent)
         return 0;
     }
     if (l->kind == 'b')
-        return walk_bits(w, k, parent);
+        return walk_bitvector(w, k, parent);
+    /* A writer numbers a list's nodes in any order: the list gives the
+     * coordinate order. */
+    if (l->kind == 'l') {
+        for (int64_t n = l->head[parent]; n >= 0; n = l->next[n]) {
+            w->coords[l->mode] = l->crd[n];
+            if (walk_level(w, k + 1, n))
+                return -1;
+        }
+        return 0;
+    }
     for (int64_t p = l->seg[parent]; p < l->seg[parent + 1]; p++) {
         w->coords[l->mode] = l->crd[p];
         if (walk_level(w, k + 1, p))
@@ -239,16 +312,17 @@ static int walk_level(walk *w, int k, int64_t parent)
     return 0;
 }
 
-/* A bitvector fiber: its set bits in order, the n-th at position seg + n. */
-static int walk_bits(walk *w, int k, int64_t parent)
+/* The set bits of fiber parent in coordinate order, the children at
+ * consecutive positions from the fiber's popcount prefix. */
+static int walk_bitvector(walk *w, int k, int64_t parent)
 {
     const fiber_level *l = &w->ft->lv[k];
-    size_t words = words_per_fiber(l->dim);
-    int64_t p = l->seg[parent];
-    for (size_t q = 0; q < words; q++)
-        for (uint64_t word = l->bits[(size_t)parent * words + q]; word; word &= word - 1) {
-            w->coords[l->mode] = (int64_t)q * 64 + __builtin_ctzll(word);
-            if (walk_level(w, k + 1, p++))
+    int64_t stride = (l->dim + 63) / 64, child = l->seg[parent];
+    const uint64_t *words = l->bits + parent * stride;
+    for (int64_t q = 0; q < stride; q++)
+        for (uint64_t b = words[q]; b; b &= b - 1) {
+            w->coords[l->mode] = q * 64 + __builtin_ctzll(b);
+            if (walk_level(w, k + 1, child++))
                 return -1;
         }
     return 0;
@@ -268,7 +342,7 @@ int fibertree_to_tensor(const fibertree *ft, tensor *out, sam_error *err)
     return rc;
 }
 
-static int validate_seg(const fiber_level *l, int k, int64_t parents, sam_error *err)
+static int validate_compressed(const fiber_level *l, int k, int64_t parents, sam_error *err)
 {
     if (l->nseg != (size_t)parents + 1)
         return error_set(err, "level %d has %zu seg entries for %lld fibers", k, l->nseg,
@@ -276,13 +350,6 @@ static int validate_seg(const fiber_level *l, int k, int64_t parents, sam_error 
     if (l->seg[0] != 0 || l->seg[l->nseg - 1] != (int64_t)l->ncrd)
         return error_set(err, "level %d: seg runs from %lld to %lld over %zu coordinates", k,
                          (long long)l->seg[0], (long long)l->seg[l->nseg - 1], l->ncrd);
-    return 0;
-}
-
-static int validate_compressed(const fiber_level *l, int k, int64_t parents, sam_error *err)
-{
-    if (validate_seg(l, k, parents, err))
-        return -1;
     for (size_t p = 1; p < l->nseg; p++)
         if (l->seg[p] < l->seg[p - 1])
             return error_set(err, "level %d: seg decreases at entry %zu", k, p);
@@ -293,30 +360,86 @@ static int validate_compressed(const fiber_level *l, int k, int64_t parents, sam
     return 0;
 }
 
-/* Each fiber's words hold no bit at or beyond the dimension, and seg
- * counts the bits of the fibers before each. */
-static int validate_bits(const fiber_level *l, int k, int64_t parents, sam_error *err)
+/* The popcount prefix agrees with the words, which hold exactly one fiber
+ * of ceil(dim / 64) words per position above and no bit at or beyond dim. */
+static int validate_bitvector(const fiber_level *l, int k, int64_t parents, sam_error *err)
 {
-    size_t words = words_per_fiber(l->dim);
-    if (validate_seg(l, k, parents, err))
-        return -1;
-    if (l->nbits != (size_t)parents * words)
-        return error_set(err, "level %d has %zu bitvector words for %lld fibers of %zu", k,
-                         l->nbits, (long long)parents, words);
-    uint64_t last = l->dim % 64 ? ~(uint64_t)0 << (l->dim % 64) : 0;
+    int64_t stride = (l->dim + 63) / 64;
+    if (l->nseg != (size_t)parents + 1)
+        return error_set(err, "level %d has %zu seg entries for %lld fibers", k, l->nseg,
+                         (long long)parents);
+    if ((stride && (size_t)parents > l->nbits / (size_t)stride) ||
+        l->nbits != (size_t)(parents * stride))
+        return error_set(err, "level %d has %zu words for %lld fibers of %lld words", k,
+                         l->nbits, (long long)parents, (long long)stride);
+    uint64_t beyond = l->dim % 64 ? ~(uint64_t)0 << (l->dim % 64) : 0;
+    if (l->seg[0] != 0)
+        return error_set(err, "level %d: seg starts at %lld, not 0", k, (long long)l->seg[0]);
     for (int64_t f = 0; f < parents; f++) {
-        int64_t count = 0;
-        for (size_t q = 0; q < words; q++)
-            count += __builtin_popcountll(l->bits[(size_t)f * words + q]);
-        if (words && (l->bits[(size_t)f * words + words - 1] & last))
+        const uint64_t *words = l->bits + f * stride;
+        int64_t set = 0;
+        for (int64_t q = 0; q < stride; q++)
+            set += __builtin_popcountll(words[q]);
+        if (stride && (words[stride - 1] & beyond))
             return error_set(err, "level %d: fiber %lld has a bit at or beyond dimension %lld",
                              k, (long long)f, (long long)l->dim);
-        if (l->seg[f + 1] - l->seg[f] != count)
-            return error_set(err, "level %d: fiber %lld has %lld bits but seg gives it %lld",
-                             k, (long long)f, (long long)count,
-                             (long long)(l->seg[f + 1] - l->seg[f]));
+        /* seg[f] is a sum of popcounts by now, so the sum cannot overflow. */
+        if (l->seg[f + 1] != l->seg[f] + set)
+            return error_set(err, "level %d: seg gives fiber %lld positions %lld..%lld, but "
+                             "its words have %lld bits set", k, (long long)f,
+                             (long long)l->seg[f], (long long)l->seg[f + 1], (long long)set);
+    }
+    if (l->seg[parents] != (int64_t)l->ncrd)
+        return error_set(err, "level %d: %lld bits set but %zu positions", k,
+                         (long long)l->seg[parents], l->ncrd);
+    return 0;
+}
+
+/* Follows fiber f's list, marking its nodes: each must be new (so no list
+ * is cyclic or shares a node) and in range, its coordinate within the
+ * dimension and above the one before. */
+static int validate_list(const fiber_level *l, int k, int64_t f, unsigned char *seen,
+                         sam_error *err)
+{
+    int64_t prev = -1;
+    for (int64_t n = l->head[f], from = -1; n != -1; from = n, n = l->next[n]) {
+        if (n < 0 || n >= (int64_t)l->ncrd)
+            return error_set(err, "level %d: %s %lld points to node %lld, outside 0..%lld", k,
+                             from < 0 ? "the head of fiber" : "the next of node",
+                             (long long)(from < 0 ? f : from), (long long)n,
+                             (long long)l->ncrd - 1);
+        if (seen[n]++)
+            return error_set(err, "level %d: node %lld is reached twice (fiber %lld)", k,
+                             (long long)n, (long long)f);
+        if (l->crd[n] < 0 || l->crd[n] >= l->dim)
+            return error_set(err, "level %d: coordinate %lld outside 0..%lld", k,
+                             (long long)l->crd[n], (long long)l->dim - 1);
+        if (l->crd[n] <= prev)
+            return error_set(err, "level %d: node %lld's coordinate %lld does not follow %lld "
+                             "in increasing order", k, (long long)n, (long long)l->crd[n],
+                             (long long)prev);
+        prev = l->crd[n];
     }
     return 0;
+}
+
+/* A head per fiber; the lists together reach every node exactly once. */
+static int validate_linked(const fiber_level *l, int k, int64_t parents, sam_error *err)
+{
+    if (l->nhead != (size_t)parents)
+        return error_set(err, "level %d has %zu heads for %lld fibers", k, l->nhead,
+                         (long long)parents);
+    unsigned char *seen = error_alloc(err, l->ncrd, 1);
+    if (!seen)
+        return -1;
+    int rc = 0;
+    for (int64_t f = 0; rc == 0 && f < parents; f++)
+        rc = validate_list(l, k, f, seen, err);
+    for (size_t n = 0; rc == 0 && n < l->ncrd; n++)
+        if (!seen[n])
+            rc = error_set(err, "level %d: node %zu is in no fiber's list", k, n);
+    free(seen);
+    return rc;
 }
 
 int fibertree_validate(const fibertree *ft, sam_error *err)
@@ -324,8 +447,12 @@ int fibertree_validate(const fibertree *ft, sam_error *err)
     int64_t positions = 1;
     for (int k = 0; k < ft->order; k++) {
         const fiber_level *l = &ft->lv[k];
-        if ((l->kind == 's' && validate_compressed(l, k, positions, err)) ||
-            (l->kind == 'b' && validate_bits(l, k, positions, err)))
+        int rc = l->kind == 's'   ? validate_compressed(l, k, positions, err)
+                 : l->kind == 'b' ? validate_bitvector(l, k, positions, err)
+                 : l->kind == 'l' ? validate_linked(l, k, positions, err)
+                 : l->kind == 'd' ? 0
+                                  : error_set(err, "level %d has kind '%c'", k, l->kind);
+        if (rc)
             return -1;
         positions = fibertree_positions(ft, k);
     }
@@ -334,15 +461,25 @@ int fibertree_validate(const fibertree *ft, sam_error *err)
     return 0;
 }
 
+double fibertree_level_bytes(const fibertree *ft, int k, double crd, double ref)
+{
+    const fiber_level *l = &ft->lv[k];
+    switch (l->kind) {
+    case 's':
+        return (double)l->ncrd * crd + (double)l->nseg * ref;
+    case 'b':
+        return (double)l->nbits * 8;
+    case 'l':
+        return (double)l->nhead * ref + (double)l->ncrd * (crd + ref);
+    default:
+        return 0;
+    }
+}
+
 double fibertree_bytes(const fibertree *ft, double crd, double ref, double val)
 {
     double bytes = (double)ft->nvals * val;
-    for (int k = 0; k < ft->order; k++) {
-        const fiber_level *l = &ft->lv[k];
-        if (l->kind == 's')
-            bytes += (double)l->ncrd * crd + (double)l->nseg * ref;
-        else if (l->kind == 'b')
-            bytes += (double)l->nbits * 8 + (double)l->nseg * ref;
-    }
+    for (int k = 0; k < ft->order; k++)
+        bytes += fibertree_level_bytes(ft, k, crd, ref);
     return bytes;
 }

@@ -97,13 +97,25 @@ void fibertree_level_stats(const fibertree *ft, int k, level_stats *st);
 
 /* Checks that the arrays fit together (seg lengths follow the level above,
  * seg is non-decreasing and ends at the crd count, coordinates lie within
- * their dimension, values match the last level's positions). */
+ * their dimension, values match the last level's positions). A 'b' level:
+ * ceil(dim / 64) words a fiber, no bit at or beyond dim, seg the popcount
+ * prefix of the words. An 'l' level: a head per fiber, every head and next
+ * -1 or a node, each list in strictly increasing coordinate order, every
+ * node in exactly one list once (so no list is cyclic). */
 int fibertree_validate(const fibertree *ft, sam_error *err);
 
 /* What the tree takes in storage: crd bytes a coordinate of a compressed
- * level, ref bytes a seg entry, 8 bytes a 64-bit word of a bitvector
- * level, val bytes a value (dense levels store nothing of their own). */
+ * level, ref bytes a seg entry, val bytes a value (dense levels store
+ * nothing of their own). A bitvector level costs its 64-bit words, 8 bytes
+ * each: its popcount prefix is not counted, since hardware reading the
+ * fibers in order sums it from the words as they pass (the scanner's ref
+ * stream), as a dense level's positions are computed. A linked-list level
+ * costs a ref per fiber (its head) and a crd and a ref per node (the
+ * coordinate and the next pointer). */
 double fibertree_bytes(const fibertree *ft, double crd, double ref, double val);
+
+/* The share of fibertree_bytes that level k takes. */
+double fibertree_level_bytes(const fibertree *ft, int k, double crd, double ref);
 
 void fibertree_format(const fibertree *ft, level_format *f);
 void fibertree_free(fibertree *ft);

@@ -43,6 +43,25 @@ static int check_permutation(const char *s, const level_format *f, sam_error *er
     return 0;
 }
 
+int level_kind_valid(char c)
+{
+    return c == 'd' || c == 's' || c == 'b' || c == 'l';
+}
+
+const char *level_kind_name(char c)
+{
+    switch (c) {
+    case 'd':
+        return "dense";
+    case 's':
+        return "compressed";
+    case 'b':
+        return "bitvector";
+    default:
+        return "linked list";
+    }
+}
+
 int level_format_parse(const char *s, level_format *f, sam_error *err)
 {
     memset(f, 0, sizeof *f);
@@ -50,10 +69,9 @@ int level_format_parse(const char *s, level_format *f, sam_error *err)
         return 0;
     int n = 0;
     while (s[n] && s[n] != ':' && (s[n] < '0' || s[n] > '9')) {
-        if (s[n] != 'd' && s[n] != 's' && s[n] != 'b')
-            return error_set(err, "format '%s': level letters must be d (dense), s "
-                                  "(compressed) or b (bitvector)",
-                             s);
+        if (!level_kind_valid(s[n]))
+            return error_set(err, "format '%s': level letters must be d (dense), s (compressed), "
+                             "b (bitvector) or l (linked list)", s);
         if (n == TENSOR_MAX_ORDER)
             return error_set(err, "format '%s': more than %d levels", s, TENSOR_MAX_ORDER);
         f->kind[n] = s[n];

@@ -46,16 +46,16 @@ void out_str(text_out *o, const char *s)
     o->len += n;
 }
 
-static int format_int64(char *buf, int64_t v)
+/* x in decimal, after a minus sign when neg. */
+static int format_magnitude(char *buf, int neg, uint64_t x)
 {
     char tmp[24];
     int n = 0, len = 0;
-    uint64_t x = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
     do {
         tmp[n++] = (char)('0' + x % 10);
         x /= 10;
     } while (x);
-    if (v < 0)
+    if (neg)
         buf[len++] = '-';
     while (n)
         buf[len++] = tmp[--n];
@@ -63,10 +63,21 @@ static int format_int64(char *buf, int64_t v)
     return len;
 }
 
+static int format_int64(char *buf, int64_t v)
+{
+    return format_magnitude(buf, v < 0, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v);
+}
+
 void out_int64(text_out *o, int64_t v)
 {
     out_room(o, 24);
     o->len += (size_t)format_int64(o->buf + o->len, v);
+}
+
+void out_uint64(text_out *o, uint64_t v)
+{
+    out_room(o, 24);
+    o->len += (size_t)format_magnitude(o->buf + o->len, 0, v);
 }
 
 /* The 17 significant digits of |v|, correctly rounded by printf, and the

@@ -18,6 +18,7 @@ void out_init(text_out *o, FILE *f);
 void out_char(text_out *o, char c);
 void out_str(text_out *o, const char *s);
 void out_int64(text_out *o, int64_t v);
+void out_uint64(text_out *o, uint64_t v);
 void out_double(text_out *o, double v);
 /* Writes what is buffered; errors show up in ferror(o->f). */
 void out_flush(text_out *o);

@@ -150,6 +150,20 @@ static int field_error(const text_scan *s, const char *what, sam_error *err)
     return scan_error(s, err, "expected %s, found %s", what, found);
 }
 
+/* The digits at *p as a number up to max, *p moved past them; -1 when
+ * there are more. */
+static int parse_digits(const char **p, uint64_t max, uint64_t *x)
+{
+    *x = 0;
+    for (; **p >= '0' && **p <= '9'; (*p)++) {
+        unsigned d = (unsigned)(**p - '0');
+        if (*x > (max - d) / 10)
+            return -1;
+        *x = *x * 10 + d;
+    }
+    return 0;
+}
+
 int scan_int64(text_scan *s, int64_t *v, const char *what, sam_error *err)
 {
     scan_blanks(s);
@@ -159,16 +173,26 @@ int scan_int64(text_scan *s, int64_t *v, const char *what, sam_error *err)
         p++;
     if (*p < '0' || *p > '9')
         return field_error(s, what, err);
-    uint64_t x = 0;
-    for (; *p >= '0' && *p <= '9'; p++) {
-        unsigned d = (unsigned)(*p - '0');
-        if (x > (UINT64_C(9223372036854775807) - d) / 10)
-            return scan_error(s, err, "%s is too large", what);
-        x = x * 10 + d;
-    }
+    uint64_t x;
+    if (parse_digits(&p, UINT64_C(9223372036854775807), &x))
+        return scan_error(s, err, "%s is too large", what);
     if (!is_field_end(*p))
         return field_error(s, what, err);
     *v = neg ? -(int64_t)x : (int64_t)x;
+    s->p = p;
+    return 0;
+}
+
+int scan_uint64(text_scan *s, uint64_t *v, const char *what, sam_error *err)
+{
+    scan_blanks(s);
+    const char *p = s->p;
+    if (*p < '0' || *p > '9')
+        return field_error(s, what, err);
+    if (parse_digits(&p, UINT64_MAX, v))
+        return scan_error(s, err, "%s is too large", what);
+    if (!is_field_end(*p))
+        return field_error(s, what, err);
     s->p = p;
     return 0;
 }

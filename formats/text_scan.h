@@ -36,6 +36,8 @@ int scan_line_blank(text_scan *s);
 
 /* Each reads one blank-separated field; `what` names it in errors. */
 int scan_int64(text_scan *s, int64_t *v, const char *what, sam_error *err);
+/* Digits only, 0..2^64-1 (bitvector words). */
+int scan_uint64(text_scan *s, uint64_t *v, const char *what, sam_error *err);
 int scan_double(text_scan *s, double *v, const char *what, sam_error *err);
 
 /* Expects the end of the line and moves to the next one. */

@@ -859,6 +859,196 @@ static void test_args_bad_shape(void **state)
     expect_failure(dir, args, out, NULL, -1, "not a shape");
 }
 
+/* ------------------------------------- bitvector and linked-list levels */
+
+/* One file of a SAM directory for tensor B, by what follows "mode_". */
+typedef struct level_file {
+    const char *what, *text;
+} level_file;
+
+/* The 3 x 4 matrix of good_sam with level 1 a bitvector (sb01): row 0 has
+ * columns 1 and 3 (word 10), row 2 column 0 (word 1). */
+static const level_file good_bv[] = {
+    {"0_seg", "0\n2"}, {"0_crd", "0\n2"}, {"1_seg", "0\n2\n3"}, {"1_bv", "10\n1"},
+    {"vals", "1.0\n2.0\n3.0"}, {"shape", "3\n4"}, {NULL, NULL},
+};
+
+/* The same with level 1 a linked list (sl01). */
+static const level_file good_list[] = {
+    {"0_seg", "0\n2"}, {"0_crd", "0\n2"}, {"1_head", "0\n2"}, {"1_crd", "1\n3\n0"},
+    {"1_next", "1\n-1\n-1"}, {"vals", "1.0\n2.0\n3.0"}, {"shape", "3\n4"}, {NULL, NULL},
+};
+
+/* Writes files into DIR/sub with file `what` given text instead (NULL:
+ * left out; a what not among them: added) and returns DIR/sub. */
+static char *write_levels(const char *dir, const char *sub, const level_file *files,
+                          const char *what, const char *text)
+{
+    char *in = own_path(dir, sub);
+    char name[256];
+    int replaced = 0;
+    mkdir(in, 0777);
+    for (const level_file *f = files; f->what; f++) {
+        int here = what && !strcmp(f->what, what);
+        replaced |= here;
+        const char *t = here ? text : f->text;
+        snprintf(name, sizeof name, "tensor_B_mode_%s", f->what);
+        if (t)
+            own_file(in, name, t);
+    }
+    if (what && !replaced) {
+        snprintf(name, sizeof name, "tensor_B_mode_%s", what);
+        own_file(in, name, text);
+    }
+    return in;
+}
+
+/* Expects convert of the changed directory to fail in tensor_B_mode_FILE
+ * at line (0: no line). */
+static void expect_bad_level(const char *dir, const level_file *files, const char *what,
+                             const char *text, const char *file, long line, const char *keyword)
+{
+    char *in = write_levels(dir, "in", files, what, text);
+    char *out = own_path(dir, "out.mtx");
+    char name[256];
+    snprintf(name, sizeof name, "tensor_B_mode_%s", file);
+    const char *args[] = {"convert", in, out, NULL};
+    expect_failure(dir, args, out, own_path(in, name), line, keyword);
+}
+
+static void test_level_files_good_baseline(void **state)
+{
+    const char *dir = *state;
+    const level_file *good[] = {good_bv, good_list};
+    for (int i = 0; i < 2; i++) {
+        char *in = write_levels(dir, i ? "list" : "bv", good[i], NULL, NULL);
+        char *out = own_path(dir, i ? "list.mtx" : "bv.mtx");
+        const char *args[] = {"convert", in, out, NULL};
+        expect_success(args);
+        char *mtx = own(test_read_file(out));
+        assert_non_null(mtx);
+        assert_non_null(strstr(mtx, "\n3 4 3\n1 2 1.0\n1 4 2.0\n3 1 3.0\n"));
+    }
+}
+
+static void test_bv_bad_word(void **state)
+{
+    expect_bad_level(*state, good_bv, "1_bv", "10\nten", "1_bv", 2,
+                     "expected a 64-bit word (an unsigned integer), found 'ten'");
+}
+
+static void test_bv_negative_word(void **state)
+{
+    expect_bad_level(*state, good_bv, "1_bv", "10\n-1", "1_bv", 2, "expected a 64-bit word");
+}
+
+static void test_bv_word_too_large(void **state)
+{
+    expect_bad_level(*state, good_bv, "1_bv", "18446744073709551616\n1", "1_bv", 1,
+                     "too large");
+}
+
+static void test_bv_word_count(void **state)
+{
+    expect_bad_level(*state, good_bv, "1_bv", "10", "1_bv", 0,
+                     "1 words, but the level above has 2 positions, each a fiber of 1 words");
+}
+
+static void test_bv_bit_beyond_dim(void **state)
+{
+    expect_bad_level(*state, good_bv, "1_bv", "10\n17", "1_bv", 2,
+                     "word 17 has a bit at or beyond the dimension 4");
+}
+
+static void test_bv_popcount_prefix(void **state)
+{
+    expect_bad_level(*state, good_bv, "1_seg", "0\n1\n3", "1_seg", 2,
+                     "seg value 1 is not 0 plus the 2 bits set in fiber 0");
+}
+
+static void test_bv_seg_missing(void **state)
+{
+    expect_bad_level(*state, good_bv, "1_seg", NULL, "1_seg", 0,
+                     "missing, though tensor_B_mode_1_bv exists (mode 1 is a bitvector level)");
+}
+
+static void test_bv_with_crd(void **state)
+{
+    expect_bad_level(*state, good_bv, "1_crd", "1\n3\n0", "1_crd", 0,
+                     "does not belong with tensor_B_mode_1_bv, which makes mode 1 a bitvector");
+}
+
+static void test_list_cyclic_next(void **state)
+{
+    expect_bad_level(*state, good_list, "1_next", "1\n0\n-1", "1_next", 2,
+                     "node 0 is reached a second time");
+}
+
+static void test_list_head_out_of_range(void **state)
+{
+    expect_bad_level(*state, good_list, "1_head", "0\n3", "1_head", 2,
+                     "head 3 is neither -1 nor a node 0..2");
+}
+
+static void test_list_next_out_of_range(void **state)
+{
+    expect_bad_level(*state, good_list, "1_next", "1\n-2\n-1", "1_next", 2,
+                     "next -2 is neither -1 nor a node 0..2");
+}
+
+static void test_list_next_count(void **state)
+{
+    expect_bad_level(*state, good_list, "1_next", "1\n-1", "1_next", 0,
+                     "2 entries for the 3 nodes of tensor_B_mode_1_crd");
+}
+
+static void test_list_head_count(void **state)
+{
+    expect_bad_level(*state, good_list, "1_head", "0\n2\n-1", "1_head", 0,
+                     "3 entries, but the level above has 2 positions");
+}
+
+static void test_list_not_increasing(void **state)
+{
+    expect_bad_level(*state, good_list, "1_crd", "3\n1\n0", "1_crd", 2,
+                     "coordinate 1 follows 3 in its list, not in increasing order");
+}
+
+static void test_list_node_unreached(void **state)
+{
+    expect_bad_level(*state, good_list, "1_head", "0\n-1", "1_next", 3,
+                     "node 2 is in no list");
+}
+
+static void test_list_heads_share_a_node(void **state)
+{
+    expect_bad_level(*state, good_list, "1_head", "2\n2", "1_head", 2,
+                     "node 2 is already in another list");
+}
+
+static void test_list_next_missing(void **state)
+{
+    expect_bad_level(*state, good_list, "1_next", NULL, "1_next", 0,
+                     "missing, though tensor_B_mode_1_head exists");
+}
+
+static void test_list_with_seg(void **state)
+{
+    expect_bad_level(*state, good_list, "1_seg", "0\n2\n3", "1_seg", 0,
+                     "which makes mode 1 a linked list level");
+}
+
+/* A format asking for a kind the files do not have names a missing file. */
+static void test_level_format_against_files(void **state)
+{
+    const char *dir = *state;
+    char *in = write_levels(dir, "in", good_bv, NULL, NULL);
+    char *out = own_path(dir, "out.mtx");
+    const char *args[] = {"convert", in, out, "--in-format", "sl01", NULL};
+    expect_failure(dir, args, out, own_path(in, "tensor_B_mode_1_crd"), 0,
+                   "missing, but format level 1 is a linked list level");
+}
+
 static void test_args_format_bad_letter_samdir(void **state)
 {
     const char *dir = *state;
@@ -1042,6 +1232,26 @@ int main(void)
         T(test_sam_no_tensor_in_dir),
         T(test_sam_nonexistent_dir),
         T(test_sam_bad_tensor_name),
+        T(test_level_files_good_baseline),
+        T(test_bv_bad_word),
+        T(test_bv_negative_word),
+        T(test_bv_word_too_large),
+        T(test_bv_word_count),
+        T(test_bv_bit_beyond_dim),
+        T(test_bv_popcount_prefix),
+        T(test_bv_seg_missing),
+        T(test_bv_with_crd),
+        T(test_list_cyclic_next),
+        T(test_list_head_out_of_range),
+        T(test_list_next_out_of_range),
+        T(test_list_next_count),
+        T(test_list_head_count),
+        T(test_list_not_increasing),
+        T(test_list_node_unreached),
+        T(test_list_heads_share_a_node),
+        T(test_list_next_missing),
+        T(test_list_with_seg),
+        T(test_level_format_against_files),
         T(test_args_one_path),
         T(test_args_three_paths),
         T(test_args_unknown_option),

@@ -162,6 +162,139 @@ static void test_convert_tile(void **state)
     test_tmpdir_remove(dir);
 }
 
+/* A dimension that is not a multiple of 64, so the last word of every
+ * fiber is partial. */
+#define BV_ROWS 200
+#define BV_COLS 130
+
+/* Through every mix of bitvector and linked-list levels and back: the
+ * Matrix Market file comes back byte for byte, and each level kind keeps
+ * its own files. */
+static void test_convert_bitvector_and_list_levels(void **state)
+{
+    (void)state;
+    static const char *const formats[] = {"sb01", "bb10", "ls01", "dl10", "lb01", "bl10"};
+    char *dir = test_tmpdir();
+    char *mtx = test_path(dir, "B.mtx"), *sam = test_path(dir, "sam");
+    char *back = test_path(dir, "back.mtx");
+    assert_int_equal(test_run_samsim(NULL, NULL, "gen", "urandom", "--shape", "200x130", "--nnz",
+                                     "600", "--seed", "9", "-o", mtx, NULL), 0);
+    char *original = test_read_file(mtx);
+    for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++) {
+        assert_int_equal(test_run_samsim(NULL, NULL, "convert", mtx, sam, "--format", formats[i],
+                                         NULL), 0);
+        for (int k = 0; k < 2; k++) {
+            char file[64];
+            snprintf(file, sizeof file, "tensor_B_mode_%c_%s", formats[i][2 + k],
+                     formats[i][k] == 'b' ? "bv" : formats[i][k] == 'l' ? "next" : "crd");
+            char *path = test_path(sam, file);
+            assert_true(test_exists(path) == (formats[i][k] != 'd'));
+            free(path);
+        }
+        assert_int_equal(test_run_samsim(NULL, NULL, "convert", sam, back, NULL), 0);
+        char *text = test_read_file(back);
+        assert_string_equal(text, original);
+        free(text);
+    }
+    free(original);
+    free(mtx), free(sam), free(back);
+    test_tmpdir_remove(dir);
+}
+
+/* info names each level's kind and counts its bytes as fibertree.h says:
+ * a bitvector 8 bytes a 64-bit word, a list a 4-byte head a fiber and a
+ * 4-byte coordinate and next a node. */
+static void test_info_bitvector_and_list_levels(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir();
+    char *mtx = test_path(dir, "B.mtx"), *sam = test_path(dir, "sam");
+    char *out = NULL;
+    assert_int_equal(test_run_samsim(NULL, NULL, "gen", "urandom", "--shape", "200x130", "--nnz",
+                                     "600", "--seed", "9", "-o", mtx, NULL), 0);
+    long long rows, cols, nnz;
+    count_rows_cols(mtx, &rows, &cols, &nnz);
+    long long words = (BV_COLS + 63) / 64;
+
+    assert_int_equal(test_run_samsim(NULL, NULL, "convert", mtx, sam, "--format", "sb01", NULL),
+                     0);
+    assert_int_equal(test_run_samsim(&out, NULL, "info", sam, NULL), 0);
+    assert_non_null(strstr(out, "format: sb01\n"));
+    assert_non_null(strstr(out, "level 1: mode 1, bitvector, "));
+    assert_int_equal(info_number(out, "level 1:", "fibers "), rows);
+    assert_int_equal(info_number(out, "level 1:", "bytes "), rows * words * 8);
+    assert_int_equal(info_number(out, "level 0:", "bytes "), rows * 4 + 2 * 4);
+    assert_int_equal(info_number(out, NULL, "\nbytes: "), rows * words * 8 + rows * 4 + 8 +
+                                                             nnz * 8);
+    free(out);
+
+    assert_int_equal(test_run_samsim(&out, NULL, "info", mtx, "--format", "ls01", NULL), 0);
+    assert_non_null(strstr(out, "level 0: mode 0, linked list, "));
+    assert_int_equal(info_number(out, "level 0:", "non-empty "), 1);
+    assert_int_equal(info_number(out, "level 0:", "max length "), rows);
+    assert_int_equal(info_number(out, "level 0:", "bytes "), 4 + rows * 8);
+    assert_int_equal(info_number(out, "level 1:", "bytes "), nnz * 4 + (rows + 1) * 4);
+    free(out);
+
+    assert_int_equal(test_run_samsim(&out, NULL, "info", mtx, "--format", "db01", NULL), 0);
+    assert_int_equal(info_number(out, "level 1:", "fibers "), BV_ROWS);
+    assert_int_equal(info_number(out, "level 1:", "non-empty "), rows);
+    assert_int_equal(info_number(out, "level 1:", "bytes "), BV_ROWS * words * 8);
+    free(out);
+    free(mtx), free(sam);
+    test_tmpdir_remove(dir);
+}
+
+/* Replaces the first "from" in text (which has room) by "to", same length. */
+static void replace_once(char *text, const char *from, const char *to)
+{
+    char *p = strstr(text, from);
+    assert_non_null(p);
+    memcpy(p, to, strlen(to));
+}
+
+/* A graph whose comment gives an operand a bitvector or linked-list level
+ * where its blocks scan or locate a compressed or dense one is refused
+ * with the reason, not run on the wrong arrays. */
+static void test_run_refuses_levels_without_blocks(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir();
+    char *b = test_write_file(dir, "b.tns", "# shape: 5\n2 1\n4 2\n");
+    char *m = test_write_file(dir, "B.mtx", "%%MatrixMarket matrix coordinate real general\n"
+                                            "3 5 2\n1 2 1\n3 4 2\n");
+    char *scan = test_compile_to(dir, "scan", "x(i)=b(i)*c(i)");
+    char *loc = test_compile_to(dir, "loc", "x(i)=B(i,j)*c(j) -f=c:d -s=locate(c)");
+    static const struct {
+        const char *from, *to, *message;
+        int locate;
+    } cases[] = {
+        {"b=s0", "b=b0", "tensor b stores mode 0 as a bitvector, not compressed", 0},
+        {"b=s0", "b=l0", "tensor b stores mode 0 as a linked list, not compressed", 0},
+        {"c=d0", "c=b0", "tensor c stores mode 0 as a bitvector level; locate finds", 1},
+        {"c=d0", "c=l0", "tensor c stores mode 0 as a linked list level; locate finds", 1},
+    };
+    char bind_b[4200], bind_m[4200], bind_c[4200];
+    snprintf(bind_b, sizeof bind_b, "b=%s", b);
+    snprintf(bind_m, sizeof bind_m, "B=%s", m);
+    snprintf(bind_c, sizeof bind_c, "c=%s", b);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *text = test_read_file(cases[i].locate ? loc : scan);
+        replace_once(text, cases[i].from, cases[i].to);
+        char *graph = test_write_file(dir, "edited.gv", text);
+        char *err = NULL;
+        int rc = cases[i].locate
+                     ? test_run_samsim(NULL, &err, "run", graph, "-t", bind_m, "-t", bind_c, NULL)
+                     : test_run_samsim(NULL, &err, "run", graph, "-t", bind_b, "--shift", NULL);
+        assert_int_equal(rc, 1);
+        if (!strstr(err, cases[i].message))
+            fail_msg("expected [%s] in: %s", cases[i].message, err);
+        free(err), free(graph), free(text);
+    }
+    free(b), free(m), free(scan), free(loc);
+    test_tmpdir_remove(dir);
+}
+
 static void test_help_lists_commands(void **state)
 {
     (void)state;
@@ -178,6 +311,9 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gen_convert_info),
         cmocka_unit_test(test_convert_tile),
+        cmocka_unit_test(test_convert_bitvector_and_list_levels),
+        cmocka_unit_test(test_info_bitvector_and_list_levels),
+        cmocka_unit_test(test_run_refuses_levels_without_blocks),
         cmocka_unit_test(test_help_lists_commands),
     };
     return cmocka_run_group_tests_name("cli", tests, NULL, NULL);

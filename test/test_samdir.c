@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../formats/prng.h"
 #include "../formats/samdir.h"
 #include "../formats/shift.h"
 #include "../formats/tensor_file.h"
@@ -202,6 +203,196 @@ static void test_scalar_directory(void **state)
     test_tmpdir_remove(dir);
 }
 
+/* A file's text, or fails. */
+static void expect_file(const char *dir, const char *file, const char *text)
+{
+    char *path = test_path(dir, file);
+    char *got = test_read_file(path);
+    assert_non_null(got);
+    assert_string_equal(got, text);
+    free(got);
+    free(path);
+}
+
+static void expect_no_file(const char *dir, const char *file)
+{
+    char *path = test_path(dir, file);
+    assert_false(test_exists(path));
+    free(path);
+}
+
+/* B = {(0,0)=1, (0,2)=2, (1,1)=3, (3,0)=4, (3,3)=5}, 4 x 4; the fibertree
+ * tests work out its arrays. */
+static void make_b(tensor *t)
+{
+    static const int64_t crd[5][2] = {{0, 0}, {0, 2}, {1, 1}, {3, 0}, {3, 3}};
+    sam_error err;
+    assert_int_equal(tensor_init(t, 2, (const int64_t[]){4, 4}, &err), 0);
+    for (int e = 0; e < 5; e++)
+        assert_int_equal(tensor_append(t, crd[e], e + 1.0, &err), 0);
+}
+
+/* The files of each kind, their numbers as the fibertree arrays; writing
+ * another layout over them removes what that one does not keep. */
+static void test_bitvector_and_list_files(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir();
+    tensor t;
+    sam_error err;
+    make_b(&t);
+    tensor_file f = {.path = dir, .name = "X", .format = "sb01"};
+    assert_int_equal(tensor_file_write(&f, &t, &err), 0);
+    expect_file(dir, "tensor_X_mode_1_bv", "5\n2\n9");
+    expect_file(dir, "tensor_X_mode_1_seg", "0\n2\n3\n5");
+    expect_file(dir, "tensor_X_mode_0_crd", "0\n1\n3");
+    expect_no_file(dir, "tensor_X_mode_1_crd");
+    f.format = "sl01";
+    assert_int_equal(tensor_file_write(&f, &t, &err), 0);
+    expect_file(dir, "tensor_X_mode_1_head", "0\n2\n3");
+    expect_file(dir, "tensor_X_mode_1_crd", "0\n2\n1\n0\n3");
+    expect_file(dir, "tensor_X_mode_1_next", "1\n-1\n-1\n4\n-1");
+    expect_no_file(dir, "tensor_X_mode_1_bv");
+    expect_no_file(dir, "tensor_X_mode_1_seg");
+    tensor_file in = {.path = dir, .name = "X"};
+    tensor back;
+    assert_int_equal(tensor_file_read(&in, &back, &err), 0);
+    assert_true(tensor_equal(&t, &back));
+    assert_int_equal(in.stored.kind[1], 'l');
+    tensor_free(&back);
+    f.format = "bs01";
+    assert_int_equal(tensor_file_write(&f, &t, &err), 0);
+    expect_file(dir, "tensor_X_mode_0_bv", "11");
+    expect_no_file(dir, "tensor_X_mode_1_head");
+    expect_no_file(dir, "tensor_X_mode_1_next");
+    expect_no_file(dir, "tensor_X_mode_0_crd");
+    tensor_free(&t);
+    test_tmpdir_remove(dir);
+}
+
+/* Bit 63 makes a word beyond int64: written and read as unsigned. */
+static void test_top_bit_word(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir();
+    tensor t, back;
+    sam_error err;
+    assert_int_equal(tensor_init(&t, 1, (const int64_t[]){128}, &err), 0);
+    assert_int_equal(tensor_append(&t, (const int64_t[]){63}, 1.0, &err), 0);
+    assert_int_equal(tensor_append(&t, (const int64_t[]){127}, 2.0, &err), 0);
+    tensor_file f = {.path = dir, .name = "v", .format = "b0"};
+    assert_int_equal(tensor_file_write(&f, &t, &err), 0);
+    expect_file(dir, "tensor_v_mode_0_bv", "9223372036854775808\n9223372036854775808");
+    tensor_file in = {.path = dir, .name = "v"};
+    assert_int_equal(tensor_file_read(&in, &back, &err), 0);
+    assert_true(tensor_equal(&t, &back));
+    assert_int_equal(in.stored.kind[0], 'b');
+    tensor_free(&back);
+    tensor_free(&t);
+    test_tmpdir_remove(dir);
+}
+
+/* A list read from files follows next, whatever the node numbers: here
+ * the nodes of B's level 1 numbered backwards, values with them. */
+static void test_list_nodes_numbered_out_of_order(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir();
+    free(test_write_file(dir, "tensor_B_mode_shape", "4\n4"));
+    free(test_write_file(dir, "tensor_B_mode_0_seg", "0\n3"));
+    free(test_write_file(dir, "tensor_B_mode_0_crd", "0\n1\n3"));
+    free(test_write_file(dir, "tensor_B_mode_1_head", "4\n2\n1"));
+    free(test_write_file(dir, "tensor_B_mode_1_crd", "3\n0\n1\n2\n0"));
+    free(test_write_file(dir, "tensor_B_mode_1_next", "-1\n0\n-1\n-1\n3"));
+    free(test_write_file(dir, "tensor_B_mode_vals", "5\n4\n3\n2\n1"));
+    tensor_file in = {.path = dir, .name = "B"};
+    tensor t, want;
+    sam_error err;
+    assert_int_equal(tensor_file_read(&in, &t, &err), 0);
+    make_b(&want);
+    assert_true(tensor_equal(&t, &want));
+    tensor_free(&t);
+    tensor_free(&want);
+    test_tmpdir_remove(dir);
+}
+
+/* Dimensions at and about word boundaries. */
+static const int64_t dim_choices[] = {1, 3, 63, 64, 65, 128, 130};
+
+static void random_tensor(prng *r, int order, tensor *t)
+{
+    sam_error err;
+    int64_t dims[3] = {1, 1, 1}, c[3], volume;
+    do {
+        for (int m = 0; m < order; m++)
+            dims[m] = dim_choices[prng_below(r, sizeof dim_choices / sizeof dim_choices[0])];
+        volume = dims[0] * dims[1] * dims[2];
+    } while (volume > 20000);
+    assert_int_equal(tensor_init(t, order, dims, &err), 0);
+    /* Some tensors empty, most with empty fibers. */
+    double density = (double)prng_below(r, 4) / 10;
+    for (int64_t i = 0; i < volume; i++) {
+        if (prng_unit(r) >= density)
+            continue;
+        for (int m = 0, rest = (int)i; m < order; m++) {
+            c[m] = rest % dims[m];
+            rest /= (int)dims[m];
+        }
+        assert_int_equal(tensor_append(t, c, (double)i - 7.25, &err), 0);
+    }
+    assert_int_equal(tensor_canonicalize(t, NULL, &err), 0);
+}
+
+/* Writes t in format f and reads it back with f given, and without it
+ * (every level kind inferred from the files). */
+static void round_trip(const tensor *t, const level_format *f)
+{
+    char *dir = test_tmpdir();
+    sam_error err;
+    fibertree ft, back_ft;
+    tensor back;
+    assert_int_equal(fibertree_build(t, f, &ft, &err), 0);
+    assert_int_equal(samdir_write(dir, "T", &ft, &err), 0);
+    for (int given = 0; given < 2; given++) {
+        if (samdir_read(dir, "T", given ? f : NULL, &back_ft, &err))
+            fail_msg("%s", err.msg);
+        level_format got;
+        fibertree_format(&back_ft, &got);
+        for (int k = 0; k < t->order; k++) {
+            assert_int_equal(got.kind[k], f->kind[k]);
+            assert_int_equal(got.mode[k], f->mode[k]);
+        }
+        assert_int_equal(fibertree_to_tensor(&back_ft, &back, &err), 0);
+        assert_true(tensor_equal(&back, t));
+        tensor_free(&back);
+        fibertree_free(&back_ft);
+    }
+    fibertree_free(&ft);
+    test_tmpdir_remove(dir);
+}
+
+/* Random tensors of order 1 to 3 in random mixes of all four kinds, in
+ * natural mode order so that inference has one answer. */
+static void test_random_round_trips_every_kind(void **state)
+{
+    (void)state;
+    static const char letters[] = "dsbl";
+    prng r;
+    prng_seed(&r, 64);
+    for (int order = 1; order <= 3; order++)
+        for (int trial = 0; trial < 16; trial++) {
+            tensor t;
+            level_format f;
+            random_tensor(&r, order, &t);
+            level_format_default(order, &f);
+            for (int k = 0; k < order; k++)
+                f.kind[k] = letters[prng_below(&r, 4)];
+            f.kind[order - 1] = letters[2 + trial % 2];
+            round_trip(&t, &f);
+            tensor_free(&t);
+        }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -211,6 +402,10 @@ int main(void)
         cmocka_unit_test(test_vector_seg_written_off_by_one_is_read),
         cmocka_unit_test(test_rewrite_removes_stale_level_files),
         cmocka_unit_test(test_scalar_directory),
+        cmocka_unit_test(test_bitvector_and_list_files),
+        cmocka_unit_test(test_top_bit_word),
+        cmocka_unit_test(test_list_nodes_numbered_out_of_order),
+        cmocka_unit_test(test_random_round_trips_every_kind),
     };
     return cmocka_run_group_tests_name("samdir", tests, NULL, NULL);
 }

@@ -58,8 +58,9 @@ void fuzz_limits(void)
     setenv(FIBERTREE_DENSE_ENV, "4096", 1);
 }
 
-/* Compressed levels keep every entry, explicit zeros included, so the
- * round trip through them must give the tensor back exactly. */
+/* Compressed, bitvector and linked-list levels keep every entry, explicit
+ * zeros included, so the round trip through them must give the tensor back
+ * exactly. */
 static void store_as(const tensor *t, const level_format *f, int exact)
 {
     fibertree ft;
@@ -89,6 +90,14 @@ void fuzz_store_tensor(const tensor *t)
     for (int k = 0; k < t->order; k++)
         f.kind[k] = 'd';
     store_as(t, &f, 0);
+    /* Bitvector and linked-list levels keep explicit zeros as well. */
+    level_format_default(t->order, &f);
+    for (int k = 0; k < t->order; k++)
+        f.kind[k] = k % 2 ? 'b' : 'l';
+    store_as(t, &f, 1);
+    for (int k = 0; k < t->order; k++)
+        f.kind[k] = k % 2 ? 'l' : 'b';
+    store_as(t, &f, 1);
 }
 
 void fuzz_read_tensor(tensor_file *f)

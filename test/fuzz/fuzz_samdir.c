@@ -1,7 +1,8 @@
 /* SAM level directory reader. The input is split at '|' into a level
  * format (empty: inferred) and the files of tensor B: shape, vals, then
- * seg and crd of mode 0, 1, ...; a part "-" leaves that file out, as does
- * an input with fewer parts. */
+ * seg and crd of mode 0, 1, ... up to the largest order, then bv, head and
+ * next of mode 0, 1, ...; a part "-" leaves that file out, as does an input
+ * with fewer parts. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,16 +10,23 @@
 #include "../../formats/tensor_file.h"
 #include "fuzz_input.h"
 
-#define SAMDIR_PARTS (3 + 2 * TENSOR_MAX_ORDER)
+/* The bitvector and linked-list files follow the compressed ones, so that
+ * inputs written before them keep their meaning. */
+#define SAMDIR_SEG_CRD_END (3 + 2 * TENSOR_MAX_ORDER)
+#define SAMDIR_PARTS (SAMDIR_SEG_CRD_END + 3 * TENSOR_MAX_ORDER)
 
 static void part_name(int k, char *name, size_t n)
 {
+    static const char *const later[] = {"bv", "head", "next"};
+    int j = k - SAMDIR_SEG_CRD_END;
     if (k == 1)
         snprintf(name, n, "tensor_B_mode_shape");
     else if (k == 2)
         snprintf(name, n, "tensor_B_mode_vals");
-    else
+    else if (j < 0)
         snprintf(name, n, "tensor_B_mode_%d_%s", (k - 3) / 2, k % 2 ? "seg" : "crd");
+    else
+        snprintf(name, n, "tensor_B_mode_%d_%s", j / 3, later[j % 3]);
 }
 
 static void read_dir(const fuzz_dir *d, const char *format)
