@@ -67,7 +67,7 @@ static void test_rows_in_lanes(void **state)
     int inside = count(&serial, NULL, NULL, NULL) - count(&serial, "fiberwrite", NULL, NULL) -
                  count(&serial, "broadcast", NULL, NULL) - 3;
     for (int lane = 0; lane < 3; lane++) {
-        char l[4];
+        char l[16];
         snprintf(l, sizeof l, "%d", lane);
         assert_int_equal(count(&g, NULL, "lane", l) - count(&g, "broadcast", "lane", l), inside);
         /* 3 out of the parallelizer, 3 into the serializers. */
