@@ -12,8 +12,9 @@
  * words, as the compressed writer keeps only fibers with coordinates: a
  * fiber without words is one whose outer coordinate was dropped (crddrop
  * after an intersection) or never there. A fiber may bring fewer words
- * than its dimension needs: the rest are zeros. The dimension is the result's, known once the run is over, so a
- * fiber with more words than it allows, or a bit at or beyond it, is
+ * than its dimension needs: the rest are zeros. The dimension is the
+ * result's, known once the run is over, so a fiber with more words than
+ * it allows, or a bit at or beyond it, is
  * refused when the level is collected. A word with bits beyond the width,
  * D inside a fiber, and N or value tokens are faults. */
 #include <stdio.h>

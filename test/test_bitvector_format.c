@@ -96,51 +96,28 @@ static int count(const sam_graph *g, const char *type, const char *key, const ch
     return n;
 }
 
-static sam_graph compiled(const char *dir, const char *args)
-{
-    char *path = test_compile_to(dir, "g", args);
-    sam_graph g;
-    sam_error err;
-    if (graph_read_dot(path, &g, &err))
-        fail_msg("%s", err.msg);
-    free(path);
-    return g;
-}
-
 /* All b sides joined by their words; a b side meeting another level, or
  * alone, expanded first; a b result converted and written as words. */
 static void test_graphs(void **state)
 {
     (void)state;
     char *dir = test_tmpdir();
-    sam_graph g = compiled(dir, "x(i)=b(i)*c(i) -f=x:s -f=b:b -f=c:b");
+    sam_graph g = test_compiled_graph(dir, "x(i)=b(i)*c(i) -f=x:s -f=b:b -f=c:b");
     assert_int_equal(count(&g, "fiberlookup", "format", "bitvector"), 2);
     assert_int_equal(count(&g, "intersect", "format", "bitvector"), 1);
     assert_int_equal(count(&g, "bv", NULL, NULL), 0);
     graph_free(&g);
-    g = compiled(dir, "x(i)=b(i)+c(i) -f=x:s -f=b:b -f=c:s");
+    g = test_compiled_graph(dir, "x(i)=b(i)+c(i) -f=x:s -f=b:b -f=c:s");
     assert_int_equal(count(&g, "bv", "to", "crd"), 1);
     assert_int_equal(count(&g, "union", "format", "bitvector"), 0);
     assert_int_equal(count(&g, "union", NULL, NULL), 1);
     graph_free(&g);
-    g = compiled(dir, "x(i)=b(i) -f=x:b -f=b:b");
+    g = test_compiled_graph(dir, "x(i)=b(i) -f=x:b -f=b:b");
     assert_int_equal(count(&g, "bv", "to", "crd"), 1);
     assert_int_equal(count(&g, "bv", "index", "i") - count(&g, "bv", "to", "crd"), 1);
     assert_int_equal(count(&g, "fiberwrite", "format", "bitvector"), 1);
     graph_free(&g);
     test_tmpdir_remove(dir);
-}
-
-static char *gen(const char *dir, const char *name, const char *shape, int seed)
-{
-    char file[64], seeds[16];
-    snprintf(file, sizeof file, "%s.tns", name);
-    snprintf(seeds, sizeof seeds, "%d", seed);
-    char *path = test_path(dir, file);
-    assert_int_equal(test_run_samsim(NULL, NULL, "gen", "urandom", "--shape", shape, "--density",
-                                     "0.3", "--seed", seeds, "-o", path, NULL),
-                     0);
-    return path;
 }
 
 typedef struct bv_case {
@@ -168,8 +145,8 @@ static void test_runs_check(void **state)
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         int matrix = cases[k].args[0] == 'X';
         char *graph = test_compile_to(dir, "bv", cases[k].args);
-        char *b = gen(dir, "b", cases[k].shape, 2 * (int)k + 1);
-        char *c = gen(dir, "c", cases[k].shape, 2 * (int)k + 2);
+        char *b = test_gen_urandom(dir, "b.tns", cases[k].shape, "0.3", 2 * (int)k + 1);
+        char *c = test_gen_urandom(dir, "c.tns", cases[k].shape, "0.3", 2 * (int)k + 2);
         char tb[4200], tc[4200];
         snprintf(tb, sizeof tb, "%s=%s", matrix ? "B" : "b", b);
         snprintf(tc, sizeof tc, "%s=%s", matrix ? "C" : "c", c);

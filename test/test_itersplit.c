@@ -11,17 +11,6 @@
 #include "../graph/graph.h"
 #include "test_util.h"
 
-static sam_graph compiled(const char *dir, const char *args)
-{
-    char *path = test_compile_to(dir, "g", args);
-    sam_graph g;
-    sam_error err;
-    if (graph_read_dot(path, &g, &err))
-        fail_msg("%s", err.msg);
-    free(path);
-    return g;
-}
-
 /* The graph comment again, "x=ss01,b=ss01". */
 static void comment_of(const sam_graph *g, char *buf, size_t size)
 {
@@ -58,8 +47,8 @@ static void test_graph_iterates_parts(void **state)
 {
     (void)state;
     char *dir = test_tmpdir();
-    sam_graph g = compiled(dir, "x(i)=b(i)*c(i) -f=x:s -f=b:s -f=c:s -s=split(i,i1,i0,64) "
-                                "-s=reorder(i1,i0)");
+    sam_graph g = test_compiled_graph(dir, "x(i)=b(i)*c(i) -f=x:s -f=b:s -f=c:s "
+                                           "-s=split(i,i1,i0,64) -s=reorder(i1,i0)");
     assert_string_equal(graph_attr_get(&g, "expr"), "x(i)=b(i)*c(i)");
     assert_string_equal(graph_attr_get(&g, "itersplit"), "split(i,i1,i0,64)");
     assert_string_equal(graph_attr_get(&g, "schedule"), "reorder(i1,i0)");
@@ -80,12 +69,12 @@ static void test_formats_per_part(void **state)
 {
     (void)state;
     char *dir = test_tmpdir();
-    sam_graph g = compiled(dir, "X(i,j)=B(j,i) -f=X:ss -f=B:ds:1,0 -s=split(i,i1,i0,8) "
-                                "-s=reorder(i1,i0,j)");
+    sam_graph g = test_compiled_graph(dir, "X(i,j)=B(j,i) -f=X:ss -f=B:ds:1,0 "
+                                           "-s=split(i,i1,i0,8) -s=reorder(i1,i0,j)");
     assert_comment(&g, "X=sss012,B=dds120");
     graph_free(&g);
-    g = compiled(dir, "x(i)=b(i)*c(i) -f=x:s -f=b:sd -f=c:s -s=split(i,i1,i0,16) "
-                      "-s=reorder(i1,i0)");
+    g = test_compiled_graph(dir, "x(i)=b(i)*c(i) -f=x:s -f=b:sd -f=c:s -s=split(i,i1,i0,16) "
+                                 "-s=reorder(i1,i0)");
     assert_comment(&g, "x=ss01,b=sd01,c=ss01");
     graph_free(&g);
     test_tmpdir_remove(dir);
@@ -194,37 +183,24 @@ static void test_same_as_parts(void **state)
     test_tmpdir_remove(dir);
 }
 
-static void refused(const char *what, const char *args, const char *message)
-{
-    char *dir = test_tmpdir(), *buf, *errout = NULL;
-    const char *argv[TEST_MAX_ARGS + 1] = {"compile"};
-    int n = test_split_args(args, &buf, argv, 1);
-    argv[n] = NULL;
-    if (test_run_samsim_argv(NULL, &errout, argv) == 0)
-        fail_msg("%s: compiled", what);
-    if (!strstr(errout, message))
-        fail_msg("%s: expected '%s' in: %s", what, message, errout);
-    if (strchr(errout, '\n') != errout + strlen(errout) - 1)
-        fail_msg("%s: not one line: %s", what, errout);
-    free(buf), free(errout);
-    test_tmpdir_remove(dir);
-}
-
 static void test_refusals(void **state)
 {
     (void)state;
-    refused("occupancy", "x(i)=b(i)*c(i) -s=split(i,i1,i0,b.8) -s=reorder(i1,i0)",
-            "is by shape");
-    refused("growing", "x(i)=b(i)*c(i) -s=split(i,i1,i0,8) -s=split(i0,i01,i00,8) "
-                       "-s=reorder(i1,i01,i00)",
-            "has only 8");
-    refused("both", "X(i,j)=B(i,j)*C(i,j) -s=split(i,i1,i0,8) -s=split(j,j1,j0,8) "
-                    "-s=reorder(i1,i0,j)",
-            "does not do both");
-    refused("a part left out", "x(i)=b(i)*c(i) -s=split(i,i1,i0,8) -s=reorder(i1)",
-            "misses index i0");
-    refused("the whole index", "x(i)=b(i)*c(i) -s=split(i,i1,i0,8) -s=reorder(i1,i0,i)",
-            "no index variable 'i'");
+    test_compile_refused("occupancy", "x(i)=b(i)*c(i) -s=split(i,i1,i0,b.8) -s=reorder(i1,i0)",
+                         "is by shape");
+    test_compile_refused("growing",
+                         "x(i)=b(i)*c(i) -s=split(i,i1,i0,8) -s=split(i0,i01,i00,8) "
+                         "-s=reorder(i1,i01,i00)",
+                         "has only 8");
+    test_compile_refused("both",
+                         "X(i,j)=B(i,j)*C(i,j) -s=split(i,i1,i0,8) -s=split(j,j1,j0,8) "
+                         "-s=reorder(i1,i0,j)",
+                         "does not do both");
+    test_compile_refused("a part left out", "x(i)=b(i)*c(i) -s=split(i,i1,i0,8) -s=reorder(i1)",
+                         "misses index i0");
+    test_compile_refused("the whole index",
+                         "x(i)=b(i)*c(i) -s=split(i,i1,i0,8) -s=reorder(i1,i0,i)",
+                         "no index variable 'i'");
 }
 
 /* A run refuses operands whose split index sizes differ, and tiling. */

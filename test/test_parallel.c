@@ -11,17 +11,6 @@
 #include "../graph/graph.h"
 #include "test_util.h"
 
-static sam_graph compiled(const char *dir, const char *args)
-{
-    char *path = test_compile_to(dir, "g", args);
-    sam_graph g;
-    sam_error err;
-    if (graph_read_dot(path, &g, &err))
-        fail_msg("%s", err.msg);
-    free(path);
-    return g;
-}
-
 /* Nodes of type (any when NULL) whose attribute key is value (any when
  * NULL; "" for nodes without it). */
 static int count(const sam_graph *g, const char *type, const char *key, const char *value)
@@ -53,10 +42,10 @@ static void test_rows_in_lanes(void **state)
 {
     (void)state;
     char *dir = test_tmpdir();
-    sam_graph serial = compiled(dir, "X(i,j)=B(i,k)*C(k,j) -f=X:ss -f=B:ss -f=C:ss "
-                                     "-s=reorder(i,k,j)");
-    sam_graph g = compiled(dir, "X(i,j)=B(i,k)*C(k,j) -f=X:ss -f=B:ss -f=C:ss "
-                                "-s=reorder(i,k,j) -s=parallelize(i,3)");
+    const char *mm = "X(i,j)=B(i,k)*C(k,j) -f=X:ss -f=B:ss -f=C:ss -s=reorder(i,k,j)";
+    char args[256];
+    snprintf(args, sizeof args, "%s -s=parallelize(i,3)", mm);
+    sam_graph serial = test_compiled_graph(dir, mm), g = test_compiled_graph(dir, args);
     assert_string_equal(graph_attr_get(&g, "parallelize"), "i,3");
     /* i's coordinates, B's and C's references. */
     assert_int_equal(count(&g, "parallelize", "lanes", "3"), 3);
@@ -86,8 +75,8 @@ static void test_gamma_form(void **state)
 {
     (void)state;
     char *dir = test_tmpdir();
-    sam_graph g = compiled(dir, "X(i,j)=B(i,k)*C(k,j) -f=X:ss -f=B:ss -f=C:ss "
-                                "-s=reorder(i,k,j) -s=parallelize(k,4)");
+    sam_graph g = test_compiled_graph(dir, "X(i,j)=B(i,k)*C(k,j) -f=X:ss -f=B:ss -f=C:ss "
+                                           "-s=reorder(i,k,j) -s=parallelize(k,4)");
     assert_int_equal(count(&g, "intersect", "lane", ""), 1);
     assert_int_equal(count(&g, "intersect", NULL, NULL), 1);
     assert_int_equal(count(&g, "vectorreducer", "lanes", "4"), 1);
@@ -100,18 +89,6 @@ static void test_gamma_form(void **state)
     assert_int_equal(lane_edges(&g, "3"), 4);
     graph_free(&g);
     test_tmpdir_remove(dir);
-}
-
-static char *gen(const char *dir, const char *name, const char *shape, int seed)
-{
-    char file[64], seeds[16];
-    snprintf(file, sizeof file, "%s.mtx", name);
-    snprintf(seeds, sizeof seeds, "%d", seed);
-    char *path = test_path(dir, file);
-    assert_int_equal(test_run_samsim(NULL, NULL, "gen", "urandom", "--shape", shape, "--density",
-                                     "0.2", "--seed", seeds, "-o", path, NULL),
-                     0);
-    return path;
 }
 
 /* The schedules lanes are tried with, each for 1, 2, 3 and 5 lanes. */
@@ -133,7 +110,8 @@ static void test_runs_check(void **state)
 {
     (void)state;
     char *dir = test_tmpdir();
-    char *b = gen(dir, "B", "23x23", 1), *c = gen(dir, "C", "23x23", 2);
+    char *b = test_gen_urandom(dir, "B.mtx", "23x23", "0.2", 1);
+    char *c = test_gen_urandom(dir, "C.mtx", "23x23", "0.2", 2);
     char tb[4200], tc[4200], args[512];
     snprintf(tb, sizeof tb, "B=%s", b);
     snprintf(tc, sizeof tc, "C=%s", c);
@@ -171,7 +149,8 @@ static void test_lanes_speed_up(void **state)
 {
     (void)state;
     char *dir = test_tmpdir();
-    char *b = gen(dir, "B", "64x64", 3), *c = gen(dir, "C", "64x64", 4);
+    char *b = test_gen_urandom(dir, "B.mtx", "64x64", "0.2", 3);
+    char *c = test_gen_urandom(dir, "C.mtx", "64x64", "0.2", 4);
     char *stats = test_path(dir, "stats.csv"), args[512];
     long long last = 0;
     for (int n = 1; n <= 4; n *= 2) {
@@ -198,45 +177,33 @@ static void test_lanes_speed_up(void **state)
     test_tmpdir_remove(dir);
 }
 
-static void refused(const char *what, const char *args, const char *message)
-{
-    char *buf, *errout = NULL;
-    const char *argv[TEST_MAX_ARGS + 1] = {"compile"};
-    int n = test_split_args(args, &buf, argv, 1);
-    argv[n] = NULL;
-    if (test_run_samsim_argv(NULL, &errout, argv) == 0)
-        fail_msg("%s: compiled", what);
-    if (!strstr(errout, message))
-        fail_msg("%s: expected '%s' in: %s", what, message, errout);
-    if (strchr(errout, '\n') != errout + strlen(errout) - 1)
-        fail_msg("%s: not one line: %s", what, errout);
-    free(buf), free(errout);
-}
-
 static void test_refusals(void **state)
 {
     (void)state;
     const char *mm = "X(i,j)=B(i,k)*C(k,j) -f=X:ss -f=B:ss -f=C:ss -s=reorder(i,k,j) ";
     char args[256];
     snprintf(args, sizeof args, "%s-s=parallelize(q,2)", mm);
-    refused("no such index", args, "no index q in the expression");
+    test_compile_refused("no such index", args, "no index q in the expression");
     snprintf(args, sizeof args, "%s-s=parallelize(i,0)", mm);
-    refused("no lanes", args, "lanes must be 1 to 32");
+    test_compile_refused("no lanes", args, "lanes must be 1 to 32");
     snprintf(args, sizeof args, "%s-s=parallelize(i,33)", mm);
-    refused("too many lanes", args, "lanes must be 1 to 32");
+    test_compile_refused("too many lanes", args, "lanes must be 1 to 32");
     snprintf(args, sizeof args, "%s-s=parallelize(i)", mm);
-    refused("no count", args, "expected parallelize(INDEX,LANES)");
+    test_compile_refused("no count", args, "expected parallelize(INDEX,LANES)");
     snprintf(args, sizeof args, "%s-s=parallelize(i,2) -s=parallelize(k,2)", mm);
-    refused("twice", args, "one loop is parallelized at most");
+    test_compile_refused("twice", args, "one loop is parallelized at most");
     snprintf(args, sizeof args, "%s-s=parallelize(j,2)", mm);
-    refused("accumulator outside", args, "the accumulator sums k, a loop outside the lanes");
-    refused("accumulator summing outside", "X(i,j)=B(i,k)*C(k,j) -f=X:ss -f=B:ss:1,0 -f=C:ss "
-                                           "-s=reorder(k,i,j) -s=parallelize(i,2)",
-            "the accumulator sums k, a loop outside the lanes");
-    refused("reduced inside", "x(i)=B(i,j)*c(j) -f=x:s -f=B:ss -f=c:s -s=parallelize(j,2)",
-            "j is reduced inside each lane");
-    refused("a term outside", "y(i)=B(i,j)*c(j)+d(i) -f=y:s -s=parallelize(j,2)",
-            "d is not iterated under j");
+    const char *outside = "the accumulator sums k, a loop outside the lanes";
+    test_compile_refused("accumulator outside", args, outside);
+    test_compile_refused("outer products' rows",
+                         "X(i,j)=B(i,k)*C(k,j) -f=X:ss -f=B:ss:1,0 -f=C:ss -s=reorder(k,i,j) "
+                         "-s=parallelize(i,2)",
+                         outside);
+    test_compile_refused("reduced inside",
+                         "x(i)=B(i,j)*c(j) -f=x:s -f=B:ss -f=c:s -s=parallelize(j,2)",
+                         "j is reduced inside each lane");
+    test_compile_refused("a term outside", "y(i)=B(i,j)*c(j)+d(i) -f=y:s -s=parallelize(j,2)",
+                         "d is not iterated under j");
 }
 
 int main(void)

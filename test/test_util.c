@@ -196,6 +196,44 @@ char *test_compile_to(const char *dir, const char *name, const char *args)
     return path;
 }
 
+sam_graph test_compiled_graph(const char *dir, const char *args)
+{
+    char *path = test_compile_to(dir, "g", args);
+    sam_graph g;
+    sam_error err;
+    if (graph_read_dot(path, &g, &err))
+        fail_msg("%s", err.msg);
+    free(path);
+    return g;
+}
+
+void test_compile_refused(const char *what, const char *args, const char *message)
+{
+    char *buf, *errout = NULL;
+    const char *argv[TEST_MAX_ARGS + 1] = {"compile"};
+    int n = test_split_args(args, &buf, argv, 1);
+    argv[n] = NULL;
+    if (test_run_samsim_argv(NULL, &errout, argv) == 0)
+        fail_msg("%s: compiled", what);
+    if (!strstr(errout, message))
+        fail_msg("%s: expected '%s' in: %s", what, message, errout);
+    if (strchr(errout, '\n') != errout + strlen(errout) - 1)
+        fail_msg("%s: not one line: %s", what, errout);
+    free(buf), free(errout);
+}
+
+char *test_gen_urandom(const char *dir, const char *file, const char *shape,
+                       const char *density, int seed)
+{
+    char seeds[16];
+    snprintf(seeds, sizeof seeds, "%d", seed);
+    char *path = test_path(dir, file);
+    if (test_run_samsim(NULL, NULL, "gen", "urandom", "--shape", shape, "--density", density,
+                        "--seed", seeds, "-o", path, NULL))
+        fail_msg("gen urandom %s", shape);
+    return path;
+}
+
 long long test_summary(const char *out, const char *key)
 {
     char k[64];

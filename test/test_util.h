@@ -9,6 +9,8 @@
 
 #include <cmocka.h>
 
+#include "../graph/graph.h"
+
 /* The ../shared folder beside the checkout, or NULL (tests that need it
  * call skip() with a message). */
 const char *test_shared_dir(void);
@@ -45,6 +47,19 @@ int test_split_args(const char *args, char **buf, const char **argv, int n);
 /* `samsim compile` with args (split at spaces) into dir/name.gv; its
  * path, malloc'd. Fails the test when compile does. */
 char *test_compile_to(const char *dir, const char *name, const char *args);
+
+/* The graph `samsim compile` makes of args (in dir), read back; free it
+ * with graph_free. */
+sam_graph test_compiled_graph(const char *dir, const char *args);
+
+/* `samsim compile` with args must fail (what names the case) with one
+ * line of standard error holding message. */
+void test_compile_refused(const char *what, const char *args, const char *message);
+
+/* `samsim gen urandom --shape shape --density density --seed seed` into
+ * dir/file; its path, malloc'd. */
+char *test_gen_urandom(const char *dir, const char *file, const char *shape,
+                       const char *density, int seed);
 
 /* The number after "key: " in a run summary; fails the test without it. */
 long long test_summary(const char *out, const char *key);
