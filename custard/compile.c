@@ -662,7 +662,8 @@ static void drop_empty(lowering *l, output *o)
 {
     for (int lv = o->nlevels - 2; lv >= 0; lv--)
         if (l->at.source[o->index[lv + 1]] == SRC_INTERSECT &&
-            l->at.source[o->index[lv]] != SRC_SCAN)
+            l->at.source[o->index[lv]] != SRC_SCAN &&
+            l->p->pos[o->index[lv]] < l->p->pos[o->index[lv + 1]])
             drop_pair(l, o, lv);
 }
 
@@ -696,6 +697,20 @@ static void write_levels(lowering *l, const output *o)
         snprintf(mode, sizeof mode, "%d", f->mode[lv]);
         const char *v = index_name(l, o->index[lv]);
         int w, crd = o->crd[lv];
+        if (lv + 1 < o->nlevels && f->kind[lv + 1] == 'l')
+            continue;
+        if (f->kind[lv] == 'l') {
+            /* The dense parent above has no writer: its positions are the
+             * parent coordinates this one appends under. */
+            const char *parent = index_name(l, o->index[lv - 1]);
+            char parent_mode[16];
+            snprintf(parent_mode, sizeof parent_mode, "%d", f->mode[lv - 1]);
+            w = node(l, "fiberwrite", "index", v, "parent", parent, "parent_mode", parent_mode,
+                     "tensor", x, "mode", mode, "format", "linkedlist", "sink", "true", NULL);
+            read_stream(l, o->crd[lv - 1], w, parent);
+            read_stream(l, crd, w, v);
+            continue;
+        }
         if (f->kind[lv] == 'b') {
             /* The converter's fibers are as many words as v's dimension
              * needs, which it finds from v's scanners. */

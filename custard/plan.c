@@ -53,10 +53,9 @@ static int parse_format(plan *p, const char *spec, int *seen, sam_error *err)
     if (level_format_parse(colon + 1, &f, err))
         return error_wrap(err, "-f=%s", spec);
     for (int k = 0; k < f.nlevels; k++)
-        if (f.kind[k] == 'l')
-            return error_set(err, "-f=%s: the compiler builds dense (d), compressed (s) and "
-                             "bitvector (b) levels, not %s (%c)", spec,
-                             level_kind_name(f.kind[k]), f.kind[k]);
+        if (f.kind[k] == 'l' && (t != 0 || k == 0 || f.kind[k - 1] != 'd'))
+            return error_set(err, "-f=%s: a linked-list level (l) is built only in the result, "
+                             "below a dense level (as OuterSPACE's Y: -f=Y:dls)", spec);
     if (f.nlevels != p->e.tensors[t].order)
         return error_set(err, "-f=%s: %s has %d index variable%s but the format has %d level%s",
                          spec, name, p->e.tensors[t].order, p->e.tensors[t].order == 1 ? "" : "s",
@@ -139,14 +138,22 @@ static int default_loop(plan *p, sam_error *err)
     return 0;
 }
 
+/* Whether the result's level l, a linked list, is written from the loop
+ * just outside its dense parent's (OuterSPACE's Y(i,k,j) with loops k,
+ * i, j): its writer appends to any fiber's list. */
+static int discordant_list(const plan *p, int t, int l, int outer, int inner)
+{
+    return t == 0 && p->format[0].kind[l] == 'l' && p->pos[inner] + 1 == p->pos[outer];
+}
+
 /* Every tensor is traversed in storage order, so its levels must come in
- * loop order. */
+ * loop order; but for a linked list in the result. */
 static int check_concordance(const plan *p, sam_error *err)
 {
     for (int t = 0; t < p->e.ntensors; t++)
         for (int l = 1; l < p->format[t].nlevels; l++) {
             int outer = level_index(p, t, l - 1), inner = level_index(p, t, l);
-            if (p->pos[outer] > p->pos[inner])
+            if (p->pos[outer] > p->pos[inner] && !discordant_list(p, t, l, outer, inner))
                 return error_set(err, "format of %s stores %s before %s, against the loop "
                                       "order; change its mode order or the loop order",
                                  p->e.tensors[t].name, p->e.indices[outer],

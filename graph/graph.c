@@ -91,8 +91,11 @@ const char *graph_tensor_index(const sam_graph *g, const char *tensor, int mode)
         const graph_node *n = &g->nodes[i];
         const char *t = graph_node_attr(n, "tensor"), *m = graph_node_attr(n, "mode");
         const char *idx = graph_node_attr(n, "index");
+        const char *pm = graph_node_attr(n, "parent_mode"), *parent = graph_node_attr(n, "parent");
         if (t && m && idx && !strcmp(t, tensor) && !strcmp(m, want))
             return idx;
+        if (t && pm && parent && !strcmp(t, tensor) && !strcmp(pm, want))
+            return parent;
     }
     return NULL;
 }

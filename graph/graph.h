@@ -64,7 +64,8 @@ const char *graph_attr_get(const sam_graph *g, const char *key);
 const graph_tensor *graph_tensor_find(const sam_graph *g, const char *name);
 
 /* The index variable under which some node handles mode `mode` of tensor
- * `tensor` (a node with attributes tensor, mode and index), or NULL. */
+ * `tensor` (a node with attributes tensor, mode and index, or a linked-list
+ * writer's parent and parent_mode), or NULL. */
 const char *graph_tensor_index(const sam_graph *g, const char *tensor, int mode);
 
 /* The number of fiber levels of the stream on edge e (1 for the top level
