@@ -11,6 +11,8 @@
 #include "../formats/fibertree.h"
 #include "../formats/samdir.h"
 #include "../formats/tensor_file.h"
+#include "../blocks/blocks.h"
+#include "test_harness.h"
 #include "test_util.h"
 
 #define MULTIPLY "Y(i,k,j)=B(i,k)*C(k,j) -f=Y:dls -f=B:ss:1,0 -f=C:ss -s=reorder(k,i,j)"
@@ -109,6 +111,38 @@ static void test_multiply(void **state)
     test_tmpdir_remove(dir);
 }
 
+/* The writer alone: own coordinates k = 0, 2 with parent fibers [1 3]
+ * and [1]: node 0 (k 0) and node 2 (k 2) in fiber 1's list, node 1 in
+ * fiber 3's; a parent token a cycle, D taken in cycle 5. */
+static void test_writer_tokens(void **state)
+{
+    (void)state;
+    harness_spec s = {.ops = &fiberwrite_linkedlist_ops,
+                      .attrs = "tensor=Y,index=k,parent=i,mode=1,format=linkedlist",
+                      .inputs = {"0 2 S0 D", "1 3 S0 1 S1 D"}};
+    harness_out out;
+    harness_run(&s, &out);
+    assert_true(out.done);
+    assert_int_equal(out.done_cycle, 5);
+    fibertree res = {.order = 2, .dims = {5, 4}};
+    res.lv[0] = (fiber_level){.kind = 'd', .mode = 0, .dim = 5};
+    res.lv[1] = (fiber_level){.kind = 's', .mode = 1, .dim = 4};
+    sam_error err = {{0}};
+    graph_node node = {.id = "0", .type = "fiberwrite"};
+    out.blk.node = &node;
+    assert_int_equal(out.blk.ops->collect(&out.blk, &res, &err), 0);
+    const fiber_level *l = &res.lv[1];
+    static const int64_t head[] = {-1, 0, -1, 1, -1}, crd[] = {0, 0, 2}, next[] = {2, -1, -1};
+    assert_int_equal(l->kind, 'l');
+    assert_int_equal(l->nhead, 5);
+    assert_int_equal(l->ncrd, 3);
+    assert_memory_equal(l->head, head, sizeof head);
+    assert_memory_equal(l->crd, crd, sizeof crd);
+    assert_memory_equal(l->next, next, sizeof next);
+    free(l->head), free(l->crd), free(l->next);
+    harness_free(&out);
+}
+
 static void test_refusals(void **state)
 {
     (void)state;
@@ -125,6 +159,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_graph),
+        cmocka_unit_test(test_writer_tokens),
         cmocka_unit_test(test_multiply),
         cmocka_unit_test(test_refusals),
     };
