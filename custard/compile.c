@@ -784,9 +784,10 @@ static int lower_result(lowering *l)
  * lanes, element e of each fiber to lane e mod N; each lane lowers the
  * loops inside v and the values on its own copy of the loop state, its
  * nodes marked lane=L; then the lanes' output streams are joined back:
- * a serialize node per stream rebuilds the serial stream, or, where v is
- * summed (Gamma's form), a vectorreducer with lanes=N sums the lanes'
- * vectors. What follows (density conversion, writers) is serial. */
+ * a serialize node per output level inside v rebuilds the serial stream
+ * (the innermost's with the values), or, where v is summed (Gamma's
+ * form), a vectorreducer with lanes=N sums the lanes' vectors. What
+ * follows (density conversion, writers) is serial. */
 
 typedef struct lanes {
     int v, pos, n;
