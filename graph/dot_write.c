@@ -20,7 +20,8 @@
  * "\n" is a raw newline, which is what Custard writes for these types. */
 typedef struct node_look {
     const char *type;
-    const char *when_key, *when_value; /* a variant: only with this attribute */
+    const char *when_key, *when_value; /* a variant: only with this attribute
+                                          (of this value, or any when NULL) */
     const char *label, *color;         /* NULL: none */
     const char *shape, *style;
 } node_look;
@@ -45,7 +46,11 @@ static const node_look looks[] = {
     {"add", "sub", "1", "Add\nsubtract", "brown", BOX},
     {"add", NULL, NULL, "Add", "brown", BOX},
     {"reduce", NULL, NULL, "Reduce", "brown", BOX},
+    {"vectorreducer", "lanes", NULL, "VectorReducer {index}\\n{lanes} lanes", "brown", BOX},
     {"vectorreducer", NULL, NULL, "VectorReducer {accum_index}", "brown", BOX},
+    {"parallelize", "tensor", NULL, "Parallelize {index}: {tensor}\\n{lanes} lanes", "gold", BOX},
+    {"parallelize", NULL, NULL, "Parallelize {index}\\n{lanes} lanes", "gold", BOX},
+    {"serialize", NULL, NULL, "Serialize {index}\\n{lanes} lanes", "gold", BOX},
     {"spaccumulator", NULL, NULL, "SparseAccumulator {order} \n{in*}", "brown", BOX},
     {"crddrop", NULL, NULL, "CrdDrop {outer},{inner}", "orange", BOX},
     {"crdhold", NULL, NULL, "CrdHold {outer},{inner}\nouter={outer},inner={inner}", "orange", BOX},
@@ -61,7 +66,8 @@ static const node_look *look_for(const graph_node *n)
     for (size_t i = 0; i < sizeof looks / sizeof *looks; i++) {
         const node_look *l = &looks[i];
         const char *v = l->when_key ? graph_node_attr(n, l->when_key) : NULL;
-        if (!strcmp(l->type, n->type) && (!l->when_key || (v && !strcmp(v, l->when_value))))
+        int variant = !l->when_key || (v && (!l->when_value || !strcmp(v, l->when_value)));
+        if (!strcmp(l->type, n->type) && variant)
             return l;
     }
     return &unknown_look;

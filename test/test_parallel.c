@@ -63,6 +63,8 @@ static void test_rows_in_lanes(void **state)
         assert_int_equal(lane_edges(&g, l), 6);
     }
     assert_int_equal(count(&g, "fiberwrite", "lane", ""), 3);
+    assert_int_equal(count(&g, "parallelize", "label", "Parallelize i: B\\n3 lanes"), 1);
+    assert_int_equal(count(&g, "serialize", "label", "Serialize i\\n3 lanes"), 2);
     graph_free(&serial);
     graph_free(&g);
     test_tmpdir_remove(dir);
