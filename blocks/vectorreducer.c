@@ -11,7 +11,10 @@
  * has a coordinate and a value input per lane (2L and 2L+1, edges
  * lane=L): every lane brings its own fibers of each outer fiber, and the
  * block takes a pair from every lane that has one a cycle (a merger of
- * radix N), closing the outer fiber once every lane has closed it.
+ * radix N), closing the outer fiber once every lane has closed it. The
+ * parameter `rate` bounds the pairs it takes a cycle (Gamma's merger
+ * takes one; 0, the default, is one from every lane): the lanes are
+ * served round robin from the one after the last served.
  *
  * This file is the frame every implementation shares (vectorreducer.h)
  * and the default storage, impl "sparse": an ideal sparse ordered store
@@ -38,6 +41,8 @@ typedef struct vecred {
     int draining;
     token stop;             /* emitted after the points */
     int lanes;
+    int64_t rate;           /* pairs taken a cycle, 0: a pair from every lane */
+    int next_lane;          /* where the round of a bounded rate starts */
     int nclosed, ndone;     /* lanes past the outer fiber's close, past D */
     uint8_t closed[LANES_MAX], done[LANES_MAX];
 } vecred;
@@ -102,8 +107,13 @@ int vecred_step(block *b, cycle_t now)
     if (r->draining)
         return drain(b, r, now);
     int taken = 0;
-    for (int lane = 0; lane < r->lanes; lane++)
-        taken += take_lane(b, r, lane, now);
+    for (int i = 0; i < r->lanes && (!r->rate || taken < r->rate); i++) {
+        int lane = r->rate ? (r->next_lane + i) % r->lanes : i;
+        if (take_lane(b, r, lane, now)) {
+            taken++;
+            r->next_lane = (lane + 1) % r->lanes;
+        }
+    }
     if (r->ndone == r->lanes) {
         out_push(b, CRD, now, token_done());
         out_push(b, VAL, now, token_done());
@@ -131,7 +141,7 @@ int vecred_create_with(block *b, const block_ctx *ctx, const vecred_store_ops *s
         return -1;
     }
     b->state = r;
-    if (lanes_count(b, ctx, &r->lanes, err))
+    if (lanes_count(b, ctx, &r->lanes, err) || block_param_get(b, ctx, "rate", &r->rate, err))
         return -1;
     b->nin = 2 * r->lanes;
     b->nout = 2;
@@ -248,6 +258,11 @@ static const vecred_store_ops sorted_store_ops = {
     .destroy = sorted_destroy,
 };
 
+static const block_param vecred_params[] = {
+    VECRED_RATE_PARAM,
+    {NULL, NULL, 0, 0, 0},
+};
+
 static int sorted_block_create(block *b, const block_ctx *ctx, sam_error *err)
 {
     return vecred_create_with(b, ctx, &sorted_store_ops, err);
@@ -258,6 +273,7 @@ const block_ops vectorreducer_ops = {
     .impl = "sparse",
     .about = "sums the fibers of a level into one in an ideal sparse ordered store: the "
              "distinct coordinates leave back to back, one a cycle",
+    .params = vecred_params,
     .create = sorted_block_create,
     .port = vecred_port,
     .step = vecred_step,

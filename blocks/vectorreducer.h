@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "../sim/block.h"
+#include "lanes.h"
 
 typedef enum { VECRED_IDLE, VECRED_BUSY, VECRED_POINT } vecred_read;
 
@@ -27,6 +28,10 @@ typedef struct vecred_store_ops {
     vecred_read (*read)(void *store, int64_t *crd, double *v);
     void (*destroy)(void *store);
 } vecred_store_ops;
+
+/* The parameter every implementation declares: the frame reads it. */
+#define VECRED_RATE_PARAM \
+    {"rate", "pairs the lanes' merger takes a cycle (0: one from every lane)", 0, 0, LANES_MAX}
 
 /* The create, port, step and destroy of a vectorreducer implementation
  * whose storage is store. */

@@ -40,6 +40,7 @@ static vecred_read dense_read(void *store, int64_t *crd, double *v)
 
 static const block_param dense_params[] = {
     {"scan", "bitmap slots the read-out inspects per cycle", 8, 1, 1 << 20},
+    VECRED_RATE_PARAM,
     {NULL, NULL, 0, 0, 0},
 };
 

@@ -106,12 +106,31 @@ static void test_vectorreducer_lanes(void **state)
     expect(&serial, want, 2, 0);
 }
 
+/* Gamma's merger takes one pair a cycle (rate=1), the lanes in turn: the
+ * four pairs and two stops that two lanes bring in two cycles take six,
+ * and the sums leave three cycles later than from the unbounded merger;
+ * the lanes' D tokens too come one a cycle. */
+static void test_vectorreducer_rate(void **state)
+{
+    (void)state;
+    harness_spec wide = {.ops = &vectorreducer_ops, .attrs = "lanes=2", .queued = 1,
+                         .inputs = {"1 3 S1 D", "0.5 0.5 S1 D", "2 4 S1 D", "0.5 0.5 S1 D"}};
+    static const char *const wide_want[] = {"_ _ _ 1 2 3 4 S0 D", "_ _ _ 0.5 0.5 0.5 0.5 S0 D"};
+    expect(&wide, wide_want, 2, 1);
+    harness_spec one = wide;
+    one.attrs = "lanes=2,rate=1";
+    static const char *const one_want[] = {"_ _ _ _ _ _ 1 2 3 4 S0 _ D",
+                                           "_ _ _ _ _ _ 0.5 0.5 0.5 0.5 S0 _ D"};
+    expect(&one, one_want, 2, 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parallelize_deals),     cmocka_unit_test(test_serialize_units),
         cmocka_unit_test(test_serialize_idle_lanes),  cmocka_unit_test(test_serialize_coordinates),
         cmocka_unit_test(test_serialize_outer_fibers), cmocka_unit_test(test_vectorreducer_lanes),
+        cmocka_unit_test(test_vectorreducer_rate),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
