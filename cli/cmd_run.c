@@ -7,7 +7,6 @@
 #include <unistd.h>
 
 #include "../custard/expr.h"
-#include "../custard/gold.h"
 #include "../custard/itersplit.h"
 #include "../sim/stats.h"
 #include "../formats/shift.h"
@@ -19,13 +18,13 @@
 #include "../sim/engine.h"
 #include "../sim/result.h"
 #include "args.h"
+#include "check.h"
 #include "commands.h"
 #include "outputs.h"
+#include "run_template.h"
 #include "run_tiled.h"
 
 #define RUN_MAX_BINDINGS 16
-
-#define CHECK_SHOW 10
 
 typedef struct run_opts {
     const char *graph, *data, *out, *expr, *stats, *tiling, *hw;
@@ -251,44 +250,6 @@ static int written_only(const sam_graph *g, const char *name)
     return 1;
 }
 
-/* The first bound mode before operand k's mode m that the graph scans
- * under the same index, as (*other, *other_mode); 0 when there is none. */
-static int earlier_mode(const sam_graph *g, const tensor *operands, int k, int m, int *other,
-                        int *other_mode)
-{
-    const char *idx = graph_tensor_index(g, g->tensors[k].name, m);
-    for (int j = 1; idx && j <= k; j++)
-        for (int n = 0; n < operands[j].order && (j < k || n < m); n++) {
-            const char *jdx = graph_tensor_index(g, g->tensors[j].name, n);
-            if (jdx && !strcmp(idx, jdx)) {
-                *other = j;
-                *other_mode = n;
-                return 1;
-            }
-        }
-    return 0;
-}
-
-/* Modes scanned under one index must have one size: otherwise the
- * intersecters and lookups walk coordinates one operand does not have and
- * the result is silently wrong. The graph's nodes say which index handles
- * which mode, so this needs no expression. */
-static int check_index_sizes(const sam_graph *g, const tensor *operands, sam_error *err)
-{
-    for (int k = 1; k < g->ntensors; k++)
-        for (int m = 0; m < operands[k].order; m++) {
-            int j, n;
-            if (!earlier_mode(g, operands, k, m, &j, &n) ||
-                operands[j].dims[n] == operands[k].dims[m])
-                continue;
-            return error_at(err, g->path, 0, "index %s has size %lld in %s (mode %d) but %lld in "
-                            "%s (mode %d)", graph_tensor_index(g, g->tensors[k].name, m),
-                            (long long)operands[j].dims[n], g->tensors[j].name, n,
-                            (long long)operands[k].dims[m], g->tensors[k].name, m);
-        }
-    return 0;
-}
-
 static int is_operand(const sam_graph *g, const char *name)
 {
     for (int k = 1; k < g->ntensors; k++)
@@ -379,16 +340,10 @@ static int write_result(const run_opts *o, const sam_graph *g, const tensor *t, 
     return outputs_write_tensor(&f, t, err);
 }
 
-/* Evaluates the expression independently of the simulator and compares;
- * 1 on a mismatch (a headline, then the differences on stderr), -1 on an
- * error. verdict receives the summary's "check:" text. */
-static int check_result(const run_opts *o, const sam_graph *g, const tensor *operands,
-                        const tensor *result, char *verdict, size_t size, sam_error *err)
+/* The run's --check, with the graph's operands. */
+static int check_run(const run_opts *o, const sam_graph *g, const tensor *operands,
+                     const tensor *result, char *verdict, size_t size, sam_error *err)
 {
-    const char *text = o->expr ? o->expr : graph_attr_get(g, "expr");
-    expr e;
-    if (expr_parse(text, &e, err))
-        return -1;
     const char *names[64];
     const tensor *ops[64];
     int n = 0;
@@ -396,29 +351,8 @@ static int check_result(const run_opts *o, const sam_graph *g, const tensor *ope
         names[n] = g->tensors[k].name;
         ops[n] = &operands[k];
     }
-    char *details = NULL;
-    size_t len = 0;
-    FILE *mem = open_memstream(&details, &len);
-    gold_report rep;
-    int rc = gold_check(&e, names, ops, n, result, mem, CHECK_SHOW, &rep, err);
-    if (mem)
-        fclose(mem);
-    expr_free(&e);
-    if (rc == 0 && rep.differ) {
-        fprintf(stderr, "samsim: %s: check failed: %zu coordinates differ from the reference "
-                "evaluation of %s beyond rounding\n", g->path, rep.differ, text);
-        fputs(details ? details : "", stderr);
-    }
-    free(details);
-    if (rc)
-        return -1;
-    if (rep.differ)
-        snprintf(verdict, size, "fail");
-    else if (rep.exact)
-        snprintf(verdict, size, "pass (exact)");
-    else
-        snprintf(verdict, size, "pass (max error %.2g of bound)", rep.worst);
-    return rep.differ ? 1 : 0;
+    return check_result(g->path, o->expr ? o->expr : graph_attr_get(g, "expr"), names, ops, n,
+                        result, verdict, size, err);
 }
 
 static double seconds_since(const struct timespec *t0)
@@ -527,7 +461,7 @@ static int deliver(const run_opts *o, const sam_graph *g, const tensor *operands
                    const tiled_outcome *tiles, double wall, sam_error *err)
 {
     char verdict[64] = "skipped";
-    int mismatch = o->check ? check_result(o, g, operands, result, verdict, sizeof verdict, err)
+    int mismatch = o->check ? check_run(o, g, operands, result, verdict, sizeof verdict, err)
                             : 0;
     if (mismatch >= 0 && o->out && write_result(o, g, result, err))
         mismatch = -1;
@@ -716,6 +650,8 @@ int cmd_run(int argc, char **argv)
     sim_data d = {0};
     itersplit split = {0};
     int64_t split_dims[EXPR_MAX_INDICES];
+    if (argc > 0 && run_template_is(argv[0]))
+        return run_template(argc, argv);
     if (parse_args(argc, argv, &o, &err) || graph_read_dot(o.graph, &g, &err)) {
         free_opts(&o);
         return args_fail(&err);

@@ -102,6 +102,13 @@ static const command commands[] = {
      "  --stats FILE.csv        colours blocks and streams by the run's statistics and\n"
      "                          draws the streams it added (skip feedback), dashed\n"
      "  -o OUT.svg|OUT.png      the picture ('-': SVG on standard output)\n"},
+    {"template", cmd_template, "template [NAME [--param KEY=VALUE]... -o DIR]",
+     "Writes an accelerator template (ExTensor, OuterSPACE, Gamma, SIGMA): its SAM\n"
+     "graphs and hardware descriptions, run with samsim run DIR -t A=FILE -t B=FILE.\n"
+     "Without arguments lists the templates and their parameters; with NAME alone,\n"
+     "that template's.\n"
+     "  --param KEY=VALUE       sets a parameter (PE count, tile sizes, bandwidth, ...)\n"
+     "  -o DIR                  the directory written (made when missing)\n"},
 };
 
 #define NCOMMANDS (sizeof commands / sizeof commands[0])

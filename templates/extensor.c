@@ -1,0 +1,61 @@
+/* ExTensor (Hegde et al., MICRO'19) as TeAAL models it (MICRO'23, Table 5
+ * and its artifact's extensor.yaml), with the PE's graph of the SAM
+ * paper's ExTensor study (section 6.4): Gustavson's order in the PE
+ * (loops i, k, j; TeAAL's inner product, SAM's matmul_ijk, writes every
+ * (i, j) of a tile, zeros included, having no coordinate dropper),
+ * skip-ahead intersection of k (intersect impl skip), uniform shape
+ * tiles at two levels, LLB tiles of llb.tile.* PE tiles and PE tiles of
+ * pe.tile coordinates a side, walked in TeAAL's order (N2 K2 M2 for the
+ * LLB's tiles, M1 N1 K1 for the PE's: j1 k1 i1 i01 j01 k01), so that the
+ * result's LLB tile is left and read back across k1 (partial outputs);
+ * the tile loops skip empty tiles. The points go to the PEs by result
+ * tile. */
+#include <stdio.h>
+
+#include "template.h"
+
+static const template_param extensor_params[] = {
+    {"pe.count", "PEs", "processing elements", 128, 1, 4096, 1},
+    {"pe.tile", "coordinates", "a PE tile's side (M0 = N0 = K0)", 128, 1, 1 << 20, 1},
+    {"llb.tile.i", "PE tiles", "an LLB tile's rows (M1)", 32, 1, 1 << 16, 1},
+    {"llb.tile.k", "PE tiles", "an LLB tile's depth (K1)", 64, 1, 1 << 16, 1},
+    {"llb.tile.j", "PE tiles", "an LLB tile's columns (N1)", 128, 1, 1 << 16, 1},
+    {"clock.ghz", "GHz", "clock", 1, 0.001, 1000, 0},
+    {"dram.bandwidth", "GB/s", "DRAM to the LLB", 68.256, 0.001, 1e6, 0},
+    {"llb.capacity", "bytes", "last-level buffer", 30e6, 1, 1e15, 0},
+    {"llb.bandwidth", "GB/s", "the LLB to each PE", 256, 0.001, 1e6, 0},
+    {"pe.capacity", "bytes", "each PE's buffer", 65536, 1, 1e15, 0},
+    {"bytes.val", "bytes", "a value (TeAAL: 64 bits)", 8, 0, 64, 1},
+    {NULL, NULL, NULL, 0, 0, 0, 0},
+};
+
+static void extensor_plan(const template_def *t, const double *v, template_plan *plan)
+{
+    long pe = (long)template_value(t, v, "pe.tile");
+    long ti = pe * (long)template_value(t, v, "llb.tile.i");
+    long tk = pe * (long)template_value(t, v, "llb.tile.k");
+    long tj = pe * (long)template_value(t, v, "llb.tile.j");
+    snprintf(plan->expr, sizeof plan->expr, "Z(i,j)=A(i,k)*B(k,j)");
+    template_phase *p = template_phase_add(plan, "graph", plan->expr);
+    template_format(p, "Z:ss");
+    template_format(p, "A:ss");
+    template_format(p, "B:ss");
+    snprintf(p->schedule, sizeof p->schedule, "reorder(i,k,j)");
+    snprintf(p->tiling, sizeof p->tiling,
+             "split(i,i1,i0,%ld) split(k,k1,k0,%ld) split(j,j1,j0,%ld) "
+             "split(i0,i01,i00,%ld) split(k0,k01,k00,%ld) split(j0,j01,j00,%ld) "
+             "tileorder(j1,k1,i1,i01,j01,k01)", ti, tk, tj, pe, pe, pe);
+    snprintf(p->settings, sizeof p->settings, "intersect.impl=skip");
+    template_hw(p, "# ExTensor (TeAAL Table 5), made by samsim template extensor");
+    template_hw_keys(p, t, v, "clock.ghz dram.bandwidth llb.capacity llb.bandwidth "
+                              "pe.capacity pe.count bytes.val");
+    template_hw(p, "# the LLB keeps loading tiles while they fit, as ExTensor's does");
+    template_hw(p, "llb.buffering = 64");
+}
+
+const template_def template_extensor = {
+    .name = "extensor",
+    .about = "skip-ahead intersection in two levels of shape tiles, partial outputs across K",
+    .params = extensor_params,
+    .plan = extensor_plan,
+};

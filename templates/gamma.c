@@ -1,0 +1,61 @@
+/* Gamma (Zhang et al., ASPLOS'21) in SAM's terms (SAM section 7; TeAAL
+ * Table 5): Gustavson's rows (loops i, k, j), B's rows located by A's
+ * coordinates, k dealt out to merger.radix lanes after the intersection,
+ * each lane scaling the rows of B it gets, and a vectorreducer of that
+ * many lanes merging them, taking merger.rate pairs a cycle (Gamma's
+ * merger: one). Rows of A go to the PEs in tiles of tile.rows rows, a
+ * tile to each PE in turn; the FiberCache is the LLB, holding A's rows
+ * for a round of the PEs and B whole while it fits, and each PE's
+ * buffer is the FiberCache as the PE sees it (as large). */
+#include <stdio.h>
+
+#include "template.h"
+
+static const template_param gamma_params[] = {
+    {"pe.count", "PEs", "processing elements", 32, 1, 4096, 1},
+    {"tile.rows", "rows", "rows of A a PE takes at once", 32, 1, 1 << 30, 1},
+    {"merger.radix", "lanes", "fibers the merger merges at once (Gamma: 64; at most 32 here)",
+     32, 1, 32, 1},
+    {"merger.rate", "pairs/cycle", "pairs the merger takes a cycle (0: one per lane)", 1, 0, 32,
+     1},
+    {"clock.ghz", "GHz", "clock", 1, 0.001, 1000, 0},
+    {"dram.bandwidth", "GB/s", "16 HBM channels of 8 GB/s", 128, 0.001, 1e6, 0},
+    {"fibercache.capacity", "bytes", "the FiberCache (3 MB)", 3145728, 1, 1e15, 0},
+    {"llb.bandwidth", "GB/s", "the FiberCache to each PE", 256, 0.001, 1e6, 0},
+    {"bytes.val", "bytes", "a value (TeAAL: 64 bits)", 8, 0, 64, 1},
+    {NULL, NULL, NULL, 0, 0, 0, 0},
+};
+
+static void gamma_plan(const template_def *t, const double *v, template_plan *plan)
+{
+    double cache = template_value(t, v, "fibercache.capacity");
+    snprintf(plan->expr, sizeof plan->expr, "Z(i,j)=A(i,k)*B(k,j)");
+    template_phase *p = template_phase_add(plan, "graph", plan->expr);
+    template_format(p, "Z:ss");
+    template_format(p, "A:ss");
+    template_format(p, "B:ss");
+    snprintf(p->schedule, sizeof p->schedule, "reorder(i,k,j)");
+    snprintf(p->locate, sizeof p->locate, "B");
+    snprintf(p->parallelize, sizeof p->parallelize, "k,%.0f",
+             template_value(t, v, "merger.radix"));
+    /* Two levels, so that the FiberCache holds the outer one: B, whole. */
+    double rows = template_value(t, v, "tile.rows");
+    snprintf(p->tiling, sizeof p->tiling, "split(i,i1,i0,%.0f) split(i0,i01,i00,%.0f)",
+             rows * template_value(t, v, "pe.count"), rows);
+    snprintf(p->settings, sizeof p->settings, "vectorreducer.rate=%.0f",
+             template_value(t, v, "merger.rate"));
+    template_hw(p, "# Gamma (TeAAL Table 5), made by samsim template gamma");
+    template_hw_keys(p, t, v, "clock.ghz dram.bandwidth llb.bandwidth pe.count bytes.val");
+    template_hw(p, "# the FiberCache");
+    template_hw(p, "llb.capacity = %.0f", cache);
+    template_hw(p, "llb.buffering = 64");
+    template_hw(p, "# a PE reads its fibers from the FiberCache");
+    template_hw(p, "pe.capacity = %.0f", cache);
+}
+
+const template_def template_gamma = {
+    .name = "gamma",
+    .about = "Gustavson's rows on PEs with a high-radix merger and a FiberCache",
+    .params = gamma_params,
+    .plan = gamma_plan,
+};

@@ -1,0 +1,61 @@
+/* OuterSPACE (Pal et al., HPCA'18) as the SAM paper's Fig. 16 and TeAAL
+ * (Table 5, outerspace.yaml) model it, in two phases. The multiply phase
+ * takes A by columns (stored k-major) and B by rows, loops k, i, j, and
+ * writes every product T(i,k,j) = A(i,k) B(k,j) discordantly into linked
+ * lists (T:dls); the work goes out in ranges of k holding a.per.pe of A's
+ * entries, one to each of pt.count x pe.per.pt PEs. The merge phase sums
+ * Z(i,j) = T(i,k,j) over k, rows of T in tiles of merge.rows to half as
+ * many PEs. There is no LLB: OuterSPACE's caches hold lines, not tiles,
+ * so each PE's buffer (pe.capacity) stands for what its L0 streams. */
+#include <stdio.h>
+
+#include "template.h"
+
+static const template_param outerspace_params[] = {
+    {"pt.count", "PTs", "processing tiles", 16, 1, 256, 1},
+    {"pe.per.pt", "PEs", "processing elements per tile", 16, 1, 256, 1},
+    {"a.per.pe", "entries", "entries of A a PE multiplies at once", 16, 1, 1 << 30, 1},
+    {"merge.rows", "rows", "rows of T a PE merges at once", 32, 1, 1 << 30, 1},
+    {"clock.ghz", "GHz", "clock", 1.5, 0.001, 1000, 0},
+    {"dram.bandwidth", "GB/s", "16 HBM channels of 8 GB/s", 128, 0.001, 1e6, 0},
+    {"pe.capacity", "bytes", "what a PE's L0 streams of one tile", 1048576, 1, 1e15, 0},
+    {"bytes.val", "bytes", "a value (TeAAL: 64 bits)", 8, 0, 64, 1},
+    {NULL, NULL, NULL, 0, 0, 0, 0},
+};
+
+static void outerspace_hw(template_phase *p, const template_def *t, const double *v, double pes)
+{
+    template_hw(p, "# OuterSPACE's %s phase (TeAAL Table 5), made by samsim template "
+                "outerspace", p->name);
+    template_hw_keys(p, t, v, "clock.ghz dram.bandwidth pe.capacity bytes.val");
+    template_hw(p, "pe.count = %.0f", pes);
+    template_hw(p, "llb.capacity = 0");
+}
+
+static void outerspace_plan(const template_def *t, const double *v, template_plan *plan)
+{
+    double pes = template_value(t, v, "pt.count") * template_value(t, v, "pe.per.pt");
+    snprintf(plan->expr, sizeof plan->expr, "Z(i,j)=A(i,k)*B(k,j)");
+    template_phase *m = template_phase_add(plan, "multiply", "T(i,k,j)=A(i,k)*B(k,j)");
+    template_format(m, "T:dls");
+    template_format(m, "A:ss:1,0");
+    template_format(m, "B:ss");
+    snprintf(m->schedule, sizeof m->schedule, "reorder(k,i,j)");
+    snprintf(m->tiling, sizeof m->tiling, "split(k,k1,k0,A.%.0f)",
+             template_value(t, v, "a.per.pe"));
+    outerspace_hw(m, t, v, pes);
+    template_phase *r = template_phase_add(plan, "merge", "Z(i,j)=T(i,k,j)");
+    template_format(r, "Z:ss");
+    template_format(r, "T:dss");
+    snprintf(r->schedule, sizeof r->schedule, "reorder(i,k,j)");
+    snprintf(r->tiling, sizeof r->tiling, "split(i,i1,i0,%.0f)",
+             template_value(t, v, "merge.rows"));
+    outerspace_hw(r, t, v, pes / 2 >= 1 ? pes / 2 : 1);
+}
+
+const template_def template_outerspace = {
+    .name = "outerspace",
+    .about = "outer products into linked lists, then a merge phase",
+    .params = outerspace_params,
+    .plan = outerspace_plan,
+};

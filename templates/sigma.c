@@ -1,0 +1,50 @@
+/* SIGMA (Qin et al., HPCA'20) as TeAAL models it (Table 5, sigma.yaml):
+ * A stationary, B streamed, a bitmap inner product. K is cut in shape
+ * tiles of k.tile and rows of A in tiles holding a.per.tile of its
+ * entries, walked k1 then i1; within a tile, B's columns stream past
+ * (loop j outermost) and the rows of A are dealt out to lanes (at most
+ * 32, far fewer than SIGMA's 16,384 multipliers), each intersecting A's
+ * row with B's column as bitmaps (A and B store k as bitvector levels).
+ * The flexible dot-product array is one PE; its data SRAM is the LLB. */
+#include <stdio.h>
+
+#include "template.h"
+
+static const template_param sigma_params[] = {
+    {"k.tile", "coordinates", "the shape tiles of K", 128, 1, 1 << 20, 1},
+    {"a.per.tile", "entries", "entries of A stationary at once (128 x 128 PEs)", 16384, 1,
+     1 << 30, 1},
+    {"lanes", "lanes", "rows of A in flight (SIGMA: 128 FlexDPEs)", 32, 1, 32, 1},
+    {"clock.ghz", "GHz", "clock", 0.5, 0.001, 1000, 0},
+    {"dram.bandwidth", "GB/s", "HBM", 1024, 0.001, 1e6, 0},
+    {"llb.capacity", "bytes", "the data SRAM", 32e6, 1, 1e15, 0},
+    {"llb.bandwidth", "GB/s", "the data SRAM to the array", 960, 0.001, 1e6, 0},
+    {"pe.capacity", "bytes", "the array's operand registers", 16e6, 1, 1e15, 0},
+    {"bytes.val", "bytes", "a value", 4, 0, 64, 1},
+    {NULL, NULL, NULL, 0, 0, 0, 0},
+};
+
+static void sigma_plan(const template_def *t, const double *v, template_plan *plan)
+{
+    snprintf(plan->expr, sizeof plan->expr, "Z(i,j)=A(i,k)*B(k,j)");
+    template_phase *p = template_phase_add(plan, "graph", plan->expr);
+    template_format(p, "Z:ss:1,0");
+    template_format(p, "A:sb");
+    template_format(p, "B:sb:1,0");
+    snprintf(p->schedule, sizeof p->schedule, "reorder(j,i,k)");
+    snprintf(p->parallelize, sizeof p->parallelize, "i,%.0f", template_value(t, v, "lanes"));
+    snprintf(p->tiling, sizeof p->tiling, "split(k,k1,k0,%.0f) split(i,i1,i0,A.%.0f) "
+             "tileorder(k1,i1)", template_value(t, v, "k.tile"),
+             template_value(t, v, "a.per.tile"));
+    template_hw(p, "# SIGMA (TeAAL Table 5), made by samsim template sigma");
+    template_hw_keys(p, t, v, "clock.ghz dram.bandwidth llb.capacity llb.bandwidth "
+                              "pe.capacity bytes.val");
+    template_hw(p, "pe.count = 1");
+}
+
+const template_def template_sigma = {
+    .name = "sigma",
+    .about = "a bitmap inner product with A stationary on a flexible dot-product array",
+    .params = sigma_params,
+    .plan = sigma_plan,
+};
