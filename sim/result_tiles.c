@@ -1,5 +1,7 @@
 #include "result_tiles.h"
 
+#include <math.h>
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,21 +87,37 @@ int result_tiles_init(result_tiles *r, const level_format *f, const int64_t *ext
     return 0;
 }
 
-/* The bytes of a tile with c->distinct prefixes: per compressed level its
- * coordinates and one seg entry more than the fibers above; an empty
- * tile is not written at all. */
+/* The bytes of a tile with c->distinct prefixes, as fibertree_bytes
+ * counts its storage: a compressed level its coordinates and one seg
+ * entry more than the positions above, a linked list a head per position
+ * above and a coordinate and a next pointer per node, a bitvector its
+ * words; a dense level stores nothing but has every position (the
+ * largest tile's extent). An empty tile is not written at all. */
 static double tile_bytes(const result_tiles *r, const result_count *c)
 {
     int n = r->format.nlevels;
-    int64_t entries = n ? c->distinct[n - 1] : c->distinct[0];
-    if (entries == 0)
+    if ((n ? c->distinct[n - 1] : c->distinct[0]) == 0)
         return 0;
-    double bytes = (double)entries * r->val;
-    for (int k = 0; k < n; k++)
-        if (r->format.kind[k] == 's')
-            bytes += (double)c->distinct[k] * r->crd +
-                     (double)((k ? c->distinct[k - 1] : 1) + 1) * r->ref;
-    return bytes;
+    double above = 1, bytes = 0;
+    for (int k = 0; k < n; k++) {
+        double here = (double)c->distinct[k];
+        double extent = (double)r->extent[r->format.mode[k]];
+        switch (r->format.kind[k]) {
+        case 's':
+            bytes += here * r->crd + (above + 1) * r->ref;
+            break;
+        case 'l':
+            bytes += above * r->ref + here * (r->crd + r->ref);
+            break;
+        case 'b':
+            bytes += above * ceil(extent / 64) * 8;
+            break;
+        default:
+            here = above * extent;
+        }
+        above = here;
+    }
+    return bytes + above * r->val;
 }
 
 /* Counts entry e of part in tile c: its prefixes from the longest up,

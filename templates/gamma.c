@@ -4,9 +4,10 @@
  * each lane scaling the rows of B it gets, and a vectorreducer of that
  * many lanes merging them, taking merger.rate pairs a cycle (Gamma's
  * merger: one). Rows of A go to the PEs in tiles of tile.rows rows, a
- * tile to each PE in turn; the FiberCache is the LLB, holding A's rows
- * for a round of the PEs and B whole while it fits, and each PE's
- * buffer is the FiberCache as the PE sees it (as large). */
+ * tile to each PE in turn; the FiberCache is the LLB, holding B whole
+ * while it fits (the outer tiling level exists for it: B's one tile
+ * there), while A's rows come from DRAM and Z's rows go back past it; each
+ * PE's buffer is the FiberCache as the PE sees it (as large). */
 #include <stdio.h>
 
 #include "template.h"
@@ -51,6 +52,9 @@ static void gamma_plan(const template_def *t, const double *v, template_plan *pl
     template_hw(p, "llb.buffering = 64");
     template_hw(p, "# a PE reads its fibers from the FiberCache");
     template_hw(p, "pe.capacity = %.0f", cache);
+    template_hw(p, "# A's rows come from DRAM and Z's rows go there, past the FiberCache");
+    template_hw(p, "place.A = pe");
+    template_hw(p, "place.Z = pe");
 }
 
 const template_def template_gamma = {

@@ -6,7 +6,7 @@
  * entries, one to each of pt.count x pe.per.pt PEs. The merge phase sums
  * Z(i,j) = T(i,k,j) over k, rows of T in tiles of merge.rows to half as
  * many PEs. There is no LLB: OuterSPACE's caches hold lines, not tiles,
- * so each PE's buffer (pe.capacity) stands for what its L0 streams. */
+ * and the PEs stream, so no tile has to fit in a PE's buffer. */
 #include <stdio.h>
 
 #include "template.h"
@@ -18,7 +18,6 @@ static const template_param outerspace_params[] = {
     {"merge.rows", "rows", "rows of T a PE merges at once", 32, 1, 1 << 30, 1},
     {"clock.ghz", "GHz", "clock", 1.5, 0.001, 1000, 0},
     {"dram.bandwidth", "GB/s", "16 HBM channels of 8 GB/s", 128, 0.001, 1e6, 0},
-    {"pe.capacity", "bytes", "what a PE's L0 streams of one tile", 1048576, 1, 1e15, 0},
     {"bytes.val", "bytes", "a value (TeAAL: 64 bits)", 8, 0, 64, 1},
     {NULL, NULL, NULL, 0, 0, 0, 0},
 };
@@ -27,9 +26,13 @@ static void outerspace_hw(template_phase *p, const template_def *t, const double
 {
     template_hw(p, "# OuterSPACE's %s phase (TeAAL Table 5), made by samsim template "
                 "outerspace", p->name);
-    template_hw_keys(p, t, v, "clock.ghz dram.bandwidth pe.capacity bytes.val");
+    template_hw_keys(p, t, v, "clock.ghz dram.bandwidth bytes.val");
     template_hw(p, "pe.count = %.0f", pes);
+    template_hw(p, "# no LLB: the caches hold lines, not tiles");
     template_hw(p, "llb.capacity = 0");
+    template_hw(p, "# the PEs stream their operands in and their products out: no tile");
+    template_hw(p, "# need fit in their 16 kB L0 caches");
+    template_hw(p, "pe.capacity = 1e15");
 }
 
 static void outerspace_plan(const template_def *t, const double *v, template_plan *plan)

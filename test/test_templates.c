@@ -1,0 +1,281 @@
+/* The accelerator templates (templates/template.h): `samsim template`
+ * writes each one's graphs and hardware, `samsim run DIR` runs them.
+ * Every template passes --check on small random matrices under every
+ * engine with the same cycles and traffic; on an 8x8 matrix worked by
+ * hand (below) each reports exactly the DRAM bytes its tiles and formats
+ * make; parameters change the files as documented; bad names and values
+ * are refused. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test_util.h"
+
+/* A = B, 8x8, six entries: (0,0)=1 (0,5)=2 (3,1)=3 (5,5)=4 (6,2)=5
+ * (7,7)=6. Z = A A has four: (0,0)=1 (0,5)=2+8 (5,5)=16 (7,7)=36. */
+static const char hand_mtx[] = "%%MatrixMarket matrix coordinate real general\n8 8 6\n"
+                               "1 1 1\n1 6 2\n4 2 3\n6 6 4\n7 3 5\n8 8 6\n";
+
+static char *write_template(const char *dir, const char *name, const char *params)
+{
+    char *out = test_path(dir, name), *buf;
+    const char *argv[TEST_MAX_ARGS] = {"template", name};
+    int n = test_split_args(params, &buf, argv, 2);
+    argv[n++] = "-o";
+    argv[n++] = out;
+    argv[n] = NULL;
+    char *err = NULL;
+    int rc = test_run_samsim_argv(NULL, &err, argv);
+    if (rc)
+        fail_msg("template %s %s: exit %d: %s", name, params, rc, err);
+    free(err);
+    free(buf);
+    return out;
+}
+
+/* `samsim run tdir -t A=a -t B=a --check`; the summary, malloc'd. */
+static char *run_template(const char *tdir, const char *a, const char *engine)
+{
+    char ta[4096], tb[4096];
+    snprintf(ta, sizeof ta, "A=%s", a);
+    snprintf(tb, sizeof tb, "B=%s", a);
+    char *out = NULL, *err = NULL;
+    int rc = test_run_samsim(&out, &err, "run", tdir, "-t", ta, "-t", tb, "--check", "--engine",
+                             engine, NULL);
+    if (rc || !strstr(out, "check: pass"))
+        fail_msg("run %s (%s): exit %d: %s%s", tdir, engine, rc, out, err);
+    free(err);
+    return out;
+}
+
+/* Every line of a summary that the engine must not change. */
+static void assert_same_summary(const char *a, const char *b, const char *what)
+{
+    static const char *const keys[] = {"cycles", "tokens", "traffic.A", "traffic.B", "traffic.Z",
+                                       "traffic.PO", "traffic_min", "dram_bytes"};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        if (test_summary(a, keys[i]) != test_summary(b, keys[i]))
+            fail_msg("%s: %s differs between engines", what, keys[i]);
+}
+
+static const char *const engines[] = {"event", "step", "cycle"};
+
+/* Parameters that make several tiles of a 48x48 matrix. */
+static const char *const small[][2] = {
+    {"extensor", "--param pe.tile=8 --param llb.tile.i=2 --param llb.tile.k=2 "
+                 "--param llb.tile.j=3 --param pe.count=4"},
+    {"outerspace", "--param a.per.pe=20 --param merge.rows=7 --param pt.count=2 "
+                   "--param pe.per.pt=2"},
+    {"gamma", "--param tile.rows=5 --param pe.count=3 --param merger.radix=4"},
+    {"sigma", "--param k.tile=16 --param a.per.tile=60 --param lanes=4"},
+};
+
+static void test_check_every_engine(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir();
+    for (int seed = 1; seed <= 2; seed++) {
+        char *a = test_gen_urandom(dir, "a.mtx", "48x48", seed == 1 ? "0.05" : "0.15", seed);
+        for (size_t t = 0; t < sizeof small / sizeof small[0]; t++) {
+            char *tdir = write_template(dir, small[t][0], small[t][1]);
+            char *first = run_template(tdir, a, engines[0]);
+            assert_true(test_summary(first, "cycles") > 0);
+            for (size_t e = 1; e < sizeof engines / sizeof engines[0]; e++) {
+                char *out = run_template(tdir, a, engines[e]);
+                assert_same_summary(first, out, small[t][0]);
+                free(out);
+            }
+            free(first);
+            free(tdir);
+        }
+        free(a);
+    }
+    test_tmpdir_remove(dir);
+}
+
+typedef struct hand_case {
+    const char *name, *params;
+    long long a, b, t, po, z, min;
+} hand_case;
+
+/* Bytes: a coordinate or seg entry 4, a value 8 (SIGMA 4), a bitvector
+ * word 8. A and B whole in CSR: seg 2 + rows {0,3,5,6,7} 5 + seg 6 +
+ * 6 coordinates = 19 x 4 + 6 x 8 = 124; Z (rows {0,5,7}, 4 entries):
+ * 13 x 4 + 4 x 8 = 84.
+ *
+ * Gamma, rows in tiles of 4 on 2 PEs: A's row tiles (0,0)(0,5)(3,1) and
+ * (5,5)(6,2)(7,7) cost 5+5 x 4 + 3 x 8 = 64 and 6+6 x 4 + 24 = 72; B is
+ * read once into the FiberCache (124); Z's row tiles go out once,
+ * (0,0)(0,5): 44 and (5,5)(7,7): 52.
+ *
+ * ExTensor, PE tiles 4 a side, LLB tiles 4 rows x 4 deep x 8 tall, in the
+ * order j1 k1 i1: A's four LLB tiles 52 + 32 + 32 + 52; B's two, rows 0-3
+ * (0,0)(0,5)(3,1) 64 and rows 4-7 (5,5)(6,2)(7,7) 72. Z's tile of rows
+ * 0-3 gets (0,0)(0,5) at k1 = 0 (44 bytes), goes out when i1 moves on,
+ * comes back for k1 = 1 (44 read: PO 2 x 44) and goes out again (44);
+ * rows 4-7 go out once (5,5)(7,7): 52; Z = 44 + 44 + 52 - 44.
+ *
+ * OuterSPACE, all of A in one multiply tile: A by columns and B cost 124
+ * each; T(i,k,j) has five products under four (i,k) nodes: written as
+ * d,l,s: 8 heads + 4 nodes x 2 + 5 seg + 5 coordinates = 26 x 4, + 5 x 8
+ * = 144, read as d,s,s: 9 + 4 + 5 + 5 = 23 x 4 + 40 = 132; Z once, 84.
+ *
+ * SIGMA, K in two shape tiles of 4, A whole stationary: each K tile of A
+ * has three rows of one bitvector word (A 2 + 3 x 4, 3 x 8 words,
+ * 3 x 4 values: 56, twice), and so has B's (by columns, 56 twice); the
+ * inner products write every (j, i) pair met, zeros included: 17 of them
+ * under j {0,1,2,5,7}: 2 + 5 + 6 + 17 = 30 x 4 + 17 x 4 = 188, once.
+ * A and B whole: 2 + 5 x 4, 5 words, 6 values: 92. */
+static const hand_case hand[] = {
+    {"gamma", "--param tile.rows=4 --param pe.count=2", 136, 124, -1, 0, 96, 332},
+    {"extensor", "--param pe.tile=4 --param llb.tile.i=1 --param llb.tile.k=1 "
+                 "--param llb.tile.j=2 --param pe.count=2", 168, 136, -1, 88, 96, 332},
+    {"outerspace", "--param a.per.pe=6 --param merge.rows=8", 124, 124, 276, 0, 84, 332},
+    {"sigma", "--param k.tile=4 --param a.per.tile=6", 112, 112, -1, 0, 188, 372},
+};
+
+static void test_hand_traffic(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir();
+    char *a = test_write_file(dir, "hand.mtx", hand_mtx);
+    for (size_t i = 0; i < sizeof hand / sizeof hand[0]; i++) {
+        const hand_case *h = &hand[i];
+        char *tdir = write_template(dir, h->name, h->params);
+        char *out = run_template(tdir, a, "event");
+        assert_int_equal(test_summary(out, "traffic.A"), h->a);
+        assert_int_equal(test_summary(out, "traffic.B"), h->b);
+        assert_int_equal(test_summary(out, "traffic.PO"), h->po);
+        assert_int_equal(test_summary(out, "traffic.Z"), h->z);
+        assert_int_equal(test_summary(out, "traffic_min"), h->min);
+        if (h->t >= 0)
+            assert_int_equal(test_summary(out, "traffic.T"), h->t);
+        else
+            assert_null(strstr(out, "traffic.T"));
+        free(out);
+        free(tdir);
+    }
+    free(a);
+    test_tmpdir_remove(dir);
+}
+
+/* The text of dir/file, which must hold want. */
+static void assert_file_has(const char *dir, const char *file, const char *want)
+{
+    char *path = test_path(dir, file), *text = test_read_file(path);
+    if (!text || !strstr(text, want))
+        fail_msg("%s lacks '%s':\n%s", path, want, text ? text : "(missing)");
+    free(text);
+    free(path);
+}
+
+static void test_params_change_files(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir();
+    char *t = write_template(dir, "extensor", "--param pe.count=7 --param pe.tile=64");
+    assert_file_has(t, "graph.hw", "pe.count = 7\n");
+    assert_file_has(t, "graph.gv", "split(i0,i01,i00,64)");
+    assert_file_has(t, "template.conf", "pe.tile = 64");
+    free(t);
+    t = write_template(dir, "gamma", "--param merger.radix=8 --param merger.rate=2 "
+                                     "--param fibercache.capacity=1000000");
+    assert_file_has(t, "graph.gv", "lanes=\"8\"");
+    assert_file_has(t, "graph.gv", "rate=\"2\"");
+    assert_file_has(t, "graph.hw", "llb.capacity = 1000000\n");
+    free(t);
+    t = write_template(dir, "outerspace", "--param a.per.pe=5 --param pt.count=4");
+    assert_file_has(t, "multiply.gv", "split(k,k1,k0,A.5)");
+    assert_file_has(t, "multiply.hw", "pe.count = 64\n");
+    assert_file_has(t, "merge.hw", "pe.count = 32\n");
+    assert_file_has(t, "template.conf", "phase = multiply\nphase = merge\n");
+    free(t);
+    t = write_template(dir, "sigma", "--param k.tile=32 --param clock.ghz=0.25");
+    assert_file_has(t, "graph.gv", "split(k,k1,k0,32)");
+    assert_file_has(t, "graph.hw", "clock.ghz = 0.25\n");
+    free(t);
+    test_tmpdir_remove(dir);
+}
+
+/* Exit 1 and one line naming what is wrong. */
+static void refused(const char *const *argv, const char *message)
+{
+    char *out = NULL, *err = NULL;
+    int rc = test_run_samsim_argv(&out, &err, argv);
+    if (rc != 1 || !strstr(err, message) || strchr(err, '\n') != err + strlen(err) - 1)
+        fail_msg("%s %s: exit %d, stderr '%s' (want '%s')", argv[0], argv[1], rc, err, message);
+    free(out);
+    free(err);
+}
+
+static void test_refusals(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir();
+    char *out = test_path(dir, "t");
+    const char *a[][8] = {
+        {"template", "eyeriss", "-o", out, NULL},
+        {"template", "gamma", "--param", "pes=4", "-o", out, NULL},
+        {"template", "gamma", "--param", "pe.count=0", "-o", out, NULL},
+        {"template", "gamma", "--param", "pe.count=2.5", "-o", out, NULL},
+        {"template", "gamma", "--param", "merger.radix=64", "-o", out, NULL},
+        {"template", "sigma", "--param", "clock.ghz=fast", "-o", out, NULL},
+    };
+    static const char *const why[] = {"no template 'eyeriss'", "no parameter 'pes'",
+                                      "pe.count=0 is not a whole number from 1 to 4096",
+                                      "pe.count=2.5 is not a whole number",
+                                      "merger.radix=64 is not a whole number from 1 to 32",
+                                      "clock.ghz=fast is not a number"};
+    for (size_t i = 0; i < sizeof a / sizeof a[0]; i++)
+        refused(a[i], why[i]);
+    assert_false(test_exists(out));
+    char *t = write_template(dir, "gamma", "");
+    char *m = test_write_file(dir, "a.mtx", hand_mtx);
+    char ta[4096], tc[4096];
+    snprintf(ta, sizeof ta, "A=%s", m);
+    snprintf(tc, sizeof tc, "C=%s", m);
+    const char *run_c[] = {"run", t, "-t", ta, "-t", tc, NULL};
+    refused(run_c, "no phase of");
+    const char *run_missing[] = {"run", t, "-t", ta, NULL};
+    refused(run_missing, "tensor B is not bound (give -t B=FILE)");
+    const char *run_depth[] = {"run", t, "-t", ta, "--depth", "4", NULL};
+    refused(run_depth, "not '--depth'");
+    char *tall = test_write_file(dir, "tall.mtx", "%%MatrixMarket matrix coordinate real general\n"
+                                                  "9 8 1\n1 1 1\n");
+    char tb[4096];
+    snprintf(tb, sizeof tb, "B=%s", tall);
+    const char *run_sizes[] = {"run", t, "-t", ta, "-t", tb, NULL};
+    refused(run_sizes, "index");
+    free(tall);
+    free(m);
+    free(t);
+    free(out);
+    test_tmpdir_remove(dir);
+}
+
+static void test_list(void **state)
+{
+    (void)state;
+    char *out = NULL;
+    assert_int_equal(test_run_samsim(&out, NULL, "template", NULL), 0);
+    assert_non_null(strstr(out, "extensor:"));
+    assert_non_null(strstr(out, "outerspace:"));
+    assert_non_null(strstr(out, "gamma:"));
+    assert_non_null(strstr(out, "sigma:"));
+    assert_non_null(strstr(out, "merger.radix"));
+    free(out);
+    assert_int_equal(test_run_samsim(&out, NULL, "template", "sigma", NULL), 0);
+    assert_non_null(strstr(out, "a.per.tile"));
+    assert_null(strstr(out, "merger.radix"));
+    free(out);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_check_every_engine), cmocka_unit_test(test_hand_traffic),
+        cmocka_unit_test(test_params_change_files), cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_list),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
