@@ -342,7 +342,9 @@ static int check_template(const trun_opts *o, const template_conf *c, char *verd
  * not replace an input. */
 static int check_files(const trun_opts *o, const template_conf *c, sam_error *err)
 {
-    io_file in[TRUN_MAX_TENSORS];
+    io_file in[TRUN_MAX_TENSORS + 2 * TEMPLATE_MAX_PHASES + 1];
+    char own[2 * TEMPLATE_MAX_PHASES + 1][4096];
+    int n = o->nbound;
     for (int i = 0; i < o->nbound; i++) {
         int used = 0;
         for (int p = 0; p < c->nphases && !used; p++) {
@@ -360,8 +362,16 @@ static int check_files(const trun_opts *o, const template_conf *c, sam_error *er
                              o->dir, o->tensors[i].name);
         in[i] = (io_file){"-t", o->tensors[i].file, o->tensors[i].name};
     }
+    snprintf(own[0], sizeof own[0], "%s/template.conf", o->dir);
+    in[n++] = (io_file){"the template", own[0], NULL};
+    for (int p = 0; p < c->nphases; p++) {
+        snprintf(own[2 * p + 1], sizeof own[0], "%s/%s.gv", o->dir, c->phase[p]);
+        snprintf(own[2 * p + 2], sizeof own[0], "%s/%s.hw", o->dir, c->phase[p]);
+        in[n++] = (io_file){"the template", own[2 * p + 1], NULL};
+        in[n++] = (io_file){"the template", own[2 * p + 2], NULL};
+    }
     const io_file out[] = {{"-o", o->out, NULL}, {"--stats", o->stats, NULL}};
-    return outputs_check("run", in, o->nbound, out, 2, err);
+    return outputs_check("run", in, n, out, 2, err);
 }
 
 static int run_all(trun_opts *o, const template_conf *c, sam_error *err)
