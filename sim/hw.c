@@ -40,6 +40,9 @@ const hw_param hw_params[] = {
     {"pe.count", "PEs", "processing elements, each with its own buffer and pipeline; a tile "
      "point goes to the one whose number is its result tile's modulo the count", 1, 1, 4096,
      TOP(pe_count), 1},
+    {"llb.partials", "0 or 1", "1: a result tile that comes back to the LLB is read back, and "
+     "written out again, only in the PE tiles points touch; 0: whole", 0, 0, 1,
+     TOP(llb_partials), 1},
     {"bytes.crd", "bytes", "a coordinate (a crd array's entry)", 4, 0, 64, TOP(bytes_crd), 1},
     {"bytes.ref", "bytes", "a reference (a seg array's entry)", 4, 0, 64, TOP(bytes_ref), 1},
     {"bytes.val", "bytes", "a value", 4, 0, 64, TOP(bytes_val), 1},

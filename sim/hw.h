@@ -48,6 +48,7 @@ typedef struct hw_desc {
     double bytes_ref;       /* a reference (seg arrays) */
     double bytes_val;       /* a value */
     double pe_count;        /* processing elements, each with a PE buffer */
+    double llb_partials;    /* 1: a result tile back in the LLB moves by PE tiles */
     hw_place place[HW_MAX_PLACES];
     int nplaces;
 } hw_desc;

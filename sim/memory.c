@@ -46,6 +46,8 @@ void mem_free(mem_model *m)
 {
     free(m->ports);
     m->ports = NULL;
+    free(m->touched);
+    m->touched = NULL;
     for (int l = 0; l < MEM_MAX_LEVELS; l++) {
         free(m->buffers[l]);
         m->buffers[l] = NULL;
@@ -242,6 +244,70 @@ static double result_transfer(mem_model *m, int l, int pe, double bytes, double 
     return start + latency_of(m, home, l) + occupy;
 }
 
+/* Whether a result tile back in the LLB moves by the PE tiles points
+ * touch (llb.partials), rather than whole. */
+static int partials_by_pe(const mem_model *m)
+{
+    return m->hw.llb_partials > 0 && m->nlevels == 2 && mem_tensor_held(m, m->ntensors, 0);
+}
+
+static mem_touch *touch_slot(mem_touch *t, size_t n, int64_t id)
+{
+    size_t i = ((uint64_t)id * 0x9E3779B97F4A7C15u >> 17) & (n - 1);
+    while (t[i].id != -1 && t[i].id != id)
+        i = (i + 1) & (n - 1);
+    return &t[i];
+}
+
+/* The table at twice the size once it is half full. */
+static int grow_touched(mem_model *m, sam_error *err)
+{
+    if (2 * (m->usedtouched + 1) <= m->ntouched)
+        return 0;
+    size_t n = m->ntouched ? 2 * m->ntouched : 64;
+    mem_touch *t = malloc(n * sizeof *t);
+    if (!t)
+        return error_set(err, "out of memory");
+    for (size_t i = 0; i < n; i++)
+        t[i].id = -1;
+    for (size_t i = 0; i < m->ntouched; i++)
+        if (m->touched[i].id != -1)
+            *touch_slot(t, n, m->touched[i].id) = m->touched[i];
+    free(m->touched);
+    m->touched = t;
+    m->ntouched = n;
+    return 0;
+}
+
+/* The bytes the LLB's result tile writes out: what its stay touched, or
+ * all of it. */
+static double llb_out_bytes(const mem_model *m, const mem_buffer *b)
+{
+    return partials_by_pe(m) ? b->dirty : b->out_bytes;
+}
+
+/* With llb.partials, the point's PE tile out: read back from DRAM the
+ * first time this stay of the LLB's tile touches it, if it went out
+ * before; its growth is what the stay will write. When it is in place. */
+static double touch_pe_tile(mem_model *m, int pe, const mem_result *out, double in_place)
+{
+    mem_buffer *llb = buffer_of(m, 0, pe);
+    mem_touch *t = touch_slot(m->touched, m->ntouched, out->id);
+    if (t->id == -1) {
+        *t = (mem_touch){out->id, llb->stay - 1, 0};
+        m->usedtouched++;
+    }
+    if (t->stay != llb->stay) {
+        if (llb->refilled && out->before > 0)
+            in_place = result_transfer(m, 0, pe, out->before, fmax(in_place, llb->written), 0);
+        t->stay = llb->stay;
+        t->bytes = 0;
+    }
+    llb->dirty += out->after - t->bytes;
+    t->bytes = out->after;
+    return in_place;
+}
+
 /* The result's tiles for a point on processing element pe: those it
  * leaves written out, inner level first (the outer holds what the inner
  * wrote), once the points that made them are done, and those it returns
@@ -249,11 +315,12 @@ static double result_transfer(mem_model *m, int l, int pe, double bytes, double 
 static double result_tiles(mem_model *m, int pe, const mem_result *out, double ready)
 {
     double written = 0;
-    int r = m->ntensors;
+    int r = m->ntensors, by_pe = partials_by_pe(m);
     for (int l = m->nlevels - 1; l >= 0; l--) {
         mem_buffer *b = buffer_of(m, l, pe);
-        if (mem_tensor_held(m, r, l) && out[l].id != b->out_id && b->out_bytes > 0) {
-            written = result_transfer(m, l, pe, b->out_bytes, fmax(written, b->done), 1);
+        double bytes = l ? b->out_bytes : llb_out_bytes(m, b);
+        if (mem_tensor_held(m, r, l) && out[l].id != b->out_id && bytes > 0) {
+            written = result_transfer(m, l, pe, bytes, fmax(written, b->done), 1);
             b->written = written - latency_of(m, mem_tensor_source(m, r, l), l);
         }
     }
@@ -264,8 +331,15 @@ static double result_tiles(mem_model *m, int pe, const mem_result *out, double r
         mem_buffer *b = buffer_of(m, l, pe);
         if (!mem_tensor_held(m, r, l))
             continue;
-        if (out[l].id != b->out_id && out[l].before > 0)
+        if (out[l].id != b->out_id && out[l].before > 0 && !(by_pe && l == 0))
             in_place = result_transfer(m, l, pe, out[l].before, fmax(in_place, b->written), 0);
+        if (by_pe && l == 0 && out[l].id != b->out_id) {
+            b->stay++;
+            b->refilled = out[l].before > 0;
+            b->dirty = 0;
+        }
+        if (by_pe && l == 1)
+            in_place = touch_pe_tile(m, pe, &out[l], in_place);
         b->out_id = out[l].id;
         b->out_bytes = out[l].after;
         double *peak = &m->traffic[m->ntensors].peak[m->at[l]];
@@ -278,6 +352,8 @@ int mem_point(mem_model *m, const mem_visit *v, const char *const *names, double
               sam_error *err)
 {
     double ready = v->earliest;
+    if (partials_by_pe(m) && grow_touched(m, err))
+        return -1;
     for (int t = 0; t < m->ntensors; t++) {
         double parent = 0;
         for (int l = 0; l < m->nlevels; l++) {
@@ -328,8 +404,9 @@ double mem_finish(mem_model *m)
     for (int l = m->nlevels - 1; l >= 0; l--)
         for (int pe = 0; pe < (l == m->nlevels - 1 ? m->npe : 1); pe++) {
             mem_buffer *b = buffer_of(m, l, pe);
-            if (b->out_bytes > 0)
-                end = fmax(end, result_transfer(m, l, pe, b->out_bytes, b->done, 1));
+            double bytes = l ? b->out_bytes : llb_out_bytes(m, b);
+            if (bytes > 0)
+                end = fmax(end, result_transfer(m, l, pe, bytes, b->done, 1));
             b->out_id = -1;
             b->out_bytes = 0;
         }

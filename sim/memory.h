@@ -88,7 +88,21 @@ typedef struct mem_buffer {
     double out_bytes;
     double done;                /* when the points it served are computed */
     double written;             /* when its last result tile written out left */
+    /* With llb.partials: the LLB's stays of result tiles, counted; whether
+     * the current one went out before; the bytes of its PE tiles touched
+     * in this stay, which are all it writes out. */
+    uint64_t stay;
+    int refilled;
+    double dirty;
 } mem_buffer;
+
+/* A PE-level result tile, with llb.partials: the LLB stay it was last
+ * touched in and its bytes then. */
+typedef struct mem_touch {
+    int64_t id;                 /* -1: a free slot */
+    uint64_t stay;
+    double bytes;
+} mem_touch;
 
 typedef struct mem_model {
     hw_desc hw;
@@ -102,6 +116,8 @@ typedef struct mem_model {
     double compute_end;         /* when the points so far are all computed */
     mem_usage usage[HW_MEMORIES];   /* usage[HW_PE].busy: cycles PEs computed */
     mem_traffic traffic[MEM_MAX_TENSORS + 1];
+    mem_touch *touched;         /* open addressing on id, ntouched slots */
+    size_t ntouched, usedtouched;
     /* Per tensor (the result last), whether the LLB keeps its tiles. */
     int llb_holds[MEM_MAX_TENSORS + 1];
     /* Per operand and level, the tiles there are and which were needed. */

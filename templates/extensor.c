@@ -51,6 +51,8 @@ static void extensor_plan(const template_def *t, const double *v, template_plan 
                               "pe.capacity pe.count bytes.val");
     template_hw(p, "# the LLB keeps loading tiles while they fit, as ExTensor's does");
     template_hw(p, "llb.buffering = 64");
+    template_hw(p, "# partial outputs go out and come back by the PE tiles points touch");
+    template_hw(p, "llb.partials = 1");
 }
 
 const template_def template_extensor = {

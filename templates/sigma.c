@@ -1,7 +1,8 @@
 /* SIGMA (Qin et al., HPCA'20) as TeAAL models it (Table 5, sigma.yaml):
  * A stationary, B streamed, a bitmap inner product. K is cut in shape
  * tiles of k.tile and rows of A in tiles holding a.per.tile of its
- * entries, walked k1 then i1; within a tile, B's columns stream past
+ * entries, walked k1 then i1 (in one outer tile of all rows, which the
+ * data SRAM holds: Z stays there); within a tile, B's columns stream past
  * (loop j outermost) and the rows of A are dealt out to lanes (at most
  * 32, far fewer than SIGMA's 16,384 multipliers), each intersecting A's
  * row with B's column as bitmaps (A and B store k as bitvector levels).
@@ -9,6 +10,9 @@
 #include <stdio.h>
 
 #include "template.h"
+
+/* A tile size no matrix reaches: one tile. */
+#define SIGMA_ALL (1 << 30)
 
 static const template_param sigma_params[] = {
     {"k.tile", "coordinates", "the shape tiles of K", 128, 1, 1 << 20, 1},
@@ -33,9 +37,11 @@ static void sigma_plan(const template_def *t, const double *v, template_plan *pl
     template_format(p, "B:sb:1,0");
     snprintf(p->schedule, sizeof p->schedule, "reorder(j,i,k)");
     snprintf(p->parallelize, sizeof p->parallelize, "i,%.0f", template_value(t, v, "lanes"));
-    snprintf(p->tiling, sizeof p->tiling, "split(k,k1,k0,%.0f) split(i,i1,i0,A.%.0f) "
-             "tileorder(k1,i1)", template_value(t, v, "k.tile"),
-             template_value(t, v, "a.per.tile"));
+    /* The outer level, all of i at once, is for the data SRAM: it keeps
+     * Z whole while the partitions below add to it. */
+    snprintf(p->tiling, sizeof p->tiling, "split(k,k1,k0,%.0f) split(i,i1,i0,%d) "
+             "split(i0,i01,i00,A.%.0f) tileorder(k1,i1,i01)", template_value(t, v, "k.tile"),
+             SIGMA_ALL, template_value(t, v, "a.per.tile"));
     template_hw(p, "# SIGMA (TeAAL Table 5), made by samsim template sigma");
     template_hw_keys(p, t, v, "clock.ghz dram.bandwidth llb.capacity llb.bandwidth "
                               "pe.capacity bytes.val");
