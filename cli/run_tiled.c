@@ -44,6 +44,8 @@ typedef struct tiled_state {
     tiled_outcome *out;
     mem_model *mem;                 /* NULL without memories */
     pipeline *pipes;                /* per processing element */
+    int64_t *holds;                 /* per processing element, its last point's
+                                       result tile (-1: none yet) */
     int npe;
     result_tiles partial[MEM_MAX_LEVELS];   /* the result's tiles at each level */
     mem_tile *mem_tiles;            /* a point's, operand by operand */
@@ -440,13 +442,36 @@ static int add_stats(tiled_state *s, const sim_engine *e, int pe, cycle_t start)
     return 0;
 }
 
-/* When the tile e ran starts: as soon as the pipeline of the processing
- * element that owns its result tile takes it and, with memories, its
- * tiles are in place. */
+/* The processing element for a point of result tile id: the tile's
+ * number modulo the count; with pe.dynamic (a scheduler handing out work
+ * as PEs free up), the PE whose last point added to the same tile, else
+ * the one whose pipeline takes it first. */
+static int choose_pe(tiled_state *s, const sim_engine *e, int64_t id)
+{
+    if (!s->r->hw || !s->r->hw->pe_dynamic)
+        return (int)(id % s->npe);
+    int best = 0;
+    cycle_t first = CYCLE_NONE;
+    for (int pe = 0; pe < s->npe; pe++) {
+        if (s->holds[pe] == id)
+            return s->holds[pe] = id, pe;
+        cycle_t t = pipeline_earliest(&s->pipes[pe], e);
+        if (t < first) {
+            first = t;
+            best = pe;
+        }
+    }
+    s->holds[best] = id;
+    return best;
+}
+
+/* When the tile e ran starts: as soon as the pipeline of its processing
+ * element (choose_pe) takes it and, with memories, its tiles are in
+ * place. */
 static int place_tile(tiled_state *s, const sim_engine *e, const size_t *tile,
                       const int64_t *coord, cycle_t cycles, const tensor *part)
 {
-    int pe = (int)(result_tile_id(s, coord, s->spec.depth - 1) % s->npe);
+    int pe = choose_pe(s, e, result_tile_id(s, coord, s->spec.depth - 1));
     pipeline *p = &s->pipes[pe];
     if (!p->free_from && pipeline_init(p, e->nblocks, s->err))
         return -1;
@@ -540,6 +565,7 @@ static void free_state(tiled_state *s)
     for (int pe = 0; s->pipes && pe < s->npe; pe++)
         pipeline_free(&s->pipes[pe]);
     free(s->pipes);
+    free(s->holds);
     free(s->mem_tiles);
     expr_free(&s->e);
 }
@@ -594,10 +620,13 @@ static int prepare(tiled_state *s, const tensor *operands, sam_error *err)
         return error_set(err, "the tiling splits no index");
     s->npe = s->r->hw ? (int)s->r->hw->pe_count : 1;
     s->pipes = calloc((size_t)s->npe, sizeof *s->pipes);
+    s->holds = malloc((size_t)s->npe * sizeof *s->holds);
     if (s->r->stats)
         s->out->stats = calloc(1, sizeof *s->out->stats);
-    if (!s->pipes || (s->r->stats && !s->out->stats))
+    if (!s->pipes || !s->holds || (s->r->stats && !s->out->stats))
         return error_set(err, "out of memory");
+    for (int pe = 0; pe < s->npe; pe++)
+        s->holds[pe] = -1;
     if (s->out->stats)
         s->out->stats->npe = s->npe;
     return s->r->hw ? prepare_memory(s, err) : 0;

@@ -40,6 +40,9 @@ const hw_param hw_params[] = {
     {"pe.count", "PEs", "processing elements, each with its own buffer and pipeline; a tile "
      "point goes to the one whose number is its result tile's modulo the count", 1, 1, 4096,
      TOP(pe_count), 1},
+    {"pe.dynamic", "0 or 1", "1: a point goes to the PE whose last point added to its result "
+     "tile, else to the one whose pipeline takes it first (a scheduler handing out work as PEs "
+     "free up); 0: by result tile", 0, 0, 1, TOP(pe_dynamic), 1},
     {"llb.partials", "0 or 1", "1: a result tile that comes back to the LLB is read back, and "
      "written out again, only in the PE tiles points touch; 0: whole", 0, 0, 1,
      TOP(llb_partials), 1},

@@ -3,18 +3,23 @@
  * coordinates, k dealt out to merger.radix lanes after the intersection,
  * each lane scaling the rows of B it gets, and a vectorreducer of that
  * many lanes merging them, taking merger.rate pairs a cycle (Gamma's
- * merger: one). Rows of A go to the PEs in tiles of tile.rows rows, a
- * tile to each PE in turn; the FiberCache is the LLB, holding B whole
- * while it fits (the outer tiling level exists for it: B's one tile
- * there), while A's rows come from DRAM and Z's rows go back past it; each
+ * merger: one). Rows of A go to the PEs in tiles holding tile.entries of
+ * its entries (TeAAL's occupancy partitions), each to whichever PE frees
+ * up first (pe.dynamic); the FiberCache is the LLB, holding B whole while
+ * it fits (the outer tiling level, one tile of everything, exists for
+ * it), while A's rows come from DRAM and Z's rows go back past it; each
  * PE's buffer is the FiberCache as the PE sees it (as large). */
 #include <stdio.h>
 
 #include "template.h"
 
+/* A tile size no matrix reaches: one tile. */
+#define GAMMA_ALL (1 << 30)
+
 static const template_param gamma_params[] = {
     {"pe.count", "PEs", "processing elements", 32, 1, 4096, 1},
-    {"tile.rows", "rows", "rows of A a PE takes at once", 32, 1, 1 << 30, 1},
+    {"tile.entries", "entries", "rows of A a PE takes at once hold this many of its entries",
+     32, 1, 1 << 30, 1},
     {"merger.radix", "lanes", "fibers the merger merges at once (Gamma: 64; at most 32 here)",
      32, 1, 32, 1},
     {"merger.rate", "pairs/cycle", "pairs the merger takes a cycle (0: one per lane)", 1, 0, 32,
@@ -40,9 +45,8 @@ static void gamma_plan(const template_def *t, const double *v, template_plan *pl
     snprintf(p->parallelize, sizeof p->parallelize, "k,%.0f",
              template_value(t, v, "merger.radix"));
     /* Two levels, so that the FiberCache holds the outer one: B, whole. */
-    double rows = template_value(t, v, "tile.rows");
-    snprintf(p->tiling, sizeof p->tiling, "split(i,i1,i0,%.0f) split(i0,i01,i00,%.0f)",
-             rows * template_value(t, v, "pe.count"), rows);
+    snprintf(p->tiling, sizeof p->tiling, "split(i,i1,i0,%d) split(i0,i01,i00,A.%.0f)",
+             GAMMA_ALL, template_value(t, v, "tile.entries"));
     snprintf(p->settings, sizeof p->settings, "vectorreducer.rate=%.0f",
              template_value(t, v, "merger.rate"));
     template_hw(p, "# Gamma (TeAAL Table 5), made by samsim template gamma");
@@ -52,6 +56,8 @@ static void gamma_plan(const template_def *t, const double *v, template_plan *pl
     template_hw(p, "llb.buffering = 64");
     template_hw(p, "# a PE reads its fibers from the FiberCache");
     template_hw(p, "pe.capacity = %.0f", cache);
+    template_hw(p, "# rows go to whichever PE frees up first, as Gamma's scheduler hands them out");
+    template_hw(p, "pe.dynamic = 1");
     template_hw(p, "# A's rows come from DRAM and Z's rows go there, past the FiberCache");
     template_hw(p, "place.A = pe");
     template_hw(p, "place.Z = pe");

@@ -66,7 +66,7 @@ static const char *const small[][2] = {
                  "--param llb.tile.j=3 --param pe.count=4"},
     {"outerspace", "--param a.per.pe=20 --param merge.rows=7 --param pt.count=2 "
                    "--param pe.per.pt=2"},
-    {"gamma", "--param tile.rows=5 --param pe.count=3 --param merger.radix=4"},
+    {"gamma", "--param tile.entries=9 --param pe.count=3 --param merger.radix=4"},
     {"sigma", "--param k.tile=16 --param a.per.tile=60 --param lanes=4"},
 };
 
@@ -103,7 +103,7 @@ typedef struct hand_case {
  * 6 coordinates = 19 x 4 + 6 x 8 = 124; Z (rows {0,5,7}, 4 entries):
  * 13 x 4 + 4 x 8 = 84.
  *
- * Gamma, rows in tiles of 4 on 2 PEs: A's row tiles (0,0)(0,5)(3,1) and
+ * Gamma, rows in tiles of 3 entries on 2 PEs: A's row tiles (0,0)(0,5)(3,1) and
  * (5,5)(6,2)(7,7) cost 5+5 x 4 + 3 x 8 = 64 and 6+6 x 4 + 24 = 72; B is
  * read once into the FiberCache (124); Z's row tiles go out once,
  * (0,0)(0,5): 44 and (5,5)(7,7): 52.
@@ -129,7 +129,7 @@ typedef struct hand_case {
  * under j {0,1,2,5,7}: 2 + 5 + 6 + 17 = 30 x 4 + 17 x 4 = 188, once.
  * A and B whole: 2 + 5 x 4, 5 words, 6 values: 92. */
 static const hand_case hand[] = {
-    {"gamma", "--param tile.rows=4 --param pe.count=2", 136, 124, -1, 0, 96, 332},
+    {"gamma", "--param tile.entries=3 --param pe.count=2", 136, 124, -1, 0, 96, 332},
     {"extensor", "--param pe.tile=4 --param llb.tile.i=1 --param llb.tile.k=1 "
                  "--param llb.tile.j=2 --param pe.count=2", 168, 136, -1, 128, 116, 332},
     {"outerspace", "--param a.per.pe=6 --param merge.rows=8", 124, 124, 276, 0, 84, 332},
