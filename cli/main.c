@@ -34,7 +34,8 @@ static const command commands[] = {
      "          [--engine event|step|cycle] [--split SEED] [--depth N] [--latency N]\n"
      "          [--max-cycles N]\n"
      "          [--impl TYPE=NAME]... [--config FILE] [--quiet]",
-     "Simulates a SAM graph on tensors bound to its names.\n"
+     "Simulates a SAM graph on tensors bound to its names. samsim run DIR runs a template\n"
+     "directory (samsim template) and takes -t, -o, --stats, --check, --engine, --quiet.\n"
      "  -t NAME=FILE|NUMBER     binds operand NAME (a number for a scalar)\n"
      "  --data DIR              a SAM level-file directory holding the operands\n"
      "  --shift                 derives each missing operand from the one before it\n"

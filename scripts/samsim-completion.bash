@@ -2,7 +2,7 @@
 # `samsim help CMD`), block types and implementations (from `samsim blocks`)
 # after --impl, and file names elsewhere. Installed by `make install`.
 
-_samsim_commands="compile run blocks convert info gen stats render help"
+_samsim_commands="compile run blocks convert info gen stats render template help"
 
 # TYPE=NAME for every implementation `samsim blocks` lists.
 _samsim_impls()
@@ -34,6 +34,10 @@ _samsim()
             COMPREPLY=($(compgen -W "$_samsim_commands" -- "$cur"))
             return ;;
     esac
+    if [ "$cmd" = template ] && [ "$COMP_CWORD" -eq 2 ]; then
+        COMPREPLY=($(compgen -W "extensor outerspace gamma sigma" -- "$cur"))
+        return
+    fi
     if [ "$cmd" = gen ] && [ "$COMP_CWORD" -eq 2 ]; then
         COMPREPLY=($(compgen -W "urandom runs blocks rmat banded identity dense" -- "$cur"))
         return
