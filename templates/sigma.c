@@ -23,7 +23,6 @@ static const template_param sigma_params[] = {
     {"dram.bandwidth", "GB/s", "HBM", 1024, 0.001, 1e6, 0},
     {"llb.capacity", "bytes", "the data SRAM", 32e6, 1, 1e15, 0},
     {"llb.bandwidth", "GB/s", "the data SRAM to the array", 960, 0.001, 1e6, 0},
-    {"pe.capacity", "bytes", "the array's operand registers", 16e6, 1, 1e15, 0},
     {"bytes.val", "bytes", "a value", 4, 0, 64, 1},
     {NULL, NULL, NULL, 0, 0, 0, 0},
 };
@@ -43,9 +42,11 @@ static void sigma_plan(const template_def *t, const double *v, template_plan *pl
              "split(i0,i01,i00,A.%.0f) tileorder(k1,i1,i01)", template_value(t, v, "k.tile"),
              SIGMA_ALL, template_value(t, v, "a.per.tile"));
     template_hw(p, "# SIGMA (TeAAL Table 5), made by samsim template sigma");
-    template_hw_keys(p, t, v, "clock.ghz dram.bandwidth llb.capacity llb.bandwidth "
-                              "pe.capacity bytes.val");
+    template_hw_keys(p, t, v, "clock.ghz dram.bandwidth llb.capacity llb.bandwidth bytes.val");
     template_hw(p, "pe.count = 1");
+    template_hw(p, "# the array's registers hold the stationary entries of A; the rest streams");
+    template_hw(p, "# through it, and Z's partial sums go to the data SRAM: no tile need fit");
+    template_hw(p, "pe.capacity = 1e15");
 }
 
 const template_def template_sigma = {
