@@ -89,10 +89,12 @@ int result_tiles_init(result_tiles *r, const level_format *f, const int64_t *ext
 
 /* The bytes of a tile with c->distinct prefixes, as fibertree_bytes
  * counts its storage: a compressed level its coordinates and one seg
- * entry more than the positions above, a linked list a head per position
- * above and a coordinate and a next pointer per node, a bitvector its
- * words; a dense level stores nothing but has every position (the
- * largest tile's extent). An empty tile is not written at all. */
+ * entry more than the positions above, a linked list a coordinate and a
+ * next pointer per node and the heads of the lists the tile appends to
+ * (tiles of one tensor share its lists: OuterSPACE's PEs append to one
+ * list per row), a bitvector its words; a dense level stores nothing but
+ * has every position (the largest tile's extent). An empty tile is not
+ * written at all. */
 static double tile_bytes(const result_tiles *r, const result_count *c)
 {
     int n = r->format.nlevels;
@@ -107,7 +109,7 @@ static double tile_bytes(const result_tiles *r, const result_count *c)
             bytes += here * r->crd + (above + 1) * r->ref;
             break;
         case 'l':
-            bytes += above * r->ref + here * (r->crd + r->ref);
+            bytes += (k ? (double)c->distinct[k - 1] : 1) * r->ref + here * (r->crd + r->ref);
             break;
         case 'b':
             bytes += above * ceil(extent / 64) * 8;
