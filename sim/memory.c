@@ -48,6 +48,8 @@ void mem_free(mem_model *m)
     m->ports = NULL;
     free(m->touched);
     m->touched = NULL;
+    free(m->stay_written);
+    m->stay_written = NULL;
     for (int l = 0; l < MEM_MAX_LEVELS; l++) {
         free(m->buffers[l]);
         m->buffers[l] = NULL;
@@ -286,6 +288,22 @@ static double llb_out_bytes(const mem_model *m, const mem_buffer *b)
     return partials_by_pe(m) ? b->dirty : b->out_bytes;
 }
 
+/* Room for the LLB's next stay in stay_written. */
+static int grow_stays(mem_model *m, sam_error *err)
+{
+    const mem_buffer *llb = buffer_of(m, 0, 0);
+    if (llb->stay + 2 <= m->nstays)
+        return 0;
+    size_t n = m->nstays ? 2 * m->nstays : 64;
+    double *w = realloc(m->stay_written, n * sizeof *w);
+    if (!w)
+        return error_set(err, "out of memory");
+    memset(w + m->nstays, 0, (n - m->nstays) * sizeof *w);
+    m->stay_written = w;
+    m->nstays = n;
+    return 0;
+}
+
 /* With llb.partials, the point's PE tile out: read back from DRAM the
  * first time this stay of the LLB's tile touches it, if it went out
  * before; its growth is what the stay will write. When it is in place. */
@@ -298,8 +316,11 @@ static double touch_pe_tile(mem_model *m, int pe, const mem_result *out, double 
         m->usedtouched++;
     }
     if (t->stay != llb->stay) {
+        /* Its bytes come back once the stay that last touched it wrote
+         * them out. */
         if (llb->refilled && out->before > 0)
-            in_place = result_transfer(m, 0, pe, out->before, fmax(in_place, llb->written), 0);
+            in_place = result_transfer(m, 0, pe, out->before,
+                                       fmax(in_place, m->stay_written[t->stay]), 0);
         t->stay = llb->stay;
         t->bytes = 0;
     }
@@ -322,6 +343,8 @@ static double result_tiles(mem_model *m, int pe, const mem_result *out, double r
         if (mem_tensor_held(m, r, l) && out[l].id != b->out_id && bytes > 0) {
             written = result_transfer(m, l, pe, bytes, fmax(written, b->done), 1);
             b->written = written - latency_of(m, mem_tensor_source(m, r, l), l);
+            if (by_pe && l == 0)
+                m->stay_written[b->stay] = b->written;
         }
     }
     /* A partial tile read back went out from the same buffer, at the
@@ -352,7 +375,7 @@ int mem_point(mem_model *m, const mem_visit *v, const char *const *names, double
               sam_error *err)
 {
     double ready = v->earliest;
-    if (partials_by_pe(m) && grow_touched(m, err))
+    if (partials_by_pe(m) && (grow_touched(m, err) || grow_stays(m, err)))
         return -1;
     for (int t = 0; t < m->ntensors; t++) {
         double parent = 0;

@@ -118,6 +118,8 @@ typedef struct mem_model {
     mem_traffic traffic[MEM_MAX_TENSORS + 1];
     mem_touch *touched;         /* open addressing on id, ntouched slots */
     size_t ntouched, usedtouched;
+    double *stay_written;       /* per LLB stay, when its write-out left */
+    size_t nstays;              /* room in stay_written */
     /* Per tensor (the result last), whether the LLB keeps its tiles. */
     int llb_holds[MEM_MAX_TENSORS + 1];
     /* Per operand and level, the tiles there are and which were needed. */
