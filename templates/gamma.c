@@ -13,9 +13,6 @@
 
 #include "template.h"
 
-/* A tile size no matrix reaches: one tile. */
-#define GAMMA_ALL (1 << 30)
-
 static const template_param gamma_params[] = {
     {"pe.count", "PEs", "processing elements", 32, 1, 4096, 1},
     {"tile.entries", "entries", "rows of A a PE takes at once hold this many of its entries",
@@ -46,7 +43,7 @@ static void gamma_plan(const template_def *t, const double *v, template_plan *pl
              template_value(t, v, "merger.radix"));
     /* Two levels, so that the FiberCache holds the outer one: B, whole. */
     snprintf(p->tiling, sizeof p->tiling, "split(i,i1,i0,%d) split(i0,i01,i00,A.%.0f)",
-             GAMMA_ALL, template_value(t, v, "tile.entries"));
+             TEMPLATE_ONE_TILE, template_value(t, v, "tile.entries"));
     snprintf(p->settings, sizeof p->settings, "vectorreducer.rate=%.0f",
              template_value(t, v, "merger.rate"));
     template_hw(p, "# Gamma (TeAAL Table 5), made by samsim template gamma");

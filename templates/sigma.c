@@ -11,9 +11,6 @@
 
 #include "template.h"
 
-/* A tile size no matrix reaches: one tile. */
-#define SIGMA_ALL (1 << 30)
-
 static const template_param sigma_params[] = {
     {"k.tile", "coordinates", "the shape tiles of K", 128, 1, 1 << 20, 1},
     {"a.per.tile", "entries", "entries of A stationary at once (128 x 128 PEs)", 16384, 1,
@@ -40,7 +37,7 @@ static void sigma_plan(const template_def *t, const double *v, template_plan *pl
      * Z whole while the partitions below add to it. */
     snprintf(p->tiling, sizeof p->tiling, "split(k,k1,k0,%.0f) split(i,i1,i0,%d) "
              "split(i0,i01,i00,A.%.0f) tileorder(k1,i1,i01)", template_value(t, v, "k.tile"),
-             SIGMA_ALL, template_value(t, v, "a.per.tile"));
+             TEMPLATE_ONE_TILE, template_value(t, v, "a.per.tile"));
     template_hw(p, "# SIGMA (TeAAL Table 5), made by samsim template sigma");
     template_hw_keys(p, t, v, "clock.ghz dram.bandwidth llb.capacity llb.bandwidth bytes.val");
     template_hw(p, "pe.count = 1");

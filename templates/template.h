@@ -20,6 +20,10 @@
 #define TEMPLATE_MAX_FORMATS 4
 #define TEMPLATE_TEXT 4096
 
+/* A split no matrix reaches: one tile of everything, the level a buffer
+ * holds whole (a FiberCache holding B, a data SRAM holding Z). */
+#define TEMPLATE_ONE_TILE (1 << 30)
+
 typedef struct template_param {
     const char *key;
     const char *unit;
