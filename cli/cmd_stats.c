@@ -161,9 +161,9 @@ static void print_streams(const stats_table *t, const int *order, int top)
 static void print_memories(const stats_table *t)
 {
     printf("\nmemories (busy%% = busy cycles / (units x run cycles); read = bytes out toward "
-           "the PE, written = bytes in):\n");
-    printf("  %-6s  %6s  %10s  %6s  %12s  %12s  %12s\n", "memory", "units", "busy", "busy%",
-           "read", "written", "peak");
+           "the PE, written = bytes in; peak%% = peak / a buffer's capacity):\n");
+    printf("  %-6s  %6s  %10s  %6s  %12s  %12s  %12s  %6s\n", "memory", "units", "busy", "busy%",
+           "read", "written", "peak", "peak%");
     for (int i = 0; i < t->nmemories; i++) {
         const stats_memory *m = &t->memories[i];
         printf("  %-6s  %6llu  %10llu  %5.1f%%  %12llu  %12llu  ", m->id,
@@ -171,9 +171,13 @@ static void print_memories(const stats_table *t)
                100.0 * stats_memory_utilisation(t, m), (unsigned long long)m->bytes_read,
                (unsigned long long)m->bytes_written);
         if (m->has_peak)
-            printf("%12llu\n", (unsigned long long)m->peak_bytes);
+            printf("%12llu", (unsigned long long)m->peak_bytes);
         else
-            printf("%12s\n", "-");
+            printf("%12s", "-");
+        if (m->has_peak && m->has_capacity && m->capacity)
+            printf("  %5.1f%%\n", 100.0 * (double)m->peak_bytes / (double)m->capacity);
+        else
+            printf("  %6s\n", "-");
     }
 }
 

@@ -14,7 +14,7 @@ enum column {
     COL_REPEAT, COL_REPEAT_STOP, COL_FIRST, COL_LAST, COL_IDLE_BETWEEN, COL_IDLE_BEFORE,
     COL_IDLE_AFTER, COL_BUSY, COL_STARVED, COL_BLOCKED, COL_UNITS, COL_LEVEL, COL_MEMORY,
     COL_BYTES_READ, COL_BYTES_WRITTEN, COL_TILES_FETCHED, COL_TILES_SKIPPED, COL_PEAK_BYTES,
-    NCOLUMNS
+    COL_CAPACITY, NCOLUMNS
 };
 
 static const char *const column_names[NCOLUMNS] = {
@@ -23,7 +23,7 @@ static const char *const column_names[NCOLUMNS] = {
     "stop_s2",    "stop_s3_up",  "empty",        "done",         "repeat",     "repeat_stop",
     "first_cycle", "last_cycle", "idle_between", "idle_before",  "idle_after", "busy",
     "starved",    "blocked",     "units",        "level",        "memory",     "bytes_read",
-    "bytes_written", "tiles_fetched", "tiles_skipped", "peak_bytes",
+    "bytes_written", "tiles_fetched", "tiles_skipped", "peak_bytes", "capacity_bytes",
 };
 
 /* A row's cells: numbers formatted in cell, strings (node ids and types
@@ -338,8 +338,10 @@ static void fill_memory(const sim_stats *s, hw_memory_id id, row *r)
     cell_u64(r, COL_BUSY, (uint64_t)ceil(m->usage[id].busy));
     cell_bytes(r, COL_BYTES_READ, read);
     cell_bytes(r, COL_BYTES_WRITTEN, written);
-    if (id != HW_DRAM)
+    if (id != HW_DRAM) {
         cell_bytes(r, COL_PEAK_BYTES, m->usage[id].peak);
+        cell_bytes(r, COL_CAPACITY, m->hw.mem[id].capacity);
+    }
 }
 
 /* Tensor t's (the result when t is ntensors) tiles at level l. */

@@ -64,6 +64,7 @@
  *                 result tiles read back in
  *     bytes_written   bytes that came into it from inward: result tiles
  *     peak_bytes  most bytes one buffer of it held at once (empty for dram)
+ *     capacity_bytes  what one buffer of it holds (empty for dram)
  *   row=lane      one per lane of a parallelized graph (blocks with
  *                 lane=L): id the lane, units its blocks, tokens what
  *                 they pushed, busy the busy cycles of its busiest block
@@ -81,7 +82,8 @@
  *                 result)
  *     peak_bytes  most bytes of its tiles one buffer held at once
  * The columns units, level, memory, bytes_read, bytes_written,
- * tiles_fetched, tiles_skipped and peak_bytes are empty in other rows.
+ * tiles_fetched, tiles_skipped, peak_bytes and capacity_bytes are empty in
+ * other rows.
  */
 #ifndef SAMSIM_STATS_H
 #define SAMSIM_STATS_H

@@ -17,7 +17,7 @@ enum column {
     C_ROW, C_ID, C_TYPE, C_IMPL, C_PRODUCER, C_READERS, C_KIND, C_TOKENS, C_DATA, C_STOPS,
     C_EMPTY, C_DONE, C_REPEAT, C_REPEAT_STOP, C_FIRST, C_LAST, C_IDLE_BETWEEN, C_IDLE_BEFORE,
     C_IDLE_AFTER, C_BUSY, C_STARVED, C_BLOCKED, C_UNITS, C_LEVEL, C_MEMORY, C_BYTES_READ,
-    C_BYTES_WRITTEN, C_TILES_FETCHED, C_TILES_SKIPPED, C_PEAK_BYTES, NCOLUMNS
+    C_BYTES_WRITTEN, C_TILES_FETCHED, C_TILES_SKIPPED, C_PEAK_BYTES, C_CAPACITY, NCOLUMNS
 };
 
 static const char *const column_names[NCOLUMNS] = {
@@ -25,6 +25,7 @@ static const char *const column_names[NCOLUMNS] = {
     "empty", "done", "repeat", "repeat_stop", "first_cycle", "last_cycle", "idle_between",
     "idle_before", "idle_after", "busy", "starved", "blocked", "units", "level", "memory",
     "bytes_read", "bytes_written", "tiles_fetched", "tiles_skipped", "peak_bytes",
+    "capacity_bytes",
 };
 
 /* The optional columns a memory row and a tensor row read, up to NCOLUMNS. */
@@ -307,11 +308,14 @@ static int cell_units(reader *r, uint64_t *out)
     return *out ? 0 : fail_cell(r, C_UNITS, "is not a positive integer");
 }
 
-/* peak_bytes empty: a memory without buffers to fill (dram). */
+/* peak_bytes empty: a memory without buffers to fill (dram); its
+ * capacity_bytes, a column files before it lack, likewise. */
 static int cell_peak(reader *r, stats_memory *m)
 {
     m->has_peak = *cell(r, C_PEAK_BYTES) != '\0';
-    return m->has_peak ? cell_u64(r, C_PEAK_BYTES, &m->peak_bytes) : 0;
+    m->has_capacity = r->col[C_CAPACITY] >= 0 && *cell(r, C_CAPACITY) != '\0';
+    return (m->has_peak && cell_u64(r, C_PEAK_BYTES, &m->peak_bytes)) ||
+           (m->has_capacity && cell_u64(r, C_CAPACITY, &m->capacity));
 }
 
 static int read_memory(reader *r)

@@ -79,6 +79,8 @@ typedef struct stats_memory {
     uint64_t bytes_read, bytes_written;
     int has_peak;           /* 0: peak_bytes is empty (dram has none) */
     uint64_t peak_bytes;
+    int has_capacity;       /* 0: none given (dram, or an older file) */
+    uint64_t capacity;      /* bytes one buffer holds */
 } stats_memory;
 
 /* One tensor's tiles at one tiling level of a tiled run. */

@@ -177,20 +177,22 @@ static void test_command(void **state)
  * one block, then the memories DRAM, LLB and PE and the tensors B and X at
  * tiling levels 0 (in the LLB) and 1 (in the PE buffer). Busy shares of
  * the memories: dram 40 / (1 x 100), llb 25 / (1 x 100), pe 30 / (2 x 100)
- * = 15%. DRAM has no peak. */
+ * = 15%. DRAM has no peak; the LLB held 4096 of 8192 bytes at most, a PE
+ * buffer 1852 of 4096 (45.2%). */
 static const char tiled[] =
     "row,id,type,impl,producer,readers,kind,tokens,data,stops,empty,done,repeat,repeat_stop,"
     "first_cycle,last_cycle,idle_between,idle_before,idle_after,busy,starved,blocked,units,"
-    "level,memory,bytes_read,bytes_written,tiles_fetched,tiles_skipped,peak_bytes\n"
-    "run,,,,,,,40,,,,,,,0,99,,,,,,,,,,,,,,\n"
-    "block,A,fiberlookup,compressed,,,,40,,,,,,,0,79,0,0,20,150,20,10,,,,,,,,\n"
-    "memory,dram,,,,,,,,,,,,,,,,,,40,,,1,,,5000,1200,,,\n"
-    "memory,llb,,,,,,,,,,,,,,,,,,25,,,1,,,3000,1200,,,4096\n"
-    "memory,pe,,,,,,,,,,,,,,,,,,30,,,2,,,0,0,,,1852\n"
-    "tensor,B,,,,,,,,,,,,,,,,,,,,,,0,llb,2000,0,4,1,1024\n"
-    "tensor,B,,,,,,,,,,,,,,,,,,,,,,1,pe,1500,0,12,3,512\n"
-    "tensor,X,,,,,,,,,,,,,,,,,,,,,,0,llb,0,1200,6,0,2048\n"
-    "tensor,X,,,,,,,,,,,,,,,,,,,,,,1,pe,100,900,9,0,256\n";
+    "level,memory,bytes_read,bytes_written,tiles_fetched,tiles_skipped,peak_bytes,"
+    "capacity_bytes\n"
+    "run,,,,,,,40,,,,,,,0,99,,,,,,,,,,,,,,,\n"
+    "block,A,fiberlookup,compressed,,,,40,,,,,,,0,79,0,0,20,150,20,10,,,,,,,,,\n"
+    "memory,dram,,,,,,,,,,,,,,,,,,40,,,1,,,5000,1200,,,,\n"
+    "memory,llb,,,,,,,,,,,,,,,,,,25,,,1,,,3000,1200,,,4096,8192\n"
+    "memory,pe,,,,,,,,,,,,,,,,,,30,,,2,,,0,0,,,1852,4096\n"
+    "tensor,B,,,,,,,,,,,,,,,,,,,,,,0,llb,2000,0,4,1,1024,\n"
+    "tensor,B,,,,,,,,,,,,,,,,,,,,,,1,pe,1500,0,12,3,512,\n"
+    "tensor,X,,,,,,,,,,,,,,,,,,,,,,0,llb,0,1200,6,0,2048,\n"
+    "tensor,X,,,,,,,,,,,,,,,,,,,,,,1,pe,100,900,9,0,256,\n";
 
 static void test_read_tiled(void **state)
 {
@@ -213,6 +215,9 @@ static void test_read_tiled(void **state)
     assert_string_equal(llb->id, "llb");
     assert_true(llb->has_peak);
     assert_int_equal(llb->peak_bytes, 4096);
+    assert_true(llb->has_capacity);
+    assert_int_equal(llb->capacity, 8192);
+    assert_false(dram->has_capacity);
     assert_string_equal(pe->id, "pe");
     assert_int_equal(pe->line, 6);
     assert_int_equal(pe->units, 2);
@@ -300,15 +305,16 @@ static void test_command_tiled(void **state)
     assert_non_null(strstr(out, "run: 100 cycles, 40 token moves\n"));
     const char *chain = strstr(out, "critical chain");
     const char *memories = strstr(out, "\nmemories (busy% = busy cycles / (units x run cycles); "
-                                       "read = bytes out toward the PE, written = bytes in):\n"
+                                       "read = bytes out toward the PE, written = bytes in; "
+                                       "peak% = peak / a buffer's capacity):\n"
                                        "  memory   units        busy   busy%          read       "
-                                       "written          peak\n"
+                                       "written          peak   peak%\n"
                                        "  dram         1          40   40.0%          5000"
-                                       "          1200             -\n"
+                                       "          1200             -       -\n"
                                        "  llb          1          25   25.0%          3000"
-                                       "          1200          4096\n"
+                                       "          1200          4096   50.0%\n"
                                        "  pe           2          30   15.0%             0"
-                                       "             0          1852\n");
+                                       "             0          1852   45.2%\n");
     const char *levels = strstr(out, "\ntensors by tiling level (0 outermost; read, written = "
                                      "bytes into, out of the memory; fetched = tiles moved; "
                                      "skipped = tiles never needed):\n"
@@ -422,23 +428,25 @@ static void test_unknown_kind(void **state)
 static void test_tiled_refused(void **state)
 {
     (void)state;
-    assert_tiled_line_refused(4, "memory,sram,,,,,,,,,,,,,,,,,,40,,,1,,,5000,1200,,,",
+    assert_tiled_line_refused(4, "memory,sram,,,,,,,,,,,,,,,,,,40,,,1,,,5000,1200,,,,",
                               ":4: column id: 'sram' is not dram, llb or pe");
-    assert_tiled_line_refused(6, "memory,pe,,,,,,,,,,,,,,,,,,30,,,0,,,0,0,,,1852",
+    assert_tiled_line_refused(6, "memory,pe,,,,,,,,,,,,,,,,,,30,,,0,,,0,0,,,1852,",
                               ":6: column units: '0' is not a positive integer");
-    assert_tiled_line_refused(5, "memory,dram,,,,,,,,,,,,,,,,,,25,,,1,,,3000,1200,,,",
+    assert_tiled_line_refused(5, "memory,dram,,,,,,,,,,,,,,,,,,25,,,1,,,3000,1200,,,,",
                               ":5: a second row for memory dram");
-    assert_tiled_line_refused(10, "tensor,B,,,,,,,,,,,,,,,,,,,,,,00,pe,100,900,9,0,256",
+    assert_tiled_line_refused(10, "tensor,B,,,,,,,,,,,,,,,,,,,,,,00,pe,100,900,9,0,256,",
                               ":10: a second row for tensor B at level 0");
-    assert_tiled_line_refused(7, "tensor,B,,,,,,,,,,,,,,,,,,,,,,0,llb,2k,0,4,1,1024",
+    assert_tiled_line_refused(7, "tensor,B,,,,,,,,,,,,,,,,,,,,,,0,llb,2k,0,4,1,1024,",
                               ":7: column bytes_read: '2k' is not a non-negative integer");
-    assert_tiled_line_refused(5, "memory,llb,,,,,,,,,,,,,,,,,,25,,,1,,,3000,1200,,,4K",
+    assert_tiled_line_refused(5, "memory,llb,,,,,,,,,,,,,,,,,,25,,,1,,,3000,1200,,,4K,",
                               ":5: column peak_bytes: '4K' is not a non-negative integer");
-    assert_tiled_line_refused(9, "tensor,X,,,,,,,,,,,,,,,,,,,,,,0,dram,0,1200,6,0,2048",
+    assert_tiled_line_refused(5, "memory,llb,,,,,,,,,,,,,,,,,,25,,,1,,,3000,1200,,,4096,8K",
+                              ":5: column capacity_bytes: '8K' is not a non-negative integer");
+    assert_tiled_line_refused(9, "tensor,X,,,,,,,,,,,,,,,,,,,,,,0,dram,0,1200,6,0,2048,",
                               ":9: column memory: 'dram' is not llb or pe");
     /* No LLB row, the LLB's tensors found wanting only at the end. */
     assert_tiled_line_refused(5,
-                              "block,Z,fiberlookup,compressed,,,,0,,,,,,,,,0,100,0,0,0,0,,,,,,,,",
+                              "block,Z,fiberlookup,compressed,,,,0,,,,,,,,,0,100,0,0,0,0,,,,,,,,,",
                               ":7: column memory: 'llb' has no memory row");
 }
 
@@ -454,7 +462,7 @@ static void test_tiled_missing_column(void **state)
     static const char header[] =
         "row,id,type,impl,producer,readers,kind,tokens,data,stops,empty,done,repeat,repeat_stop,"
         "first_cycle,last_cycle,idle_between,idle_before,idle_after,busy,starved,blocked,units,"
-        "level,memory,bytes_read,bytes_written,tiles_fetched,skipped,peak_bytes";
+        "level,memory,bytes_read,bytes_written,tiles_fetched,skipped,peak_bytes,capacity_bytes";
     assert_tiled_line_refused(1, header,
                               ":7: a tensor row needs column 'tiles_skipped', which the header "
                               "lacks");
