@@ -200,6 +200,40 @@ static void test_params_change_files(void **state)
     test_tmpdir_remove(dir);
 }
 
+/* --stats writes a file per phase of OuterSPACE (FILE.PHASE.csv), which
+ * samsim stats reads with the memories' utilisation and samsim render
+ * draws each phase's graph by. */
+static void test_stats_per_phase(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir();
+    char *a = test_gen_urandom(dir, "a.mtx", "30x30", "0.1", 4);
+    char *t = write_template(dir, "outerspace", "--param a.per.pe=8");
+    char *csv = test_path(dir, "s.csv"), ta[4096], tb[4096];
+    snprintf(ta, sizeof ta, "A=%s", a);
+    snprintf(tb, sizeof tb, "B=%s", a);
+    assert_int_equal(test_run_samsim(NULL, NULL, "run", t, "-t", ta, "-t", tb, "--stats", csv,
+                                     NULL), 0);
+    assert_false(test_exists(csv));
+    static const char *const phases[] = {"multiply", "merge"};
+    for (int i = 0; i < 2; i++) {
+        char name[64], gv[64], *out = NULL;
+        snprintf(name, sizeof name, "s.%s.csv", phases[i]);
+        snprintf(gv, sizeof gv, "%s.gv", phases[i]);
+        char *path = test_path(dir, name), *graph = test_path(t, gv), *svg = test_path(dir, "p.svg");
+        assert_int_equal(test_run_samsim(&out, NULL, "stats", path, NULL), 0);
+        assert_non_null(strstr(out, "peak%"));
+        assert_non_null(strstr(out, "\n  dram "));
+        assert_non_null(strstr(out, "\n  pe "));
+        assert_int_equal(test_run_samsim(NULL, NULL, "render", graph, "--stats", path, "-o", svg,
+                                         NULL), 0);
+        assert_true(test_exists(svg));
+        free(out), free(path), free(graph), free(svg);
+    }
+    free(csv), free(t), free(a);
+    test_tmpdir_remove(dir);
+}
+
 /* Exit 1 and one line naming what is wrong. */
 static void refused(const char *const *argv, const char *message)
 {
@@ -283,7 +317,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_check_every_engine), cmocka_unit_test(test_hand_traffic),
         cmocka_unit_test(test_params_change_files), cmocka_unit_test(test_refusals),
-        cmocka_unit_test(test_list),
+        cmocka_unit_test(test_list),               cmocka_unit_test(test_stats_per_phase),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
