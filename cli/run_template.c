@@ -358,8 +358,8 @@ static int check_files(const trun_opts *o, const template_conf *c, sam_error *er
             graph_free(&g);
         }
         if (!used)
-            return error_set(err, "run: -t %s: no phase of %s reads a tensor %s", o->tensors[i].name,
-                             o->dir, o->tensors[i].name);
+            return error_set(err, "run: -t %s: no phase of %s reads a tensor %s",
+                             o->tensors[i].name, o->dir, o->tensors[i].name);
         in[i] = (io_file){"-t", o->tensors[i].file, o->tensors[i].name};
     }
     snprintf(own[0], sizeof own[0], "%s/template.conf", o->dir);

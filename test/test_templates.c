@@ -220,7 +220,8 @@ static void test_stats_per_phase(void **state)
         char name[64], gv[64], *out = NULL;
         snprintf(name, sizeof name, "s.%s.csv", phases[i]);
         snprintf(gv, sizeof gv, "%s.gv", phases[i]);
-        char *path = test_path(dir, name), *graph = test_path(t, gv), *svg = test_path(dir, "p.svg");
+        char *path = test_path(dir, name), *graph = test_path(t, gv);
+        char *svg = test_path(dir, "p.svg");
         assert_int_equal(test_run_samsim(&out, NULL, "stats", path, NULL), 0);
         assert_non_null(strstr(out, "peak%"));
         assert_non_null(strstr(out, "\n  dram "));
