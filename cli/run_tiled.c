@@ -47,6 +47,7 @@ typedef struct tiled_state {
     int npe;
     result_tiles partial[MEM_MAX_LEVELS];   /* the result's tiles at each level */
     mem_tile *mem_tiles;            /* a point's, operand by operand */
+    sim_plan plan;                  /* the graph's build, looked up once for every point */
     sam_error *err;
 } tiled_state;
 
@@ -477,7 +478,7 @@ static int visit_point(void *ctx, const int64_t *coord, const size_t *tile)
     cycle_t cycles = 0;
     tensor part = {0};
     sim_engine e;
-    if (!rc && sim_build(&e, s->g, &d, &s->r->sim, s->err) == 0) {
+    if (!rc && sim_build_planned(&e, &s->plan, &d, s->err) == 0) {
         rc = simulate_tile(s, &e, &d, coord, &cycles, &part);
         if (!rc)
             rc = add_result(s, &part, coord, s->err);
@@ -541,6 +542,7 @@ static void free_state(tiled_state *s)
         pipeline_free(&s->pipes[pe]);
     free(s->pipes);
     free(s->mem_tiles);
+    sim_plan_free(&s->plan);
     expr_free(&s->e);
 }
 
@@ -592,6 +594,8 @@ static int prepare(tiled_state *s, const tensor *operands, sam_error *err)
     s->nloop = tiling_order(&s->spec, loop, nloop, s->loop_index, s->loop_level);
     if (s->nloop == 0)
         return error_set(err, "the tiling splits no index");
+    if (sim_plan_init(&s->plan, s->g, &s->r->sim, err))
+        return error_prefix(err, s->g->path);
     s->npe = s->r->hw ? (int)s->r->hw->pe_count : 1;
     s->pipes = calloc((size_t)s->npe, sizeof *s->pipes);
     if (s->r->stats)

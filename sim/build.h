@@ -9,6 +9,7 @@
 #include "../common/error.h"
 #include "../formats/fibertree.h"
 #include "../graph/graph.h"
+#include "build_plan.h"
 #include "engine.h"
 
 typedef struct sim_binding {
@@ -34,18 +35,11 @@ void sim_data_free(sim_data *d);
 int sim_data_borrow(sim_data *d, const char *name, const fibertree *tree, sam_error *err);
 void sim_data_release(sim_data *d);
 
-/* Bounds of latencies and initiation intervals (cycles) and of channel
- * capacities (tokens): the event engine keeps a slot per cycle of the
- * longest wait. */
-#define TIMING_MAX 1000
-#define CAPACITY_MAX 1000000
-
-typedef struct sim_options {
-    uint64_t depth;         /* channel capacity, 0 unbounded */
-    uint32_t latency;       /* channel latency in cycles, >= 1 */
-} sim_options;
-
 int sim_build(sim_engine *e, const sam_graph *g, const sim_data *d, const sim_options *o,
               sam_error *err);
+
+/* sim_build on the graph and options of plan p (sim/build_plan.h): the
+ * same engine, or the same error, without looking into the graph again. */
+int sim_build_planned(sim_engine *e, const sim_plan *p, const sim_data *d, sam_error *err);
 
 #endif
