@@ -47,7 +47,9 @@ typedef struct tiled_state {
     int npe;
     result_tiles partial[MEM_MAX_LEVELS];   /* the result's tiles at each level */
     mem_tile *mem_tiles;            /* a point's, operand by operand */
-    sim_plan plan;                  /* the graph's build, looked up once for every point */
+    /* The graph's build and result, looked up once for every point. */
+    sim_plan plan;
+    sim_result_plan result_plan;
     sam_error *err;
 } tiled_state;
 
@@ -346,7 +348,7 @@ static int simulate_tile(tiled_state *s, sim_engine *e, const sim_data *d, const
         *cycles = out.cycles;
         s->out->tokens += out.tokens;
         s->out->tiles_run++;
-        rc = sim_result(e, s->g, d, &ft, s->err);
+        rc = sim_result_planned(e, &s->result_plan, d, &ft, s->err);
         if (!rc) {
             rc = fibertree_to_tensor(&ft, part, s->err);
             fibertree_free(&ft);
@@ -543,6 +545,7 @@ static void free_state(tiled_state *s)
     free(s->pipes);
     free(s->mem_tiles);
     sim_plan_free(&s->plan);
+    sim_result_plan_free(&s->result_plan);
     expr_free(&s->e);
 }
 
@@ -594,7 +597,8 @@ static int prepare(tiled_state *s, const tensor *operands, sam_error *err)
     s->nloop = tiling_order(&s->spec, loop, nloop, s->loop_index, s->loop_level);
     if (s->nloop == 0)
         return error_set(err, "the tiling splits no index");
-    if (sim_plan_init(&s->plan, s->g, &s->r->sim, err))
+    if (sim_plan_init(&s->plan, s->g, &s->r->sim, err) ||
+        sim_result_plan_init(&s->result_plan, s->g, err))
         return error_prefix(err, s->g->path);
     s->npe = s->r->hw ? (int)s->r->hw->pe_count : 1;
     s->pipes = calloc((size_t)s->npe, sizeof *s->pipes);
