@@ -229,8 +229,13 @@ static int build_all(builder *bd, const sim_data *d, sam_error *err)
     sim_engine *e = bd->e;
     const sam_graph *g = bd->g;
     size_t nb = (size_t)bd->p->nblocks + 1;
+    /* A channel per output port and per root, and room for as many
+     * feedback streams as there are inputs (sim/feedback.h), so that the
+     * array never moves; channel_init clears each channel it takes. */
+    size_t streams = (size_t)g->nedges + (size_t)g->nnodes;
     e->blocks = calloc(nb, sizeof *e->blocks);
-    e->channels = calloc((size_t)g->nedges + (size_t)g->nnodes + 1, sizeof *e->channels);
+    e->channels = malloc((2 * streams + 1) * sizeof *e->channels);
+    e->channel_room = (int)(2 * streams + 1);
     bd->channel_of = malloc(nb * BLOCK_MAX_PORTS * sizeof *bd->channel_of);
     if (!e->blocks || !e->channels || !bd->channel_of)
         return error_set(err, "out of memory");

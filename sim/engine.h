@@ -34,6 +34,8 @@ typedef struct sim_engine {
     int nblocks;
     channel *channels;
     int nchannels;
+    int channel_room;        /* channels the array has room for: the
+                                feedback streams go in without moving it */
     int bounded;             /* some channel has a capacity */
     /* A check of the run contract: nonzero seeds random window ends,
      * so that blocks run to arbitrary cycles, which must change nothing. */

@@ -100,6 +100,7 @@ static int grow_channels(sim_engine *e, int extra)
         }
     free(e->channels);
     e->channels = grown;
+    e->channel_room = e->nchannels + extra;
     return 0;
 }
 
@@ -128,7 +129,7 @@ int sim_feedback_wire(sim_engine *e, sam_error *err)
     fb_link *links = malloc(((size_t)e->nblocks * BLOCK_MAX_PORTS + 1) * sizeof *links);
     if (!links)
         return error_set(err, "out of memory");
-    int n = plan(e, links), rc = n ? grow_channels(e, n) : 0;
+    int n = plan(e, links), rc = e->nchannels + n > e->channel_room ? grow_channels(e, n) : 0;
     for (int k = 0; k < n && !rc; k++)
         rc = wire(e, &links[k]);
     free(links);
