@@ -50,6 +50,7 @@ typedef struct tiled_state {
     /* The graph's build and result, looked up once for every point. */
     sim_plan plan;
     sim_result_plan result_plan;
+    sim_engine engine;              /* each point's, in the arrays of the one before */
     sam_error *err;
 } tiled_state;
 
@@ -479,14 +480,14 @@ static int visit_point(void *ctx, const int64_t *coord, const size_t *tile)
     }
     cycle_t cycles = 0;
     tensor part = {0};
-    sim_engine e;
-    if (!rc && sim_build_planned(&e, &s->plan, &d, s->err) == 0) {
-        rc = simulate_tile(s, &e, &d, coord, &cycles, &part);
+    sim_engine *e = &s->engine;
+    if (!rc && sim_build_planned(e, &s->plan, &d, s->err) == 0) {
+        rc = simulate_tile(s, e, &d, coord, &cycles, &part);
         if (!rc)
             rc = add_result(s, &part, coord, s->err);
         if (!rc)
-            rc = place_tile(s, &e, tile, coord, cycles, &part);
-        sim_engine_free(&e);
+            rc = place_tile(s, e, tile, coord, cycles, &part);
+        sim_engine_clear(e);
     } else {
         rc = -1;
     }
@@ -546,6 +547,7 @@ static void free_state(tiled_state *s)
     free(s->mem_tiles);
     sim_plan_free(&s->plan);
     sim_result_plan_free(&s->result_plan);
+    sim_engine_free(&s->engine);
     expr_free(&s->e);
 }
 

@@ -224,6 +224,36 @@ static int check_inputs(const sim_engine *e, sam_error *err)
     return 0;
 }
 
+/* The arrays of e kept by sim_engine_clear, when they have room for nb
+ * blocks and nc channels, else new ones; the rest of e starts from zero.
+ * Blocks start zeroed, as their constructors expect; channel_init clears
+ * each channel taken. */
+static int take_arrays(sim_engine *e, size_t nb, size_t nc)
+{
+    block *blocks = e->blocks;
+    channel *channels = e->channels;
+    size_t block_room = (size_t)e->block_room, channel_room = (size_t)e->channel_room;
+    memset(e, 0, sizeof *e);
+    if (block_room < nb) {
+        free(blocks);
+        blocks = malloc(nb * sizeof *blocks);
+        block_room = nb;
+    }
+    if (channel_room < nc) {
+        free(channels);
+        channels = malloc(nc * sizeof *channels);
+        channel_room = nc;
+    }
+    e->blocks = blocks;
+    e->channels = channels;
+    if (!blocks || !channels)
+        return -1;
+    e->block_room = (int)block_room;
+    e->channel_room = (int)channel_room;
+    memset(blocks, 0, nb * sizeof *blocks);
+    return 0;
+}
+
 static int build_all(builder *bd, const sim_data *d, sam_error *err)
 {
     sim_engine *e = bd->e;
@@ -231,13 +261,11 @@ static int build_all(builder *bd, const sim_data *d, sam_error *err)
     size_t nb = (size_t)bd->p->nblocks + 1;
     /* A channel per output port and per root, and room for as many
      * feedback streams as there are inputs (sim/feedback.h), so that the
-     * array never moves; channel_init clears each channel it takes. */
+     * array never moves. */
     size_t streams = (size_t)g->nedges + (size_t)g->nnodes;
-    e->blocks = calloc(nb, sizeof *e->blocks);
-    e->channels = malloc((2 * streams + 1) * sizeof *e->channels);
-    e->channel_room = (int)(2 * streams + 1);
+    int taken = take_arrays(e, nb, 2 * streams + 1);
     bd->channel_of = malloc(nb * BLOCK_MAX_PORTS * sizeof *bd->channel_of);
-    if (!e->blocks || !e->channels || !bd->channel_of)
+    if (taken || !bd->channel_of)
         return error_set(err, "out of memory");
     for (size_t i = 0; i < nb * BLOCK_MAX_PORTS; i++)
         bd->channel_of[i] = -1;
@@ -250,7 +278,6 @@ static int build_all(builder *bd, const sim_data *d, sam_error *err)
 
 int sim_build_planned(sim_engine *e, const sim_plan *p, const sim_data *d, sam_error *err)
 {
-    memset(e, 0, sizeof *e);
     builder bd = {.e = e, .p = p, .g = p->g};
     int rc = build_all(&bd, d, err);
     free(bd.channel_of);
@@ -265,10 +292,9 @@ int sim_build(sim_engine *e, const sam_graph *g, const sim_data *d, const sim_op
               sam_error *err)
 {
     sim_plan p;
-    if (sim_plan_init(&p, g, o, err)) {
-        memset(e, 0, sizeof *e);
+    memset(e, 0, sizeof *e);
+    if (sim_plan_init(&p, g, o, err))
         return error_prefix(err, g->path);
-    }
     int rc = sim_build_planned(e, &p, d, err);
     sim_plan_free(&p);
     return rc;

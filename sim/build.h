@@ -39,7 +39,9 @@ int sim_build(sim_engine *e, const sam_graph *g, const sim_data *d, const sim_op
               sam_error *err);
 
 /* sim_build on the graph and options of plan p (sim/build_plan.h): the
- * same engine, or the same error, without looking into the graph again. */
+ * same engine, or the same error, without looking into the graph again.
+ * e is zeroed, or an engine sim_engine_clear kept, whose arrays it
+ * reuses; after a failure it is freed. */
 int sim_build_planned(sim_engine *e, const sim_plan *p, const sim_data *d, sam_error *err);
 
 #endif
