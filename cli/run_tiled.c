@@ -51,6 +51,10 @@ typedef struct tiled_state {
     sim_plan plan;
     sim_result_plan result_plan;
     sim_engine engine;              /* each point's, in the arrays of the one before */
+    sim_data data;                  /* each point's bindings, in the list of the one before */
+    /* Per loop that tiles an index of the result, its tiles' width
+     * (tile_split_width, which counts them each time), else -1. */
+    int64_t result_width[TILE_MAX_KEYS];
     sam_error *err;
 } tiled_state;
 
@@ -363,11 +367,9 @@ static int simulate_tile(tiled_state *s, sim_engine *e, const sim_data *d, const
 static int64_t result_tile_id(const tiled_state *s, const int64_t *coord, int level)
 {
     int64_t id = 0;
-    for (int k = 0; k < s->nloop; k++) {
-        int idx = s->loop_index[k];
-        if (mode_of(s, 0, idx) >= 0 && s->loop_level[k] <= level)
-            id = id * tile_split_width(&s->split[idx], s->loop_level[k]) + coord[k];
-    }
+    for (int k = 0; k < s->nloop; k++)
+        if (s->result_width[k] >= 0 && s->loop_level[k] <= level)
+            id = id * s->result_width[k] + coord[k];
     return id;
 }
 
@@ -469,20 +471,21 @@ static int place_tile(tiled_state *s, const sim_engine *e, const size_t *tile,
 static int visit_point(void *ctx, const int64_t *coord, const size_t *tile)
 {
     tiled_state *s = ctx;
-    sim_data d = {0};
+    sim_data *d = &s->data;
     fibertree empty[TILED_MAX_TENSORS];
     int nempty = 0, rc = 0;
+    sim_data_unbind(d);
     for (int t = 1; t < s->e.ntensors && !rc; t++) {
         const fibertree *ft = tree_at(s, t, tile[t], coord, &empty[nempty], s->err);
         if (ft == &empty[nempty])
             nempty++;
-        rc = !ft || sim_data_borrow(&d, s->op[t].gt->name, ft, s->err);
+        rc = !ft || sim_data_borrow(d, s->op[t].gt->name, ft, s->err);
     }
     cycle_t cycles = 0;
     tensor part = {0};
     sim_engine *e = &s->engine;
-    if (!rc && sim_build_planned(e, &s->plan, &d, s->err) == 0) {
-        rc = simulate_tile(s, e, &d, coord, &cycles, &part);
+    if (!rc && sim_build_planned(e, &s->plan, d, s->err) == 0) {
+        rc = simulate_tile(s, e, d, coord, &cycles, &part);
         if (!rc)
             rc = add_result(s, &part, coord, s->err);
         if (!rc)
@@ -492,7 +495,6 @@ static int visit_point(void *ctx, const int64_t *coord, const size_t *tile)
         rc = -1;
     }
     tensor_free(&part);
-    sim_data_release(&d);
     for (int k = 0; k < nempty; k++)
         fibertree_free(&empty[k]);
     return rc ? -1 : 0;
@@ -548,6 +550,7 @@ static void free_state(tiled_state *s)
     sim_plan_free(&s->plan);
     sim_result_plan_free(&s->result_plan);
     sim_engine_free(&s->engine);
+    sim_data_release(&s->data);
     expr_free(&s->e);
 }
 
@@ -599,6 +602,9 @@ static int prepare(tiled_state *s, const tensor *operands, sam_error *err)
     s->nloop = tiling_order(&s->spec, loop, nloop, s->loop_index, s->loop_level);
     if (s->nloop == 0)
         return error_set(err, "the tiling splits no index");
+    for (int k = 0; k < s->nloop; k++)
+        s->result_width[k] = mode_of(s, 0, s->loop_index[k]) < 0 ? -1 :
+            tile_split_width(&s->split[s->loop_index[k]], s->loop_level[k]);
     if (sim_plan_init(&s->plan, s->g, &s->r->sim, err) ||
         sim_result_plan_init(&s->result_plan, s->g, err))
         return error_prefix(err, s->g->path);

@@ -39,6 +39,11 @@ void sim_data_release(sim_data *d)
     memset(d, 0, sizeof *d);
 }
 
+void sim_data_unbind(sim_data *d)
+{
+    d->n = 0;
+}
+
 const fibertree *sim_data_find(const sim_data *d, const char *name)
 {
     for (int i = 0; i < d->n; i++)

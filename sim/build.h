@@ -34,6 +34,9 @@ void sim_data_free(sim_data *d);
  * let go with sim_data_release, which frees the list and not the trees. */
 int sim_data_borrow(sim_data *d, const char *name, const fibertree *tree, sam_error *err);
 void sim_data_release(sim_data *d);
+/* Lets go of every borrowed binding but keeps the list's room for the
+ * next tile point's, which would otherwise be allocated again. */
+void sim_data_unbind(sim_data *d);
 
 int sim_build(sim_engine *e, const sam_graph *g, const sim_data *d, const sim_options *o,
               sam_error *err);
