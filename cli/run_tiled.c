@@ -49,6 +49,14 @@ typedef struct tiled_state {
     int npe;
     result_tiles partial[MEM_MAX_LEVELS];   /* the result's tiles at each level */
     mem_tile *mem_tiles;            /* a point's, operand by operand */
+    /* The graph's build and result, looked up once for every point. */
+    sim_plan plan;
+    sim_result_plan result_plan;
+    sim_engine engine;              /* each point's, in the arrays of the one before */
+    sim_data data;                  /* each point's bindings, in the list of the one before */
+    /* Per loop that tiles an index of the result, its tiles' width
+     * (tile_split_width, which counts them each time), else -1. */
+    int64_t result_width[TILE_MAX_KEYS];
     sam_error *err;
 } tiled_state;
 
@@ -347,7 +355,7 @@ static int simulate_tile(tiled_state *s, sim_engine *e, const sim_data *d, const
         *cycles = out.cycles;
         s->out->tokens += out.tokens;
         s->out->tiles_run++;
-        rc = sim_result(e, s->g, d, &ft, s->err);
+        rc = sim_result_planned(e, &s->result_plan, d, &ft, s->err);
         if (!rc) {
             rc = fibertree_to_tensor(&ft, part, s->err);
             fibertree_free(&ft);
@@ -361,11 +369,9 @@ static int simulate_tile(tiled_state *s, sim_engine *e, const sim_data *d, const
 static int64_t result_tile_id(const tiled_state *s, const int64_t *coord, int level)
 {
     int64_t id = 0;
-    for (int k = 0; k < s->nloop; k++) {
-        int idx = s->loop_index[k];
-        if (mode_of(s, 0, idx) >= 0 && s->loop_level[k] <= level)
-            id = id * tile_split_width(&s->split[idx], s->loop_level[k]) + coord[k];
-    }
+    for (int k = 0; k < s->nloop; k++)
+        if (s->result_width[k] >= 0 && s->loop_level[k] <= level)
+            id = id * s->result_width[k] + coord[k];
     return id;
 }
 
@@ -490,30 +496,30 @@ static int place_tile(tiled_state *s, const sim_engine *e, const size_t *tile,
 static int visit_point(void *ctx, const int64_t *coord, const size_t *tile)
 {
     tiled_state *s = ctx;
-    sim_data d = {0};
+    sim_data *d = &s->data;
     fibertree empty[TILED_MAX_TENSORS];
     int nempty = 0, rc = 0;
+    sim_data_unbind(d);
     for (int t = 1; t < s->e.ntensors && !rc; t++) {
         const fibertree *ft = tree_at(s, t, tile[t], coord, &empty[nempty], s->err);
         if (ft == &empty[nempty])
             nempty++;
-        rc = !ft || sim_data_borrow(&d, s->op[t].gt->name, ft, s->err);
+        rc = !ft || sim_data_borrow(d, s->op[t].gt->name, ft, s->err);
     }
     cycle_t cycles = 0;
     tensor part = {0};
-    sim_engine e;
-    if (!rc && sim_build(&e, s->g, &d, &s->r->sim, s->err) == 0) {
-        rc = simulate_tile(s, &e, &d, coord, &cycles, &part);
+    sim_engine *e = &s->engine;
+    if (!rc && sim_build_planned(e, &s->plan, d, s->err) == 0) {
+        rc = simulate_tile(s, e, d, coord, &cycles, &part);
         if (!rc)
             rc = add_result(s, &part, coord, s->err);
         if (!rc)
-            rc = place_tile(s, &e, tile, coord, cycles, &part);
-        sim_engine_free(&e);
+            rc = place_tile(s, e, tile, coord, cycles, &part);
+        sim_engine_clear(e);
     } else {
         rc = -1;
     }
     tensor_free(&part);
-    sim_data_release(&d);
     for (int k = 0; k < nempty; k++)
         fibertree_free(&empty[k]);
     return rc ? -1 : 0;
@@ -567,6 +573,10 @@ static void free_state(tiled_state *s)
     free(s->pipes);
     free(s->holds);
     free(s->mem_tiles);
+    sim_plan_free(&s->plan);
+    sim_result_plan_free(&s->result_plan);
+    sim_engine_free(&s->engine);
+    sim_data_release(&s->data);
     expr_free(&s->e);
 }
 
@@ -618,6 +628,12 @@ static int prepare(tiled_state *s, const tensor *operands, sam_error *err)
     s->nloop = tiling_order(&s->spec, loop, nloop, s->loop_index, s->loop_level);
     if (s->nloop == 0)
         return error_set(err, "the tiling splits no index");
+    for (int k = 0; k < s->nloop; k++)
+        s->result_width[k] = mode_of(s, 0, s->loop_index[k]) < 0 ? -1 :
+            tile_split_width(&s->split[s->loop_index[k]], s->loop_level[k]);
+    if (sim_plan_init(&s->plan, s->g, &s->r->sim, err) ||
+        sim_result_plan_init(&s->result_plan, s->g, err))
+        return error_prefix(err, s->g->path);
     s->npe = s->r->hw ? (int)s->r->hw->pe_count : 1;
     s->pipes = calloc((size_t)s->npe, sizeof *s->pipes);
     s->holds = malloc((size_t)s->npe * sizeof *s->holds);

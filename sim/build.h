@@ -9,6 +9,7 @@
 #include "../common/error.h"
 #include "../formats/fibertree.h"
 #include "../graph/graph.h"
+#include "build_plan.h"
 #include "engine.h"
 
 typedef struct sim_binding {
@@ -33,19 +34,17 @@ void sim_data_free(sim_data *d);
  * let go with sim_data_release, which frees the list and not the trees. */
 int sim_data_borrow(sim_data *d, const char *name, const fibertree *tree, sam_error *err);
 void sim_data_release(sim_data *d);
-
-/* Bounds of latencies and initiation intervals (cycles) and of channel
- * capacities (tokens): the event engine keeps a slot per cycle of the
- * longest wait. */
-#define TIMING_MAX 1000
-#define CAPACITY_MAX 1000000
-
-typedef struct sim_options {
-    uint64_t depth;         /* channel capacity, 0 unbounded */
-    uint32_t latency;       /* channel latency in cycles, >= 1 */
-} sim_options;
+/* Lets go of every borrowed binding but keeps the list's room for the
+ * next tile point's, which would otherwise be allocated again. */
+void sim_data_unbind(sim_data *d);
 
 int sim_build(sim_engine *e, const sam_graph *g, const sim_data *d, const sim_options *o,
               sam_error *err);
+
+/* sim_build on the graph and options of plan p (sim/build_plan.h): the
+ * same engine, or the same error, without looking into the graph again.
+ * e is zeroed, or an engine sim_engine_clear kept, whose arrays it
+ * reuses; after a failure it is freed. */
+int sim_build_planned(sim_engine *e, const sim_plan *p, const sim_data *d, sam_error *err);
 
 #endif

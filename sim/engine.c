@@ -573,13 +573,19 @@ int sim_engine_run(sim_engine *e, engine_mode mode, cycle_t max_cycles, sim_outc
     return stuck;
 }
 
-void sim_engine_free(sim_engine *e)
+void sim_engine_clear(sim_engine *e)
 {
     for (int i = 0; i < e->nblocks; i++)
         if (e->blocks[i].ops && e->blocks[i].ops->destroy)
             e->blocks[i].ops->destroy(&e->blocks[i]);
     for (int c = 0; c < e->nchannels; c++)
         channel_free(&e->channels[c]);
+    e->nblocks = e->nchannels = 0;
+}
+
+void sim_engine_free(sim_engine *e)
+{
+    sim_engine_clear(e);
     free(e->blocks);
     free(e->channels);
     memset(e, 0, sizeof *e);

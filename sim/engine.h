@@ -32,8 +32,11 @@ typedef void (*sim_progress_fn)(const struct sim_engine *e, cycle_t now, void *c
 typedef struct sim_engine {
     block *blocks;
     int nblocks;
+    int block_room;          /* blocks the array has room for */
     channel *channels;
     int nchannels;
+    int channel_room;        /* channels the array has room for: the
+                                feedback streams go in without moving it */
     int bounded;             /* some channel has a capacity */
     /* A check of the run contract: nonzero seeds random window ends,
      * so that blocks run to arbitrary cycles, which must change nothing. */
@@ -62,5 +65,12 @@ int sim_engine_run(sim_engine *e, engine_mode mode, cycle_t max_cycles, sim_outc
                    char *report, size_t report_size, sam_error *err);
 
 void sim_engine_free(sim_engine *e);
+
+/* Frees what the blocks and channels hold, as sim_engine_free does, but
+ * keeps the block and channel arrays for the next build into e
+ * (sim_build_planned): a tiled run builds an engine per tile point, and
+ * allocating and freeing the arrays each time had the C library give
+ * the memory back to the system and take it again at every point. */
+void sim_engine_clear(sim_engine *e);
 
 #endif

@@ -100,6 +100,7 @@ static int grow_channels(sim_engine *e, int extra)
         }
     free(e->channels);
     e->channels = grown;
+    e->channel_room = e->nchannels + extra;
     return 0;
 }
 
@@ -125,10 +126,14 @@ static int wire(sim_engine *e, const fb_link *l)
 
 int sim_feedback_wire(sim_engine *e, sam_error *err)
 {
-    fb_link *links = malloc(((size_t)e->nblocks * BLOCK_MAX_PORTS + 1) * sizeof *links);
+    /* At most a stream per input (plan): far fewer than BLOCK_MAX_PORTS a block. */
+    size_t inputs = 0;
+    for (int i = 0; i < e->nblocks; i++)
+        inputs += (size_t)e->blocks[i].nin;
+    fb_link *links = malloc((inputs + 1) * sizeof *links);
     if (!links)
         return error_set(err, "out of memory");
-    int n = plan(e, links), rc = n ? grow_channels(e, n) : 0;
+    int n = plan(e, links), rc = e->nchannels + n > e->channel_room ? grow_channels(e, n) : 0;
     for (int k = 0; k < n && !rc; k++)
         rc = wire(e, &links[k]);
     free(links);

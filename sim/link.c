@@ -40,9 +40,25 @@ static void take_from_gap(mem_link *l, int k, double start, double occupy)
     }
 }
 
+/* The first gap that ends at or after `end`, or ngaps: gaps are disjoint
+ * and in order, so their ends increase, and no gap before it can hold a
+ * transfer that ends at `end` at the earliest. */
+static int first_ending_after(const mem_link *l, double end)
+{
+    int lo = 0, hi = l->ngaps;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (l->gap[mid].end < end)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 double link_book(mem_link *l, double ready, double occupy)
 {
-    for (int k = 0; k < l->ngaps; k++) {
+    for (int k = first_ending_after(l, ready + occupy); k < l->ngaps; k++) {
         double start = ready > l->gap[k].start ? ready : l->gap[k].start;
         if (start + occupy <= l->gap[k].end) {
             take_from_gap(l, k, start, occupy);

@@ -10,36 +10,90 @@ static int attr_is(const graph_node *n, const char *key, const char *value)
     return v && !strcmp(v, value);
 }
 
-/* The size of index variable idx: the largest dimension of a bound
- * operand mode that some node scans under idx (operands need not agree:
+/* The operand modes that nodes scan under index variable idx, appended
+ * at sources[*n] (counted only while sources is NULL). */
+static void index_sources(const sam_graph *g, const char *idx, result_source *sources, int *n)
+{
+    for (int i = 0; i < g->nnodes; i++) {
+        const graph_node *node = &g->nodes[i];
+        const char *t = graph_node_attr(node, "tensor"), *m = graph_node_attr(node, "mode");
+        if (!attr_is(node, "index", idx) || !t || !m)
+            continue;
+        if (sources)
+            sources[*n] = (result_source){t, atoi(m)};
+        (*n)++;
+    }
+}
+
+/* Every result mode's sources, mode by mode (counted only while
+ * p->sources is NULL). */
+static void list_sources(sim_result_plan *p)
+{
+    const sam_graph *g = p->g;
+    const graph_tensor *x = &g->tensors[0];
+    int n = 0;
+    for (int m = 0; m < x->format.nlevels; m++) {
+        p->first[m] = n;
+        const char *idx = graph_tensor_index(g, x->name, m);
+        if (idx)
+            index_sources(g, idx, p->sources, &n);
+    }
+    p->first[x->format.nlevels] = n;
+}
+
+int sim_result_plan_init(sim_result_plan *p, const sam_graph *g, sam_error *err)
+{
+    memset(p, 0, sizeof *p);
+    p->g = g;
+    if (g->ntensors == 0)
+        return 0;
+    list_sources(p);
+    p->sources = malloc(((size_t)p->first[g->tensors[0].format.nlevels] + 1) *
+                        sizeof *p->sources);
+    p->writes = malloc((size_t)g->nnodes + 1);
+    if (!p->sources || !p->writes) {
+        sim_result_plan_free(p);
+        return error_set(err, "out of memory");
+    }
+    list_sources(p);
+    for (int i = 0; i < g->nnodes; i++)
+        p->writes[i] = (char)attr_is(&g->nodes[i], "tensor", g->tensors[0].name);
+    return 0;
+}
+
+void sim_result_plan_free(sim_result_plan *p)
+{
+    free(p->sources);
+    free(p->writes);
+    memset(p, 0, sizeof *p);
+}
+
+/* The size of result mode m: the largest dimension of a bound operand
+ * mode that some node scans under its index (operands need not agree:
  * the SAM scripts write vectors from empty files with length 1). -1 when
  * no node tells. */
-static int64_t index_dim(const sam_graph *g, const sim_data *d, const char *idx)
+static int64_t mode_dim(const sim_result_plan *p, const sim_data *d, int m)
 {
     int64_t dim = -1;
-    for (int i = 0; i < g->nnodes; i++) {
-        const graph_node *n = &g->nodes[i];
-        const char *t = graph_node_attr(n, "tensor"), *m = graph_node_attr(n, "mode");
-        if (!attr_is(n, "index", idx) || !t || !m)
-            continue;
-        const fibertree *ft = sim_data_find(d, t);
-        int mode = atoi(m);
+    for (int k = p->first[m]; k < p->first[m + 1]; k++) {
+        const fibertree *ft = sim_data_find(d, p->sources[k].tensor);
+        int mode = p->sources[k].mode;
         if (ft && mode >= 0 && mode < ft->order && ft->dims[mode] > dim)
             dim = ft->dims[mode];
     }
     return dim;
 }
 
-static int shape_result(const sam_graph *g, const sim_data *d, fibertree *out, sam_error *err)
+static int shape_result(const sim_result_plan *p, const sim_data *d, fibertree *out,
+                        sam_error *err)
 {
-    const graph_tensor *x = &g->tensors[0];
+    const graph_tensor *x = &p->g->tensors[0];
     out->order = x->format.nlevels;
     for (int m = 0; m < out->order; m++) {
-        const char *idx = graph_tensor_index(g, x->name, m);
-        out->dims[m] = idx ? index_dim(g, d, idx) : -1;
+        out->dims[m] = mode_dim(p, d, m);
         if (out->dims[m] < 0)
-            return error_at(err, g->path, 0, "the size of mode %d of result %s is unknown", m,
-                            x->name);
+            return error_at(err, p->g->path, 0, "the size of mode %d of result %s is unknown",
+                            m, x->name);
     }
     for (int k = 0; k < out->order; k++) {
         out->lv[k].kind = x->format.kind[k];
@@ -49,18 +103,18 @@ static int shape_result(const sam_graph *g, const sim_data *d, fibertree *out, s
     return 0;
 }
 
-int sim_result(const sim_engine *e, const sam_graph *g, const sim_data *d, fibertree *out,
-               sam_error *err)
+int sim_result_planned(const sim_engine *e, const sim_result_plan *p, const sim_data *d,
+                       fibertree *out, sam_error *err)
 {
+    const sam_graph *g = p->g;
     memset(out, 0, sizeof *out);
     if (g->ntensors == 0)
         return error_at(err, g->path, 0, "the graph comment names no result tensor");
-    if (shape_result(g, d, out, err))
+    if (shape_result(p, d, out, err))
         return -1;
     for (int i = 0; i < e->nblocks; i++) {
         const block *b = &e->blocks[i];
-        if (b->ops->collect && attr_is(b->node, "tensor", g->tensors[0].name) &&
-            b->ops->collect(b, out, err)) {
+        if (b->ops->collect && p->writes[b->node - g->nodes] && b->ops->collect(b, out, err)) {
             fibertree_free(out);
             return error_prefix(err, g->path);
         }
@@ -70,4 +124,17 @@ int sim_result(const sim_engine *e, const sam_graph *g, const sim_data *d, fiber
         return error_wrap(err, "%s: the result %s is malformed", g->path, g->tensors[0].name);
     }
     return 0;
+}
+
+int sim_result(const sim_engine *e, const sam_graph *g, const sim_data *d, fibertree *out,
+               sam_error *err)
+{
+    sim_result_plan p;
+    if (sim_result_plan_init(&p, g, err)) {
+        memset(out, 0, sizeof *out);
+        return error_prefix(err, g->path);
+    }
+    int rc = sim_result_planned(e, &p, d, out, err);
+    sim_result_plan_free(&p);
+    return rc;
 }
