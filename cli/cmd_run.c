@@ -662,6 +662,9 @@ int cmd_run(int argc, char **argv)
     int rc = 1;
     if (!operands)
         error_set(&err, "out of memory");
+    else if (g.ntensors == 0)
+        error_at(&err, g.path, 0, "the graph names no tensors: its comment gives the result and "
+                 "the operands with their formats, as Custard writes comment=\"X=ss01,B=ss01\"");
     else if (o.check && !o.expr && !graph_attr_get(&g, "expr"))
         error_at(&err, g.path, 0, "--check needs --expr: the graph records no expression");
     else if (check_tiling(&o, &g, tiling, &err) == 0 && check_outputs(&o, &g, &err) == 0 &&

@@ -261,8 +261,9 @@ static int run_phase(trun_opts *o, const template_conf *c, int i, trun_total *to
     int rc = -1;
     if (!ops)
         error_set(err, "out of memory");
-    else if (!tiling || !expr)
-        error_at(err, g.path, 0, "a template's graph records its tiling and expression");
+    else if (!tiling || !expr || g.ntensors == 0)
+        error_at(err, g.path, 0, "a template's graph records its tiling, expression and "
+                 "tensors");
     else if (!hw_read(path, &hw, err) && !phase_operands(o, &g, ops, err) &&
              (res = tensor_add(o, g.tensors[0].name, strlen(g.tensors[0].name), err))) {
         tiled_request req = {.tiling = tiling, .expr = expr, .engine = o->engine,
