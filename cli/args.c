@@ -33,6 +33,14 @@ int args_option(int argc, char **argv, int *i, const char *name, const char **va
     return 1;
 }
 
+int args_engine(const char *s, engine_mode *out, sam_error *err)
+{
+    for (int m = 0; m < ENGINE_MODES; m++)
+        if (!strcmp(s, engine_names[m]))
+            return *out = (engine_mode)m, 0;
+    return error_set(err, "run: --engine is event, step or cycle, not '%s'", s);
+}
+
 int args_int64(const char *opt, const char *s, int64_t *out, sam_error *err)
 {
     char *end;

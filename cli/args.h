@@ -7,6 +7,7 @@
 
 #include "../common/error.h"
 #include "../formats/tensor.h"
+#include "../sim/engine.h"
 
 /* 1 when argv[*i] is option `name` (then *value is its value and *i has
  * moved past it), 0 when it is another argument, -1 when the value is
@@ -21,6 +22,9 @@ int args_double(const char *opt, const char *s, double *out, sam_error *err);
 /* A shape "250x100" or "12x10x9" (or "2000" for a vector). */
 int args_shape(const char *opt, const char *s, int *order, int64_t dims[TENSOR_MAX_ORDER],
                sam_error *err);
+
+/* --engine's value: event, step or cycle. */
+int args_engine(const char *s, engine_mode *out, sam_error *err);
 
 /* Prints "samsim: MESSAGE" on standard error and returns exit status 1. */
 int args_fail(const sam_error *err);

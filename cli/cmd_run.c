@@ -78,14 +78,8 @@ static int parse_option(int argc, char **argv, int *i, run_opts *o, sam_error *e
         return r < 0 ? -1 : (o->out = v, 0);
     if ((r = args_option(argc, argv, i, "--stats", &v, err)))
         return r < 0 ? -1 : (o->stats = v, 0);
-    if ((r = args_option(argc, argv, i, "--engine", &v, err))) {
-        if (r < 0)
-            return -1;
-        for (int m = 0; m < ENGINE_MODES; m++)
-            if (!strcmp(v, engine_names[m]))
-                return o->engine = (engine_mode)m, 0;
-        return error_set(err, "run: --engine is event, step or cycle, not '%s'", v);
-    }
+    if ((r = args_option(argc, argv, i, "--engine", &v, err)))
+        return r < 0 ? -1 : args_engine(v, &o->engine, err);
     if ((r = args_option(argc, argv, i, "--split", &v, err)))
         return r < 0 ? -1 : args_uint64("--split", v, &o->split, err);
     if ((r = args_option(argc, argv, i, "--depth", &v, err)))

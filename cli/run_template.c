@@ -133,12 +133,8 @@ static int parse_option(int argc, char **argv, int *i, trun_opts *o, sam_error *
         return r < 0 ? -1 : (o->out = v, 0);
     if ((r = args_option(argc, argv, i, "--stats", &v, err)))
         return r < 0 ? -1 : (o->stats = v, 0);
-    if ((r = args_option(argc, argv, i, "--engine", &v, err))) {
-        for (int m = 0; r > 0 && m < ENGINE_MODES; m++)
-            if (!strcmp(v, engine_names[m]))
-                return o->engine = (engine_mode)m, 0;
-        return r < 0 ? -1 : error_set(err, "run: --engine is event, step or cycle, not '%s'", v);
-    }
+    if ((r = args_option(argc, argv, i, "--engine", &v, err)))
+        return r < 0 ? -1 : args_engine(v, &o->engine, err);
     if (!strcmp(argv[*i], "--check"))
         return o->check = 1, 0;
     if (!strcmp(argv[*i], "--quiet"))
@@ -345,32 +341,29 @@ static int check_files(const trun_opts *o, const template_conf *c, sam_error *er
 {
     io_file in[TRUN_MAX_TENSORS + 2 * TEMPLATE_MAX_PHASES + 1];
     char own[2 * TEMPLATE_MAX_PHASES + 1][4096];
-    int n = o->nbound;
-    for (int i = 0; i < o->nbound; i++) {
-        int used = 0;
-        for (int p = 0; p < c->nphases && !used; p++) {
-            char path[4096];
-            sam_graph g;
-            snprintf(path, sizeof path, "%s/%s.gv", o->dir, c->phase[p]);
-            if (graph_read_dot(path, &g, err))
-                return -1;
+    int used[TRUN_MAX_TENSORS] = {0}, n = o->nbound;
+    for (int p = 0; p < c->nphases; p++) {
+        sam_graph g;
+        snprintf(own[2 * p + 1], sizeof own[0], "%s/%s.gv", o->dir, c->phase[p]);
+        snprintf(own[2 * p + 2], sizeof own[0], "%s/%s.hw", o->dir, c->phase[p]);
+        if (graph_read_dot(own[2 * p + 1], &g, err))
+            return -1;
+        for (int i = 0; i < o->nbound; i++) {
             const graph_tensor *gt = graph_tensor_find(&g, o->tensors[i].name);
-            used = gt && gt != &g.tensors[0];
-            graph_free(&g);
+            used[i] |= gt && gt != &g.tensors[0];
         }
-        if (!used)
+        graph_free(&g);
+        in[n++] = (io_file){"the template", own[2 * p + 1], NULL};
+        in[n++] = (io_file){"the template", own[2 * p + 2], NULL};
+    }
+    for (int i = 0; i < o->nbound; i++) {
+        if (!used[i])
             return error_set(err, "run: -t %s: no phase of %s reads a tensor %s",
                              o->tensors[i].name, o->dir, o->tensors[i].name);
         in[i] = (io_file){"-t", o->tensors[i].file, o->tensors[i].name};
     }
     snprintf(own[0], sizeof own[0], "%s/template.conf", o->dir);
     in[n++] = (io_file){"the template", own[0], NULL};
-    for (int p = 0; p < c->nphases; p++) {
-        snprintf(own[2 * p + 1], sizeof own[0], "%s/%s.gv", o->dir, c->phase[p]);
-        snprintf(own[2 * p + 2], sizeof own[0], "%s/%s.hw", o->dir, c->phase[p]);
-        in[n++] = (io_file){"the template", own[2 * p + 1], NULL};
-        in[n++] = (io_file){"the template", own[2 * p + 2], NULL};
-    }
     const io_file out[] = {{"-o", o->out, NULL}, {"--stats", o->stats, NULL}};
     return outputs_check("run", in, n, out, 2, err);
 }

@@ -460,7 +460,7 @@ static int choose_pe(tiled_state *s, const sim_engine *e, int64_t id)
     cycle_t first = CYCLE_NONE;
     for (int pe = 0; pe < s->npe; pe++) {
         if (s->holds[pe] == id)
-            return s->holds[pe] = id, pe;
+            return pe;
         cycle_t t = pipeline_earliest(&s->pipes[pe], e);
         if (t < first) {
             first = t;

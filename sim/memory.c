@@ -312,9 +312,12 @@ static double touch_pe_tile(mem_model *m, int pe, const mem_result *out, double 
     mem_buffer *llb = buffer_of(m, 0, pe);
     mem_touch *t = touch_slot(m->touched, m->ntouched, out->id);
     if (t->id == -1) {
-        *t = (mem_touch){out->id, llb->stay - 1, 0};
+        *t = (mem_touch){out->id, llb->stay - 1};
         m->usedtouched++;
     }
+    /* The stay has the tile's bytes from its first touch on: all of them
+     * then, its growth at later touches. */
+    double had = out->before;
     if (t->stay != llb->stay) {
         /* Its bytes come back once the stay that last touched it wrote
          * them out. */
@@ -322,10 +325,9 @@ static double touch_pe_tile(mem_model *m, int pe, const mem_result *out, double 
             in_place = result_transfer(m, 0, pe, out->before,
                                        fmax(in_place, m->stay_written[t->stay]), 0);
         t->stay = llb->stay;
-        t->bytes = 0;
+        had = 0;
     }
-    llb->dirty += out->after - t->bytes;
-    t->bytes = out->after;
+    llb->dirty += out->after - had;
     return in_place;
 }
 

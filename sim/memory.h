@@ -97,11 +97,10 @@ typedef struct mem_buffer {
 } mem_buffer;
 
 /* A PE-level result tile, with llb.partials: the LLB stay it was last
- * touched in and its bytes then. */
+ * touched in. */
 typedef struct mem_touch {
     int64_t id;                 /* -1: a free slot */
     uint64_t stay;
-    double bytes;
 } mem_touch;
 
 typedef struct mem_model {

@@ -40,8 +40,7 @@ static void extensor_plan(const template_def *t, const double *v, template_plan 
     long ti = pe * (long)template_value(t, v, "llb.tile.i");
     long tk = pe * (long)template_value(t, v, "llb.tile.k");
     long tj = pe * (long)template_value(t, v, "llb.tile.j");
-    snprintf(plan->expr, sizeof plan->expr, "Z(i,j)=A(i,k)*B(k,j)");
-    template_phase *p = template_phase_add(plan, "graph", plan->expr);
+    template_phase *p = template_phase_add(plan, "graph", TEMPLATE_EXPR);
     template_format(p, "Z:ss");
     template_format(p, "A:ss");
     template_format(p, "B:ss");

@@ -32,8 +32,7 @@ static const template_param gamma_params[] = {
 static void gamma_plan(const template_def *t, const double *v, template_plan *plan)
 {
     double cache = template_value(t, v, "fibercache.capacity");
-    snprintf(plan->expr, sizeof plan->expr, "Z(i,j)=A(i,k)*B(k,j)");
-    template_phase *p = template_phase_add(plan, "graph", plan->expr);
+    template_phase *p = template_phase_add(plan, "graph", TEMPLATE_EXPR);
     template_format(p, "Z:ss");
     template_format(p, "A:ss");
     template_format(p, "B:ss");

@@ -38,7 +38,6 @@ static void outerspace_hw(template_phase *p, const template_def *t, const double
 static void outerspace_plan(const template_def *t, const double *v, template_plan *plan)
 {
     double pes = template_value(t, v, "pt.count") * template_value(t, v, "pe.per.pt");
-    snprintf(plan->expr, sizeof plan->expr, "Z(i,j)=A(i,k)*B(k,j)");
     template_phase *m = template_phase_add(plan, "multiply", "T(i,k,j)=A(i,k)*B(k,j)");
     template_format(m, "T:dls");
     template_format(m, "A:ss:1,0");

@@ -26,8 +26,7 @@ static const template_param sigma_params[] = {
 
 static void sigma_plan(const template_def *t, const double *v, template_plan *plan)
 {
-    snprintf(plan->expr, sizeof plan->expr, "Z(i,j)=A(i,k)*B(k,j)");
-    template_phase *p = template_phase_add(plan, "graph", plan->expr);
+    template_phase *p = template_phase_add(plan, "graph", TEMPLATE_EXPR);
     template_format(p, "Z:ss:1,0");
     template_format(p, "A:sb");
     template_format(p, "B:sb:1,0");

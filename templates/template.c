@@ -173,7 +173,7 @@ static void conf_text(const template_def *t, const double *values, const templat
 {
     size_t n = (size_t)snprintf(buf, size, "# %s: %s\n# made by samsim template; `samsim run "
                                 "DIR` reads the three keys below\ntemplate = %s\nexpr = %s\n",
-                                t->name, t->about, t->name, plan->expr);
+                                t->name, t->about, t->name, TEMPLATE_EXPR);
     for (int i = 0; i < plan->nphases && n < size; i++)
         n += (size_t)snprintf(buf + n, size - n, "phase = %s\n", plan->phase[i].name);
     if (n < size)

@@ -46,8 +46,10 @@ typedef struct template_phase {
     char hw[TEMPLATE_TEXT]; /* the --hw file */
 } template_phase;
 
+/* What every template's phases compute together, for --check. */
+#define TEMPLATE_EXPR "Z(i,j)=A(i,k)*B(k,j)"
+
 typedef struct template_plan {
-    char expr[128];         /* what the phases compute together, for --check */
     template_phase phase[TEMPLATE_MAX_PHASES];
     int nphases;
 } template_plan;
