@@ -22,7 +22,7 @@ CLI_OBJ  = $(CLI_SRC:%.c=$(BUILD)/%.o)
 TEST_BIN = $(TEST_SRC:test/%.c=$(BUILD)/test/%)
 BIN      = $(BUILD)/samsim
 
-.PHONY: all deps test test-run check demo install clean fuzz fuzz-replay
+.PHONY: all deps test-deps test test-run check demo install clean fuzz fuzz-replay
 all: samsim
 
 samsim: $(BIN)
@@ -45,14 +45,17 @@ $(BUILD)/test/%: $(BUILD)/test/%.o $(TEST_SUPPORT:%.c=$(BUILD)/%.o) $(BUILD)/lib
 deps:
 	@./scripts/install-deps
 
-test: deps
+test-deps:
+	@./scripts/install-deps --test
+
+test: test-deps
 	$(MAKE) --no-print-directory test-run
 
 test-run: $(BIN) $(TEST_BIN) fuzz-replay
 	@SAMSIM_BIN=$(abspath $(BIN)) test/run $(TEST_BIN) $(REPLAY_BIN)
 
 # test/lsan.supp: memory Graphviz and Pango keep until exit (see there).
-check: deps
+check: test-deps
 	LSAN_OPTIONS=suppressions=$(CURDIR)/test/lsan.supp:print_suppressions=0:fast_unwind_on_malloc=0 \
 	$(MAKE) --no-print-directory BUILD=build/check OPT=-O1 \
 	    SANITIZE="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \

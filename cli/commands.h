@@ -12,5 +12,6 @@ int cmd_run(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_render(int argc, char **argv);
 int cmd_template(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
 
 #endif

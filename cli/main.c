@@ -110,6 +110,19 @@ static const command commands[] = {
      "that template's.\n"
      "  --param KEY=VALUE       sets a parameter (PE count, tile sizes, bandwidth, ...)\n"
      "  -o DIR                  the directory written (made when missing)\n"},
+    {"sweep", cmd_sweep,
+     "sweep SPEC [--list | --local [-j N] | --slurm [--array-max N]] [-o DIR]\n"
+     "          sweep --collect DIR",
+     "Runs every job a sweep spec expands to (README: Sweeps), one samsim run each, with\n"
+     "GNU parallel or a Slurm job array, and gathers a row per job in DIR/results.csv.\n"
+     "Jobs with results are skipped, so a sweep run again continues where it stopped.\n"
+     "  --list                  prints the jobs (CSV: number, parameters, hash)\n"
+     "  --local                 runs them here with GNU parallel (the default)\n"
+     "  -j N                    jobs at a time (default: the CPUs)\n"
+     "  --slurm                 writes DIR/sweep.sbatch, a job array, to submit with sbatch\n"
+     "  --array-max N           array tasks at most (default 1000); jobs share tasks beyond\n"
+     "  -o DIR                  the sweep's directory (default: SPEC's name, .results)\n"
+     "  --collect DIR           gathers the rows of the jobs that have run\n"},
 };
 
 #define NCOMMANDS (sizeof commands / sizeof commands[0])

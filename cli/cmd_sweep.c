@@ -1,0 +1,412 @@
+/* samsim sweep: expands a sweep spec into jobs and runs them with GNU
+ * parallel (--local) or a Slurm job array (--slurm), gathering one CSV
+ * row per job (sweep_spec.h, sweep_store.h, sweep_job.h). samsim keeps no
+ * scheduler of its own: each job is `samsim sweep --job DIR N`. */
+/* realpath is an XSI function. */
+#define _XOPEN_SOURCE 700
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../common/atomic_file.h"
+#include "../common/csv_table.h"
+#include "args.h"
+#include "commands.h"
+#include "process.h"
+#include "sweep_job.h"
+#include "sweep_spec.h"
+#include "sweep_store.h"
+
+typedef enum sweep_mode { MODE_LOCAL, MODE_LIST, MODE_SLURM, MODE_COLLECT, MODE_JOB } sweep_mode;
+
+typedef struct sweep_opts {
+    sweep_mode mode;
+    const char *spec, *dir;
+    int jobs;                   /* --local: at a time */
+    int64_t array_max;          /* --slurm: array tasks at most */
+    int64_t first, count;       /* --job */
+    char default_dir[SWEEP_PATH];
+} sweep_opts;
+
+/* The samsim binary, for the jobs to run. */
+static int self_path(char *buf, sam_error *err)
+{
+    ssize_t n = readlink("/proc/self/exe", buf, SWEEP_PATH - 1);
+    if (n < 0)
+        return error_set(err, "sweep: cannot find the samsim binary: %s", strerror(errno));
+    buf[n] = '\0';
+    return 0;
+}
+
+/* ---- arguments -------------------------------------------------------- */
+
+static int parse_count(const char *opt, const char *v, int64_t min, int64_t *out, sam_error *err)
+{
+    if (args_int64(opt, v, out, err))
+        return -1;
+    return *out < min ? error_set(err, "sweep: %s must be at least %lld", opt, (long long)min) : 0;
+}
+
+static int set_mode(sweep_opts *o, sweep_mode mode, const char *opt, sam_error *err)
+{
+    if (o->mode != MODE_LOCAL && o->mode != mode)
+        return error_set(err, "sweep: %s cannot go with another of --list, --local, --slurm, "
+                              "--collect and --job", opt);
+    o->mode = mode;
+    return 0;
+}
+
+/* One option; 0 when argv[*i] is none of them. */
+static int parse_option(int argc, char **argv, int *i, sweep_opts *o, sam_error *err)
+{
+    const char *v;
+    int64_t n;
+    int r;
+    if (!strcmp(argv[*i], "--list") || !strcmp(argv[*i], "--local") ||
+        !strcmp(argv[*i], "--slurm"))
+        return set_mode(o, argv[*i][2] == 'l' ? (argv[*i][3] == 'i' ? MODE_LIST : MODE_LOCAL)
+                                              : MODE_SLURM, argv[*i], err) ? -1 : 1;
+    if ((r = args_option(argc, argv, i, "-o", &v, err)))
+        return r < 0 ? -1 : (o->dir = v, 1);
+    if ((r = args_option(argc, argv, i, "-j", &v, err)))
+        return r < 0 || parse_count("-j", v, 1, &n, err) ? -1 : (o->jobs = (int)(n > 4096 ? 4096 : n), 1);
+    if ((r = args_option(argc, argv, i, "--array-max", &v, err)))
+        return r < 0 || parse_count("--array-max", v, 1, &o->array_max, err) ? -1 : 1;
+    if ((r = args_option(argc, argv, i, "--collect", &v, err)))
+        return r < 0 || set_mode(o, MODE_COLLECT, "--collect", err) ? -1 : (o->dir = v, 1);
+    if ((r = args_option(argc, argv, i, "--job", &v, err)))
+        return r < 0 || set_mode(o, MODE_JOB, "--job", err) ? -1 : (o->dir = v, 1);
+    return 0;
+}
+
+/* --job DIR FIRST [COUNT]: the positional numbers. */
+static int job_number(sweep_opts *o, const char *arg, int *seen, sam_error *err)
+{
+    int64_t n;
+    if (*seen >= 2 || parse_count("--job", arg, *seen ? 1 : 0, &n, err))
+        return *seen >= 2 ? error_set(err, "sweep: unexpected argument '%s'", arg) : -1;
+    *(*seen ? &o->count : &o->first) = n;
+    (*seen)++;
+    return 0;
+}
+
+/* DIR's default: the spec's file name without its extension, .results. */
+static void default_dir(sweep_opts *o)
+{
+    const char *base = strrchr(o->spec, '/') ? strrchr(o->spec, '/') + 1 : o->spec;
+    const char *dot = strrchr(base, '.');
+    int n = dot && dot != base ? (int)(dot - base) : (int)strlen(base);
+    snprintf(o->default_dir, sizeof o->default_dir, "%.*s.results", n, base);
+    o->dir = o->default_dir;
+}
+
+static int parse(int argc, char **argv, sweep_opts *o, sam_error *err)
+{
+    int numbers = 0;
+    *o = (sweep_opts){.array_max = 1000, .count = 1};
+    for (int i = 0; i < argc; i++) {
+        int r = parse_option(argc, argv, &i, o, err);
+        if (r < 0)
+            return -1;
+        if (r)
+            continue;
+        if (o->mode == MODE_JOB) {
+            if (job_number(o, argv[i], &numbers, err))
+                return -1;
+        } else if (!o->spec && argv[i][0] != '-')
+            o->spec = argv[i];
+        else
+            return error_set(err, "sweep: unexpected argument '%s'", argv[i]);
+    }
+    if (o->mode == MODE_JOB && !numbers)
+        return error_set(err, "sweep: --job DIR needs the job's number");
+    if ((o->mode == MODE_JOB || o->mode == MODE_COLLECT) == !!o->spec)
+        return error_set(err, o->spec ? "sweep: --collect and --job take a directory, not a spec"
+                                      : "sweep: no SPEC (usage: samsim sweep SPEC [--list | "
+                                        "--local [-j N] | --slurm] [-o DIR])");
+    if (o->spec && !o->dir)
+        default_dir(o);
+    if (!o->jobs) {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        o->jobs = n > 0 ? (int)n : 1;
+    }
+    return 0;
+}
+
+/* ---- modes ------------------------------------------------------------ */
+
+static int sweep_list(const sweep_plan *plan)
+{
+    const char *cells[plan->ncolumns + 2];
+    cells[0] = "job";
+    for (size_t k = 0; k < plan->ncolumns; k++)
+        cells[1 + k] = plan->columns[k];
+    cells[plan->ncolumns + 1] = "hash";
+    csv_write_row(stdout, cells, plan->ncolumns + 2);
+    for (size_t i = 0; i < plan->njobs; i++) {
+        char number[24];
+        snprintf(number, sizeof number, "%zu", i);
+        cells[0] = number;
+        for (size_t k = 0; k < plan->ncolumns; k++)
+            cells[1 + k] = plan->jobs[i].params[k];
+        cells[plan->ncolumns + 1] = plan->jobs[i].hash;
+        csv_write_row(stdout, cells, plan->ncolumns + 2);
+    }
+    fprintf(stderr, "sweep: %zu jobs\n", plan->njobs);
+    return 0;
+}
+
+static int sweep_collect(const char *dir, const sweep_plan *plan, sam_error *err)
+{
+    sweep_tally t;
+    if (sweep_store_collect(dir, plan, &t, err))
+        return -1;
+    fprintf(stderr, "sweep: %zu jobs: %zu ok, %zu failed, %zu not run; rows in %s/results.csv\n",
+            plan->njobs, t.ok, t.failed, t.pending, dir);
+    return t.failed || t.pending ? 1 : 0;
+}
+
+/* The parameters of job index, "order=ijk pair=3", for progress lines. */
+static void describe(const sweep_plan *plan, size_t index, char *buf, size_t size)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (size_t k = 0; k < plan->ncolumns && n < size; k++)
+        n += (size_t)snprintf(buf + n, size - n, "%s%s=%s", k ? " " : "", plan->columns[k],
+                              plan->jobs[index].params[k]);
+}
+
+typedef struct progress {
+    const sweep_plan *plan;
+    size_t total, done, failed;
+    double start;
+    int tty;
+} progress;
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+/* A job's line (sweep_job.h): a line of progress; on a terminal one line
+ * rewritten in place, with failures kept above it. */
+static void on_job_line(void *ctx, char *line)
+{
+    progress *p = ctx;
+    char *field[4] = {line, "", "", ""};
+    for (int k = 1; k < 4 && field[k - 1]; k++) {
+        char *tab = strchr(field[k - 1], '\t');
+        if (!tab)
+            break;
+        *tab = '\0';
+        field[k] = tab + 1;
+    }
+    char *end;
+    size_t index = strtoull(field[0], &end, 10);
+    if (*end || index >= p->plan->njobs)
+        return;
+    int failed = strcmp(field[1], "ok") && strcmp(field[1], "done");
+    p->done++;
+    p->failed += (size_t)failed;
+    char about[160];
+    describe(p->plan, index, about, sizeof about);
+    double spent = now() - p->start, left = spent / (double)p->done * (double)(p->total - p->done);
+    if (failed && p->tty)
+        fprintf(stderr, "\r\033[Ksweep: job %zu (%s) %s: %s\n", index, about, field[1], field[3]);
+    fprintf(stderr, "%ssweep: %zu/%zu done, %zu failed, %.0f s, about %.0f s left; job %zu (%s): %s",
+            p->tty ? "\r\033[K" : "", p->done, p->total, p->failed, spent, left, index, about,
+            field[1]);
+    if (*field[2])
+        fprintf(stderr, ", %s cycles", field[2]);
+    if (failed && !p->tty)
+        fprintf(stderr, ": %s", field[3]);
+    fputs(p->tty ? "" : "\n", stderr);
+}
+
+/* GNU parallel, not moreutils' program of the same name. */
+static int check_parallel(sam_error *err)
+{
+    const char *argv[] = {"parallel", "--version", NULL};
+    process_result r;
+    sam_error ignored;
+    if (process_run(argv, NULL, 30, &r, &ignored))
+        return error_set(err, "sweep: GNU parallel not found (scripts/install-deps installs it)");
+    int gnu = strstr(r.out, "GNU parallel") != NULL;
+    process_result_free(&r);
+    return gnu ? 0 : error_set(err, "sweep: 'parallel' is not GNU parallel (moreutils' has the "
+                                    "same name; scripts/install-deps installs GNU's)");
+}
+
+/* pending.txt: the jobs without a result, one number a line. */
+static int write_pending(const char *dir, const sweep_plan *plan, char *path, size_t *n,
+                         sam_error *err)
+{
+    atomic_file af;
+    *n = 0;
+    if (sweep_store_path(path, dir, "pending.txt", err) || atomic_file_open(&af, path, err))
+        return -1;
+    for (size_t i = 0; i < plan->njobs; i++)
+        if (!sweep_store_done(dir, plan->jobs[i].hash)) {
+            fprintf(af.f, "%zu\n", i);
+            (*n)++;
+        }
+    int rc = atomic_file_close(&af, err) || atomic_file_publish(&af, err) ? -1 : 0;
+    atomic_file_discard(&af);
+    return rc;
+}
+
+static int run_parallel(const sweep_opts *o, const sweep_plan *plan, const char *pending,
+                        size_t n, sam_error *err)
+{
+    char self[SWEEP_PATH], jobs[16];
+    if (check_parallel(err) || self_path(self, err))
+        return -1;
+    snprintf(jobs, sizeof jobs, "%d", o->jobs);
+    /* -q quotes the command's words, which may hold any character. */
+    const char *argv[] = {"parallel", "--will-cite", "--halt", "never", "-q", "-j", jobs, "-a",
+                          pending, self, "sweep", "--job", o->dir, "{}", NULL};
+    progress p = {.plan = plan, .total = n, .start = now(), .tty = isatty(2)};
+    int status = process_stream(argv, on_job_line, &p, err);
+    if (p.tty && p.done)
+        fputc('\n', stderr);
+    if (status < 0)
+        return -1;
+    if (p.done < n)
+        fprintf(stderr, "sweep: %zu of %zu jobs did not report (GNU parallel exited with status "
+                        "%d); samsim sweep again runs them\n", n - p.done, n, status);
+    return 0;
+}
+
+static int sweep_local(const sweep_opts *o, const sweep_plan *plan, sam_error *err)
+{
+    char pending[SWEEP_PATH];
+    size_t n;
+    if (write_pending(o->dir, plan, pending, &n, err))
+        return -1;
+    fprintf(stderr, "sweep: %zu jobs, %zu with results already, %zu to run, %d at a time\n",
+            plan->njobs, plan->njobs - n, n, o->jobs);
+    if (n && run_parallel(o, plan, pending, n, err))
+        return -1;
+    return sweep_collect(o->dir, plan, err);
+}
+
+/* Writes s in single quotes for sh. */
+static void shell_quote(FILE *f, const char *s)
+{
+    fputc('\'', f);
+    for (; *s; s++)
+        *s == '\'' ? fputs("'\\''", f) : fputc(*s, f);
+    fputc('\'', f);
+}
+
+/* sweep.sbatch: an array task per chunk of jobs. #SBATCH lines take no
+ * quoting and --output gives % its own meaning, so the directory must
+ * not need either. */
+static int write_sbatch(const char *dir, size_t njobs, int64_t chunk, int64_t tasks,
+                        char *path, sam_error *err)
+{
+    char self[SWEEP_PATH], logs[SWEEP_PATH];
+    if (strpbrk(dir, " \t\n'\"\\%$`"))
+        return error_set(err, "sweep: --slurm: the directory '%s' holds a blank, a quote, %% or $, "
+                              "which #SBATCH lines cannot carry", dir);
+    atomic_file af;
+    if (self_path(self, err) || sweep_store_path(logs, dir, "slurm", err) ||
+        sweep_store_path(path, dir, "sweep.sbatch", err) || atomic_file_open(&af, path, err))
+        return -1;
+    fprintf(af.f, "#!/bin/sh\n"
+                  "# A samsim sweep: %zu jobs, %lld to an array task. Written by samsim sweep "
+                  "--slurm;\n# submit with sbatch (its options override these), then gather with "
+                  "samsim sweep --collect.\n", njobs, (long long)chunk);
+    fprintf(af.f, "#SBATCH --job-name=samsim-sweep\n#SBATCH --array=0-%lld\n#SBATCH --ntasks=1\n"
+                  "#SBATCH --cpus-per-task=1\n#SBATCH --output=%s/%%A_%%a.out\n",
+            (long long)tasks - 1, logs);
+    fputs("exec ", af.f);
+    shell_quote(af.f, self);
+    fputs(" sweep --job ", af.f);
+    shell_quote(af.f, dir);
+    fprintf(af.f, " $((SLURM_ARRAY_TASK_ID * %lld)) %lld\n", (long long)chunk, (long long)chunk);
+    int rc = atomic_file_close(&af, err) || atomic_file_publish(&af, err) ? -1 : 0;
+    atomic_file_discard(&af);
+    return rc;
+}
+
+static int sweep_slurm(const sweep_opts *o, const sweep_plan *plan, sam_error *err)
+{
+    char *dir = realpath(o->dir, NULL), path[SWEEP_PATH], logs[SWEEP_PATH];
+    if (!dir)
+        return error_at(err, o->dir, 0, "cannot resolve: %s", strerror(errno));
+    int64_t chunk = ((int64_t)plan->njobs + o->array_max - 1) / o->array_max;
+    chunk = chunk ? chunk : 1;
+    int64_t tasks = ((int64_t)plan->njobs + chunk - 1) / chunk;
+    int rc = sweep_store_path(logs, dir, "slurm", err) ||
+             (mkdir(logs, 0777) && errno != EEXIST &&
+              error_at(err, logs, 0, "cannot create: %s", strerror(errno))) ||
+             write_sbatch(dir, plan->njobs, chunk, tasks ? tasks : 1, path, err);
+    if (!rc) {
+        fprintf(stderr, "sweep: %zu jobs in %lld array tasks of %lld; submit with\n"
+                        "  sbatch %s\nand when they have run, gather their rows with\n"
+                        "  samsim sweep --collect %s\n",
+                plan->njobs, (long long)(tasks ? tasks : 1), (long long)chunk, path, dir);
+    }
+    free(dir);
+    return rc ? -1 : 0;
+}
+
+/* --job DIR FIRST [COUNT]: runs jobs FIRST.. of those that exist; a chunk
+ * past the last job runs none. */
+static int sweep_jobs(const sweep_opts *o, sam_error *err)
+{
+    char self[SWEEP_PATH];
+    if (self_path(self, err))
+        return -1;
+    if (!sweep_store_has_job(o->dir, (size_t)o->first) && o->first > 0 &&
+        sweep_store_has_job(o->dir, 0))
+        return 0;
+    for (int64_t i = o->first; i < o->first + o->count; i++) {
+        if (i > o->first && !sweep_store_has_job(o->dir, (size_t)i))
+            break;
+        if (sweep_job_run(o->dir, (size_t)i, self, err))
+            return -1;
+    }
+    return 0;
+}
+
+static int sweep_spec_mode(const sweep_opts *o, sam_error *err)
+{
+    sweep_plan plan;
+    if (sweep_spec_expand(o->spec, &plan, err))
+        return -1;
+    int rc = o->mode == MODE_LIST ? sweep_list(&plan) : sweep_store_prepare(o->dir, &plan, err);
+    if (!rc && o->mode == MODE_SLURM)
+        rc = sweep_slurm(o, &plan, err);
+    else if (!rc && o->mode == MODE_LOCAL)
+        rc = sweep_local(o, &plan, err);
+    sweep_plan_free(&plan);
+    return rc;
+}
+
+int cmd_sweep(int argc, char **argv)
+{
+    sam_error err;
+    sweep_opts o;
+    int rc;
+    if (parse(argc, argv, &o, &err))
+        return args_fail(&err);
+    if (o.mode == MODE_JOB)
+        rc = sweep_jobs(&o, &err);
+    else if (o.mode == MODE_COLLECT) {
+        sweep_plan plan;
+        rc = sweep_store_load(o.dir, &plan, &err);
+        if (!rc)
+            rc = sweep_collect(o.dir, &plan, &err);
+        sweep_plan_free(&plan);
+    } else
+        rc = sweep_spec_mode(&o, &err);
+    return rc < 0 ? args_fail(&err) : rc;
+}

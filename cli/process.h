@@ -1,0 +1,45 @@
+/* Running another program and keeping what it printed: a sweep's steps
+ * (samsim gen, compile, run) and the programs samsim drives (GNU
+ * parallel, gnuplot) run in processes of their own, so that a crash or a
+ * hung job costs one row, not the sweep. */
+#ifndef SAMSIM_PROCESS_H
+#define SAMSIM_PROCESS_H
+
+#include <stddef.h>
+
+#include "../common/error.h"
+
+typedef struct process_result {
+    char *out, *err;    /* standard output and error, NUL-terminated */
+    size_t out_len, err_len;
+    int status;         /* exit status; 128 + N when killed by signal N */
+    int signal;         /* the signal that ended it, 0 when it exited */
+    int timed_out;      /* killed because it ran past the timeout */
+    double seconds;     /* wall time from start to exit */
+} process_result;
+
+/* Runs argv (argv[0] looked up in PATH) with input on its standard input
+ * (NULL: none), keeping at most PROCESS_KEEP bytes of each output;
+ * timeout_s > 0 kills it after that many seconds. -1 with err set only
+ * when it could not be started (not found, no memory); any exit status is
+ * a result. */
+int process_run(const char *const *argv, const char *input, double timeout_s,
+                process_result *r, sam_error *err);
+
+#define PROCESS_KEEP (16u << 20)
+
+/* Runs argv with standard error shared with samsim's, calling on_line for
+ * each line of its standard output as it comes (without the newline).
+ * Its exit status (128 + N when killed by signal N), or -1 with err set
+ * when it could not be started. */
+typedef void process_line_fn(void *ctx, char *line);
+int process_stream(const char *const *argv, process_line_fn *on_line, void *ctx,
+                   sam_error *err);
+
+/* The first line of r's standard error (or "" when it printed nothing),
+ * without its newline, in buf. */
+const char *process_first_error(const process_result *r, char *buf, size_t size);
+
+void process_result_free(process_result *r);
+
+#endif

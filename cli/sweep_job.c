@@ -1,0 +1,458 @@
+/* nftw is an XSI function. */
+#define _XOPEN_SOURCE 700
+#include "sweep_job.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../common/grow.h"
+#include "process.h"
+#include "sweep_spec.h"
+#include "sweep_store.h"
+
+/* ---- argument vectors ------------------------------------------------- */
+
+typedef struct words {
+    char **v;
+    size_t n, cap;
+} words;
+
+static int words_add(words *w, const char *s, sam_error *err)
+{
+    char **more = grow_array(w->v, w->n, &w->cap, sizeof *more, 16);
+    if (!more)
+        return error_set(err, "out of memory");
+    w->v = more;
+    if (!(w->v[w->n] = s ? strdup(s) : NULL) && s)
+        return error_set(err, "out of memory");
+    w->n++;
+    return 0;
+}
+
+static int words_addf(words *w, sam_error *err, const char *fmt, const char *a, const char *b)
+{
+    char buf[SWEEP_PATH + 256];
+    if (snprintf(buf, sizeof buf, fmt, a, b) >= (int)sizeof buf)
+        return error_set(err, "argument too long: %.60s...", buf);
+    return words_add(w, buf, err);
+}
+
+/* Adds each blank-separated word of s, after prefix (as in "-f=" for
+ * every format). */
+static int words_split(words *w, const char *prefix, const char *s, sam_error *err)
+{
+    while (s && *s) {
+        while (isspace((unsigned char)*s))
+            s++;
+        size_t n = strcspn(s, " \t");
+        if (n) {
+            char buf[1024];
+            snprintf(buf, sizeof buf, "%s%.*s", prefix, (int)n, s);
+            if (words_add(w, buf, err))
+                return -1;
+        }
+        s += n;
+    }
+    return 0;
+}
+
+static void words_free(words *w)
+{
+    for (size_t i = 0; i < w->n; i++)
+        free(w->v[i]);
+    free(w->v);
+    memset(w, 0, sizeof *w);
+}
+
+/* ---- the job's state -------------------------------------------------- */
+
+typedef struct job_run {
+    const char *dir, *self;
+    sweep_job job;
+    char work[SWEEP_PATH];
+    double timeout;
+    char status[16];
+    char error[600];
+    int exit;
+    words summary;          /* key, value, key, value, ... of run's summary */
+} job_run;
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+/* Records why step failed: its timeout, signal or first error line. */
+static void step_failed(job_run *j, const char *step, const process_result *r)
+{
+    char line[512];
+    snprintf(j->status, sizeof j->status, "%s", r->timed_out ? "timeout" : "failed");
+    j->exit = r->status;
+    if (r->timed_out)
+        snprintf(j->error, sizeof j->error, "%s: no result after %g s", step, j->timeout);
+    else if (r->signal)
+        snprintf(j->error, sizeof j->error, "%s: killed by signal %d", step, r->signal);
+    else {
+        /* The step's own "samsim: " adds nothing in a row. */
+        const char *msg = process_first_error(r, line, sizeof line);
+        if (!strncmp(msg, "samsim: ", 8))
+            msg += 8;
+        snprintf(j->error, sizeof j->error, "%s: %s", step, *msg ? msg : "failed without a message");
+    }
+}
+
+/* Runs a samsim step; 0 when it exited 0, 1 when it failed (recorded),
+ * -1 when it could not start. keep receives the result when non-NULL. */
+static int run_step(job_run *j, const char *step, words *w, process_result *keep,
+                    sam_error *err)
+{
+    process_result r;
+    if (words_add(w, NULL, err) || process_run((const char *const *)w->v, NULL, j->timeout, &r, err))
+        return -1;
+    int failed = r.status != 0;
+    if (failed)
+        step_failed(j, step, &r);
+    if (keep)
+        *keep = r;
+    else
+        process_result_free(&r);
+    return failed;
+}
+
+/* ---- operands --------------------------------------------------------- */
+
+/* data/gen-HASH.tns (and -2 for the second of a pair). */
+static int gen_path(job_run *j, const char *spec, int second, char *out, sam_error *err)
+{
+    char name[64];
+    unsigned long long h = sweep_hash_add(SWEEP_HASH_START, spec, strlen(spec));
+    snprintf(name, sizeof name, "data/gen-%016llx%s.tns", h, second ? "-2" : "");
+    return sweep_store_path(out, j->dir, name, err);
+}
+
+/* The value after --second in a generator's arguments, or NULL. */
+static const char *gen_second(const words *args)
+{
+    for (size_t i = 0; i + 1 < args->n; i++)
+        if (!strcmp(args->v[i], "--second"))
+            return args->v[i + 1];
+    return NULL;
+}
+
+/* Generates "gen ARGS" once for the whole sweep: into temporary files
+ * renamed into data/, the second file first, so that a present first file
+ * means both are whole. */
+static int gen_tensor(job_run *j, const char *name, const char *spec, char *file, char *second,
+                      sam_error *err)
+{
+    words args = {0}, w = {0};
+    char tmp[SWEEP_PATH + 32], tmp2[SWEEP_PATH + 32];
+    struct stat st;
+    int rc = words_split(&args, "", spec + 4, err) || gen_path(j, spec, 0, file, err) ||
+             gen_path(j, spec, 1, second, err);
+    const char *partner = rc ? NULL : gen_second(&args);
+    if (rc || !stat(file, &st)) {
+        words_free(&args);
+        return rc ? -1 : 0;
+    }
+    snprintf(tmp, sizeof tmp, "%.*s.tmp%d.tns", (int)strlen(file) - 4, file, (int)getpid());
+    snprintf(tmp2, sizeof tmp2, "%.*s.tmp%d.tns", (int)strlen(second) - 4, second, (int)getpid());
+    rc = words_add(&w, j->self, err) || words_add(&w, "gen", err);
+    for (size_t i = 0; !rc && i < args.n; i++)
+        rc = words_add(&w, i && !strcmp(args.v[i - 1], "--second") ? tmp2 : args.v[i], err);
+    if (!rc)
+        rc = words_add(&w, "-o", err) || words_add(&w, tmp, err);
+    char step[128];
+    snprintf(step, sizeof step, "gen %s", name);
+    if (!rc)
+        rc = run_step(j, step, &w, NULL, err);
+    if (!rc && ((partner && rename(tmp2, second)) || rename(tmp, file)))
+        rc = error_at(err, file, 0, "cannot rename into place: %s", strerror(errno));
+    if (rc) {
+        unlink(tmp);
+        unlink(tmp2);
+    }
+    words_free(&args);
+    words_free(&w);
+    return rc;
+}
+
+/* -t NAME=FILE for every operand, generating what is generated. */
+static int bind_tensors(job_run *j, words *run, sam_error *err)
+{
+    for (size_t i = 0; i < j->job.nkeys; i++) {
+        const char *key = j->job.keys[i].key, *value = j->job.keys[i].value;
+        if (strncmp(key, "tensor.", 7))
+            continue;
+        if (strncmp(value, "gen ", 4)) {
+            if (words_add(run, "-t", err) || words_addf(run, err, "%s=%s", key + 7, value))
+                return -1;
+            continue;
+        }
+        char file[SWEEP_PATH], second[SWEEP_PATH];
+        int rc = gen_tensor(j, key + 7, value, file, second, err);
+        if (rc)
+            return rc;
+        words args = {0};
+        if (words_split(&args, "", value + 4, err))
+            return -1;
+        const char *partner = gen_second(&args);
+        rc = words_add(run, "-t", err) || words_addf(run, err, "%s=%s", key + 7, file) ||
+             (partner && (words_add(run, "-t", err) ||
+                          words_addf(run, err, "%s=%s", partner, second)));
+        words_free(&args);
+        if (rc)
+            return -1;
+    }
+    return 0;
+}
+
+/* ---- the graph -------------------------------------------------------- */
+
+/* The graph to run: given, compiled into work/graph.gv, or a template
+ * written into work/template. */
+static int make_graph(job_run *j, char *graph, sam_error *err)
+{
+    const sweep_job *job = &j->job;
+    if (sweep_job_get(job, "graph"))
+        return snprintf(graph, SWEEP_PATH, "%s", sweep_job_get(job, "graph")), 0;
+    int compile = sweep_job_get(job, "expr") != NULL;
+    if (sweep_store_path(graph, j->work, compile ? "graph.gv" : "template", err))
+        return -1;
+    words w = {0};
+    int rc = words_add(&w, j->self, err);
+    if (compile)
+        rc = rc || words_add(&w, "compile", err) || words_add(&w, sweep_job_get(job, "expr"), err) ||
+             words_split(&w, "-f=", sweep_job_get(job, "format"), err) ||
+             words_split(&w, "-s=", sweep_job_get(job, "schedule"), err);
+    else
+        rc = rc || words_add(&w, "template", err) ||
+             words_add(&w, sweep_job_get(job, "template"), err);
+    for (size_t i = 0; !rc && !compile && i < job->nkeys; i++)
+        if (!strncmp(job->keys[i].key, "template.", 9))
+            rc = words_add(&w, "--param", err) ||
+                 words_addf(&w, err, "%s=%s", job->keys[i].key + 9, job->keys[i].value);
+    rc = rc || words_add(&w, "-o", err) || words_add(&w, graph, err);
+    if (!rc)
+        rc = run_step(j, compile ? "compile" : "template", &w, NULL, err);
+    words_free(&w);
+    return rc;
+}
+
+/* ---- settings files --------------------------------------------------- */
+
+/* work/NAME.conf from the file key NAME names and the NAME.KEY keys after
+ * it; NULL path when the job has neither. */
+static int settings_file(job_run *j, const char *name, char *path, sam_error *err)
+{
+    const char *base = sweep_job_get(&j->job, name);
+    size_t len = strlen(name);
+    int keys = 0;
+    for (size_t i = 0; i < j->job.nkeys; i++)
+        keys += !strncmp(j->job.keys[i].key, name, len) && j->job.keys[i].key[len] == '.';
+    path[0] = '\0';
+    if (!keys) {
+        if (base)
+            snprintf(path, SWEEP_PATH, "%s", base);
+        return 0;
+    }
+    char file[64];
+    snprintf(file, sizeof file, "%s.conf", name);
+    if (sweep_store_path(path, j->work, file, err))
+        return -1;
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return error_at(err, path, 0, "cannot create: %s", strerror(errno));
+    FILE *in = base ? fopen(base, "r") : NULL;
+    if (base && !in) {
+        fclose(f);
+        snprintf(j->status, sizeof j->status, "failed");
+        snprintf(j->error, sizeof j->error, "%s: %s: cannot open: %s", name, base, strerror(errno));
+        return 1;
+    }
+    for (int c; in && (c = getc(in)) != EOF;)
+        putc(c, f);
+    if (in)
+        fclose(in);
+    fputc('\n', f);
+    for (size_t i = 0; i < j->job.nkeys; i++)
+        if (!strncmp(j->job.keys[i].key, name, len) && j->job.keys[i].key[len] == '.')
+            fprintf(f, "%s = %s\n", j->job.keys[i].key + len + 1, j->job.keys[i].value);
+    return fclose(f) ? error_at(err, path, 0, "write error: %s", strerror(errno)) : 0;
+}
+
+/* ---- the run ---------------------------------------------------------- */
+
+static const struct run_option {
+    const char *key, *flag;
+} run_options[] = {
+    {"data", "--data"},     {"tile", "--tile"},       {"engine", "--engine"},
+    {"depth", "--depth"},   {"latency", "--latency"}, {"max-cycles", "--max-cycles"},
+};
+
+static int yes(const sweep_job *job, const char *key, int fallback)
+{
+    const char *v = sweep_job_get(job, key);
+    return v ? !strcmp(v, "yes") : fallback;
+}
+
+/* run's options after its graph and operands. */
+static int run_flags(job_run *j, words *w, sam_error *err)
+{
+    const sweep_job *job = &j->job;
+    char hw[SWEEP_PATH], config[SWEEP_PATH];
+    int rc = settings_file(j, "hw", hw, err);
+    if (!rc)
+        rc = settings_file(j, "config", config, err);
+    if (rc)
+        return rc;
+    for (size_t k = 0; k < sizeof run_options / sizeof run_options[0]; k++)
+        if (sweep_job_get(job, run_options[k].key) &&
+            (words_add(w, run_options[k].flag, err) ||
+             words_add(w, sweep_job_get(job, run_options[k].key), err)))
+            return -1;
+    return (yes(job, "shift", 0) && words_add(w, "--shift", err)) ||
+                   (yes(job, "check", 1) && words_add(w, "--check", err)) ||
+                   (*hw && (words_add(w, "--hw", err) || words_add(w, hw, err))) ||
+                   (*config && (words_add(w, "--config", err) || words_add(w, config, err))) ||
+                   words_split(w, "--impl=", sweep_job_get(job, "impl"), err) ||
+                   words_add(w, "--quiet", err)
+               ? -1
+               : 0;
+}
+
+/* Keeps every "key: value" line of run's summary. */
+static int keep_summary(job_run *j, const char *out, sam_error *err)
+{
+    for (const char *line = out; *line;) {
+        size_t n = strcspn(line, "\n"), k = strspn(line, "abcdefghijklmnopqrstuvwxyz"
+                                                         "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.");
+        if (k && k + 2 <= n && line[k] == ':' && line[k + 1] == ' ') {
+            char value[1024];
+            snprintf(value, sizeof value, "%.*s", (int)(n - k - 2), line + k + 2);
+            char key[256];
+            snprintf(key, sizeof key, "%.*s", (int)k, line);
+            if (words_add(&j->summary, key, err) || words_add(&j->summary, value, err))
+                return -1;
+        }
+        line += n + (line[n] == '\n');
+    }
+    return 0;
+}
+
+static int run_job_steps(job_run *j, sam_error *err)
+{
+    char graph[SWEEP_PATH];
+    words w = {0};
+    int rc = make_graph(j, graph, err);
+    if (!rc)
+        rc = words_add(&w, j->self, err) || words_add(&w, "run", err) || words_add(&w, graph, err);
+    if (!rc)
+        rc = bind_tensors(j, &w, err);
+    if (!rc)
+        rc = run_flags(j, &w, err);
+    process_result r = {0};
+    if (!rc)
+        rc = run_step(j, "run", &w, &r, err);
+    if (rc >= 0 && r.out && keep_summary(j, r.out, err))
+        rc = -1;
+    process_result_free(&r);
+    words_free(&w);
+    return rc;
+}
+
+/* ---- the job ---------------------------------------------------------- */
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)ftw;
+    return flag == FTW_DP ? rmdir(path) : unlink(path);
+}
+
+static void remove_tree(const char *path)
+{
+    nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static int write_result(job_run *j, double seconds, sam_error *err)
+{
+    char exit_text[16], secs[32], path[SWEEP_PATH], name[64];
+    snprintf(exit_text, sizeof exit_text, "%d", j->exit);
+    snprintf(secs, sizeof secs, "%.3f", seconds);
+    size_t n = 4 + j->summary.n / 2;
+    sweep_pair *pairs = malloc(n * sizeof *pairs);
+    if (!pairs)
+        return error_set(err, "out of memory");
+    pairs[0] = (sweep_pair){"status", j->status};
+    pairs[1] = (sweep_pair){"exit", exit_text};
+    pairs[2] = (sweep_pair){"job_seconds", secs};
+    pairs[3] = (sweep_pair){"error", j->error};
+    for (size_t i = 0; i + 1 < j->summary.n; i += 2)
+        pairs[4 + i / 2] = (sweep_pair){j->summary.v[i], j->summary.v[i + 1]};
+    snprintf(name, sizeof name, "results/%s.csv", j->job.hash);
+    int rc = sweep_store_path(path, j->dir, name, err) ||
+                     sweep_store_write_pairs(path, pairs, n, err)
+                 ? -1
+                 : 0;
+    free(pairs);
+    return rc;
+}
+
+static const char *summary_value(const job_run *j, const char *key)
+{
+    for (size_t i = 0; i + 1 < j->summary.n; i += 2)
+        if (!strcmp(j->summary.v[i], key))
+            return j->summary.v[i + 1];
+    return "";
+}
+
+static int prepare_work(job_run *j, sam_error *err)
+{
+    char name[64];
+    snprintf(name, sizeof name, "work/%s", j->job.hash);
+    if (sweep_store_path(j->work, j->dir, name, err))
+        return -1;
+    remove_tree(j->work);
+    if (mkdir(j->work, 0777))
+        return error_at(err, j->work, 0, "cannot create: %s", strerror(errno));
+    const char *t = sweep_job_get(&j->job, "timeout");
+    j->timeout = t ? strtod(t, NULL) : 0;
+    snprintf(j->status, sizeof j->status, "ok");
+    return 0;
+}
+
+int sweep_job_run(const char *dir, size_t index, const char *self, sam_error *err)
+{
+    job_run j = {.dir = dir, .self = self};
+    if (sweep_store_load_job(dir, index, &j.job, err))
+        return -1;
+    if (sweep_store_done(dir, j.job.hash)) {
+        printf("%zu\tdone\t\t\n", index);
+        sweep_job_free(&j.job, 0);
+        return 0;
+    }
+    double start = now();
+    int rc = prepare_work(&j, err);
+    if (!rc)
+        rc = run_job_steps(&j, err);
+    if (rc >= 0)
+        rc = write_result(&j, now() - start, err);
+    if (rc >= 0)
+        printf("%zu\t%s\t%s\t%s\n", index, j.status, summary_value(&j, "cycles"), j.error);
+    fflush(stdout);
+    if (*j.work)
+        remove_tree(j.work);
+    words_free(&j.summary);
+    sweep_job_free(&j.job, 0);
+    return rc < 0 ? -1 : 0;
+}

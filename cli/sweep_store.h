@@ -1,0 +1,58 @@
+/* A sweep's directory: what it was asked to run and what each job gave.
+ *
+ *   jobs.csv          the jobs: number, parameters, hash
+ *   jobs/N.job        job N's keys (key,value rows), hash first
+ *   results/HASH.csv  a finished job's outcome and summary (key,value rows)
+ *   results.csv       every job's row, gathered by sweep_store_collect
+ *   data/             tensors generated for the jobs, shared between them
+ *   work/HASH/        a running job's files, removed when it ends
+ *
+ * Results are named by the job's hash, not its number, so a spec that is
+ * extended or reordered keeps what already ran. Every file appears whole
+ * or not at all: an interrupted job has no result and runs again. */
+#ifndef SAMSIM_SWEEP_STORE_H
+#define SAMSIM_SWEEP_STORE_H
+
+#include <stddef.h>
+
+#include "../common/error.h"
+#include "sweep_spec.h"
+
+#define SWEEP_PATH 4096
+
+/* Writes the plan into dir (made when missing); an existing dir keeps its
+ * results and data. */
+int sweep_store_prepare(const char *dir, const sweep_plan *plan, sam_error *err);
+
+/* The plan as jobs.csv has it: columns, parameters and hashes (no keys). */
+int sweep_store_load(const char *dir, sweep_plan *plan, sam_error *err);
+
+/* Job index's keys and hash, from its job file. */
+int sweep_store_load_job(const char *dir, size_t index, sweep_job *job, sam_error *err);
+
+/* Whether dir has a job of this number. */
+int sweep_store_has_job(const char *dir, size_t index);
+
+/* "dir/name" into buf; -1 with err set when it does not fit. */
+int sweep_store_path(char *buf, const char *dir, const char *name, sam_error *err);
+
+/* Whether the job of this hash has a result. */
+int sweep_store_done(const char *dir, const char *hash);
+
+/* Writes key,value rows to path, all or nothing. */
+int sweep_store_write_pairs(const char *path, const sweep_pair *pairs, size_t n,
+                            sam_error *err);
+
+/* What collect counted. */
+typedef struct sweep_tally {
+    size_t ok, failed, pending;
+} sweep_tally;
+
+/* Writes dir/results.csv: one row per job of plan, in order: its number
+ * and parameters, status (ok, failed, timeout, or pending when it has not
+ * run), exit status, every summary value any job printed, job_seconds and
+ * error. */
+int sweep_store_collect(const char *dir, const sweep_plan *plan, sweep_tally *tally,
+                        sam_error *err);
+
+#endif
