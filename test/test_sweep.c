@@ -1,0 +1,536 @@
+/* samsim sweep: a spec's expansion, its refusals, and sweeps run with GNU
+ * parallel and through a Slurm job array, each job's row compared with
+ * the same run made directly. */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../common/csv_table.h"
+#include "test_util.h"
+
+/* ---- helpers ---------------------------------------------------------- */
+
+/* The cell of row job (0-based) in column name of a results or job list. */
+static const char *cell(const csv_table *t, size_t job, const char *name)
+{
+    int k = csv_table_column(t, name);
+    if (k < 0)
+        fail_msg("no column '%s'", name);
+    assert_true(job + 1 < t->nrows);
+    assert_true((size_t)k < t->rows[job + 1].ncells);
+    return t->rows[job + 1].cells[k];
+}
+
+static void read_results(const char *dir, csv_table *t)
+{
+    char *path = test_path(dir, "results.csv");
+    sam_error err;
+    if (csv_table_read(path, t, &err))
+        fail_msg("%s", err.msg);
+    free(path);
+}
+
+static int have_parallel(void)
+{
+    if (system("parallel --version 2>/dev/null | grep -q 'GNU parallel'") == 0)
+        return 1;
+    printf("note: GNU parallel is not installed (scripts/install-deps installs it): skipped\n");
+    return 0;
+}
+
+/* The number of lines of s. */
+static int count_lines(const char *s)
+{
+    int n = 0;
+    for (; *s; s++)
+        n += *s == '\n';
+    return n;
+}
+
+/* Runs graph on B and C with --check and returns its summary. */
+static char *direct_run(const char *graph, const char *b, const char *c, const char *extra)
+{
+    char tb[512], tc[512];
+    snprintf(tb, sizeof tb, "B=%s", b);
+    snprintf(tc, sizeof tc, "C=%s", c);
+    const char *argv[12] = {"run", graph, "-t", tb, "-t", tc, "--check", "--quiet"};
+    int n = 8;
+    if (extra) {
+        argv[n++] = "--hw";
+        argv[n++] = extra;
+    }
+    argv[n] = NULL;
+    char *out = NULL;
+    assert_int_equal(test_run_samsim_argv(&out, NULL, argv), 0);
+    return out;
+}
+
+/* The row's cycles and tokens equal the direct run's, and it passed. */
+static void assert_row_is(const csv_table *t, size_t job, const char *summary)
+{
+    assert_string_equal(cell(t, job, "status"), "ok");
+    assert_string_equal(cell(t, job, "exit"), "0");
+    assert_int_equal(atoll(cell(t, job, "cycles")), test_summary(summary, "cycles"));
+    assert_int_equal(atoll(cell(t, job, "tokens")), test_summary(summary, "tokens"));
+    assert_true(!strncmp(cell(t, job, "check"), "pass", 4));
+    assert_string_equal(cell(t, job, "error"), "");
+}
+
+/* Two pairs of operands, B{1,2}.mtx and C{1,2}.mtx, in dir. */
+static void write_operands(const char *dir, int pairs)
+{
+    for (int p = 1; p <= pairs; p++) {
+        char b[16], c[16];
+        snprintf(b, sizeof b, "B%d.mtx", p);
+        snprintf(c, sizeof c, "C%d.mtx", p);
+        free(test_gen_urandom(dir, b, "40x30", "0.08", 2 * p - 1));
+        free(test_gen_urandom(dir, c, "30x40", "0.08", 2 * p));
+    }
+}
+
+/* SpMSpM in two loop orders on `pair` pairs: 2 x pairs jobs, the order
+ * varying slowest. */
+static char *write_orders_spec(const char *dir, const char *pairs)
+{
+    char text[1024];
+    snprintf(text, sizeof text,
+             "# two loop orders on pairs of operands\n"
+             "expr = X(i,j)=B(i,k)*C(k,j)\n"
+             "var.pair = %s\n"
+             "tensor.B = B{pair}.mtx\n"
+             "tensor.C = C{pair}.mtx\n"
+             "\n"
+             "[order=ijk]\n"
+             "format = X:ss B:ss C:ss:1,0\n"
+             "schedule = reorder(i,j,k)\n"
+             "\n"
+             "[order=kij]\n"
+             "format = X:ss B:ss:1,0 C:ss\n"
+             "schedule = reorder(k,i,j)\n",
+             pairs);
+    return test_write_file(dir, "orders.sweep", text);
+}
+
+/* Every row of the orders sweep in out equals its run made directly. */
+static void assert_orders_rows(const char *dir, const char *out, int pairs)
+{
+    static const char *const compile[2] = {
+        "X(i,j)=B(i,k)*C(k,j) -f=X:ss -f=B:ss -f=C:ss:1,0 -s=reorder(i,j,k)",
+        "X(i,j)=B(i,k)*C(k,j) -f=X:ss -f=B:ss:1,0 -f=C:ss -s=reorder(k,i,j)"};
+    static const char *const order[2] = {"ijk", "kij"};
+    csv_table t;
+    read_results(out, &t);
+    assert_int_equal(t.nrows, 1 + 2 * pairs);
+    for (int o = 0; o < 2; o++) {
+        char *graph = test_compile_to(dir, order[o], compile[o]);
+        for (int p = 1; p <= pairs; p++) {
+            size_t job = (size_t)(o * pairs + p - 1);
+            char b[16], c[16], pair[8];
+            snprintf(b, sizeof b, "B%d.mtx", p);
+            snprintf(c, sizeof c, "C%d.mtx", p);
+            snprintf(pair, sizeof pair, "%d", p);
+            char *bp = test_path(dir, b), *cp = test_path(dir, c);
+            char *summary = direct_run(graph, bp, cp, NULL);
+            assert_string_equal(cell(&t, job, "order"), order[o]);
+            assert_string_equal(cell(&t, job, "pair"), pair);
+            assert_row_is(&t, job, summary);
+            free(summary);
+            free(bp);
+            free(cp);
+        }
+        free(graph);
+    }
+    csv_table_free(&t);
+}
+
+/* ---- expansion -------------------------------------------------------- */
+
+/* Groups vary slowest, then keys in the order listed; ranges step and
+ * multiply; a key set in one section only is empty in the others. */
+static void test_list_expands_in_order(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir();
+    char *spec = test_write_file(dir, "s.sweep",
+                                 "expr = X(i)=B(i)\n"
+                                 "tensor.B = B{n}.mtx\n"
+                                 "var.n = 1..3 | 10\n"
+                                 "var.m = 2..16 times 2\n"
+                                 "[g=a]\n"
+                                 "[g=b]\n"
+                                 "depth = 2 | 4   # two depths in b\n");
+    char *out = NULL, *err = NULL;
+    assert_int_equal(test_run_samsim(&out, &err, "sweep", spec, "--list", NULL), 0);
+    assert_string_equal(err, "sweep: 48 jobs\n");
+    assert_int_equal(count_lines(out), 49);
+    assert_true(!strncmp(out, "job,g,n,m,depth,hash\n0,a,1,2,,", 30));
+    static const char *const rows[][5] = {
+        {"1", "a", "1", "4", ""},   {"4", "a", "2", "2", ""},    {"15", "a", "10", "16", ""},
+        {"16", "b", "1", "2", "2"}, {"17", "b", "1", "2", "4"}, {"47", "b", "10", "16", "4"}};
+    for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
+        char want[64];
+        snprintf(want, sizeof want, "\n%s,%s,%s,%s,%s,", rows[r][0], rows[r][1], rows[r][2],
+                 rows[r][3], rows[r][4]);
+        if (!strstr(out, want))
+            fail_msg("row %s missing: %s", rows[r][0], want);
+    }
+    /* Every job differs, so every hash does. */
+    for (const char *p = strchr(out, '\n') + 1; *p; p = strchr(p, '\n') + 1) {
+        const char *hash = strchr(p, '\n') - 16;
+        char h[17];
+        memcpy(h, hash, 16);
+        h[16] = '\0';
+        assert_ptr_equal(strstr(out, h), hash);
+    }
+    free(out);
+    free(err);
+    free(spec);
+    test_tmpdir_remove(dir);
+}
+
+/* Each bad spec: exit 1, one line naming the file and line, no directory
+ * made. */
+static void test_bad_specs_refused(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *text, *message;
+    } cases[] = {
+        {"expr = X(i)=B(i)\nfoo = 3\n", "s.sweep:2: unknown key 'foo'"},
+        {"expr = X(i)=B(i)\ndepth = 0\n", "s.sweep:2: key 'depth': '0' is not a whole number"},
+        {"expr = X(i)=B(i)\ncheck = maybe\n", "s.sweep:2: key 'check': 'maybe' is not yes or no"},
+        {"expr = X(i)=B(i)\nengine = fast\n", "s.sweep:2: key 'engine': 'fast' is not event"},
+        {"expr = X(i)=B(i)\ntimeout = -1\n", "s.sweep:2: key 'timeout': '-1' is not a number"},
+        {"expr = X(i)=B(i)\nvar.a = {b}\nvar.b = {a}\ntensor.B = {a}\n",
+         "key 'var.b': references nest too deep"},
+        {"expr = X(i)=B(i)\ntensor.B = {nope}\n", "s.sweep:2: key 'tensor.B': {nope} names no"},
+        {"expr = X(i)=B(i)\ntensor.B = {nope\n", "s.sweep:2: key 'tensor.B': '{' without its '}'"},
+        {"expr = X(i)=B(i)\nvar.a = 1..100000000\n", "s.sweep:2: range '1..100000000' has more"},
+        {"expr = X(i)=B(i)\nvar.a = 1..5 step 0\n", "s.sweep:2: range '1..5 step 0' is empty"},
+        {"expr = X(i)=B(i)\nvar.a = 5..1\n", "s.sweep:2: range '5..1' is empty"},
+        {"expr = X(i)=B(i)\nvar.a = 1 | | 2\n", "s.sweep:2: key 'var.a': an empty alternative"},
+        {"expr = X(i)=B(i)\nvar.a = 1..1000\nvar.b = 1..1000\nvar.c = 1..1000\n",
+         "s.sweep: more than 1000000 jobs"},
+        {"expr = X(i)=B(i)\n[g=x\n", "s.sweep:2: expected [GROUP=NAME], not '[g=x'"},
+        {"expr = X(i)=B(i)\n[g=x]\n[g=x]\n", "s.sweep:3: section [g=x] twice (line 2)"},
+        {"expr = X(i)=B(i)\ndepth = 2\ndepth = 3\n", "s.sweep:3: key 'depth' set twice (line 2)"},
+        {"expr = X(i)=B(i)\n[a=1]\ndepth = 2\n[b=1]\ndepth = 3\n",
+         "s.sweep:5: key 'depth' is also set by section [a=1] (line 3)"},
+        {"expr = X(i)=B(i)\nvar.g = 1\n[g=x]\n", "s.sweep:2: var 'g' has the name of a group"},
+        {"var.a = 1..5\n", "s.sweep: job 0: needs exactly one of graph, expr and template, not 0"},
+        {"expr = X(i)=B(i)\ngraph = g.gv\n", "s.sweep: job 0: needs exactly one of graph, expr"},
+        {"graph = g.gv\nformat = X:s\n", "s.sweep:2: key 'format' needs expr in the same job"},
+        {"expr = X(i)=B(i)\ntemplate.pe.count = 2\n", "s.sweep:2: key 'template.pe.count' needs"},
+        {"expr = X(i)=B(i)\njust words\n", "s.sweep:2: expected KEY = VALUE or [GROUP=NAME]"},
+        {"# nothing\n\n", "s.sweep: no keys"},
+    };
+    char *dir = test_tmpdir();
+    char *results = test_path(dir, "out");
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        char *spec = test_write_file(dir, "s.sweep", cases[c].text);
+        char *err = NULL;
+        int rc = test_run_samsim(NULL, &err, "sweep", spec, "--local", "-o", results, NULL);
+        if (rc != 1 || count_lines(err) != 1 || !strstr(err, cases[c].message))
+            fail_msg("case %zu: exit %d, stderr '%s', wanted '%s'", c, rc, err, cases[c].message);
+        assert_false(test_exists(results));
+        free(err);
+        free(spec);
+    }
+    free(results);
+    test_tmpdir_remove(dir);
+}
+
+static void test_bad_arguments_refused(void **state)
+{
+    (void)state;
+    static const char *const cases[][6] = {
+        {"sweep", NULL},
+        {"sweep", "--collect", NULL},
+        {"sweep", "a.sweep", "b.sweep", NULL},
+        {"sweep", "a.sweep", "--list", "--slurm", NULL},
+        {"sweep", "a.sweep", "-j", "0", NULL},
+        {"sweep", "--collect", "/nonexistent/dir", NULL},
+        {"sweep", "--job", "/nonexistent/dir", NULL},
+        {"sweep", "a.sweep", "--array-max", "x", NULL},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        char *err = NULL;
+        int rc = test_run_samsim_argv(NULL, &err, (const char *const *)cases[c]);
+        if (rc != 1 || count_lines(err) != 1 || strncmp(err, "samsim: ", 8))
+            fail_msg("case %zu: exit %d, stderr '%s'", c, rc, err);
+        free(err);
+    }
+}
+
+/* ---- sweeps run ------------------------------------------------------- */
+
+/* Four jobs under GNU parallel, two at a time: each row is its direct
+ * run. Run again, nothing runs; with one result removed, that job alone;
+ * with the spec extended, only the new jobs. */
+static void test_local_sweep_resumes(void **state)
+{
+    (void)state;
+    if (!have_parallel())
+        skip();
+    char *dir = test_tmpdir();
+    char *out = test_path(dir, "out");
+    write_operands(dir, 3);
+    char *spec = write_orders_spec(dir, "1..2");
+    char *err = NULL;
+    assert_int_equal(test_run_samsim(NULL, &err, "sweep", spec, "--local", "-j", "2", "-o", out,
+                                     NULL), 0);
+    assert_non_null(strstr(err, "sweep: 4 jobs, 0 with results already, 4 to run, 2 at a time"));
+    assert_non_null(strstr(err, "sweep: 4 jobs: 4 ok, 0 failed, 0 not run"));
+    free(err);
+    assert_orders_rows(dir, out, 2);
+
+    char *list = NULL;
+    assert_int_equal(test_run_samsim(&list, NULL, "sweep", spec, "--list", NULL), 0);
+    const char *row2 = strstr(list, "\n2,kij,1,");
+    assert_non_null(row2);
+    char path[1024];
+    snprintf(path, sizeof path, "%s/results/%.16s.csv", out, row2 + 9);
+    assert_int_equal(unlink(path), 0);
+    free(list);
+    assert_int_equal(test_run_samsim(NULL, &err, "sweep", spec, "-o", out, NULL), 0);
+    assert_non_null(strstr(err, "sweep: 4 jobs, 3 with results already, 1 to run"));
+    assert_non_null(strstr(err, "job 2 (order=kij pair=1): ok"));
+    free(err);
+    assert_orders_rows(dir, out, 2);
+
+    free(spec);
+    spec = write_orders_spec(dir, "1..3");
+    assert_int_equal(test_run_samsim(NULL, &err, "sweep", spec, "-o", out, NULL), 0);
+    assert_non_null(strstr(err, "sweep: 6 jobs, 4 with results already, 2 to run"));
+    free(err);
+    assert_orders_rows(dir, out, 3);
+    free(spec);
+    free(out);
+    test_tmpdir_remove(dir);
+}
+
+/* A job that fails, one that stops at --max-cycles and one past its
+ * timeout are rows with their errors; the others still run. */
+static void test_failed_jobs_are_rows(void **state)
+{
+    (void)state;
+    if (!have_parallel())
+        skip();
+    char *dir = test_tmpdir();
+    char *out = test_path(dir, "out");
+    write_operands(dir, 1);
+    free(test_gen_urandom(dir, "big.mtx", "1500x1500", "0.05", 9));
+    char *graph = test_compile_to(dir, "ijk", "X(i,j)=B(i,k)*C(k,j) -f=X:ss -f=B:ss "
+                                              "-f=C:ss:1,0 -s=reorder(i,j,k)");
+    char text[2048];
+    snprintf(text, sizeof text,
+             "graph = %s\n"
+             "[case=ok]\ntensor.B = B1.mtx\ntensor.C = C1.mtx\n"
+             "[case=missing]\ntensor.B = nothing.mtx\ntensor.C = C1.mtx\n"
+             "[case=stopped]\ntensor.B = B1.mtx\ntensor.C = C1.mtx\nmax-cycles = 10\n"
+             "[case=slow]\ntensor.B = big.mtx\ntensor.C = big.mtx\nengine = cycle\n"
+             "timeout = 0.2\n",
+             graph);
+    char *spec = test_write_file(dir, "cases.sweep", text);
+    char *err = NULL;
+    assert_int_equal(test_run_samsim(NULL, &err, "sweep", spec, "-o", out, NULL), 1);
+    assert_non_null(strstr(err, "sweep: 4 jobs: 1 ok, 3 failed, 0 not run"));
+    free(err);
+    csv_table t;
+    read_results(out, &t);
+    char *b = test_path(dir, "B1.mtx"), *c = test_path(dir, "C1.mtx");
+    char *summary = direct_run(graph, b, c, NULL);
+    assert_row_is(&t, 0, summary);
+    assert_string_equal(cell(&t, 1, "status"), "failed");
+    assert_string_equal(cell(&t, 1, "exit"), "1");
+    assert_non_null(strstr(cell(&t, 1, "error"), "run: "));
+    assert_non_null(strstr(cell(&t, 1, "error"), "nothing.mtx: cannot open"));
+    assert_string_equal(cell(&t, 2, "status"), "failed");
+    assert_string_equal(cell(&t, 2, "exit"), "2");
+    assert_string_equal(cell(&t, 3, "status"), "timeout");
+    assert_string_equal(cell(&t, 3, "error"), "run: no result after 0.2 s");
+    assert_true(atof(cell(&t, 3, "job_seconds")) < 5);
+    csv_table_free(&t);
+    free(summary);
+    free(b);
+    free(c);
+    free(spec);
+    free(graph);
+    free(out);
+    test_tmpdir_remove(dir);
+}
+
+/* A generator's tensor is made once for every job that names it, and is
+ * the file samsim gen writes. */
+static void test_generated_operands_shared(void **state)
+{
+    (void)state;
+    if (!have_parallel())
+        skip();
+    char *dir = test_tmpdir();
+    char *out = test_path(dir, "out");
+    char *spec = test_write_file(dir, "gen.sweep",
+                                 "expr = X(i,j)=B(i,k)*C(k,j)\n"
+                                 "format = X:ss B:ss C:ss\n"
+                                 "tensor.B = gen urandom --shape 30x20 --density 0.1 --seed 5\n"
+                                 "tensor.C = gen urandom --shape 20x{n} --density 0.1 --seed 6\n"
+                                 "var.n = 10 | 30\n"
+                                 "impl = intersect=twofinger | intersect=skip\n");
+    assert_int_equal(test_run_samsim(NULL, NULL, "sweep", spec, "-o", out, NULL), 0);
+    char *data = test_path(out, "data");
+    DIR *d = opendir(data);
+    assert_non_null(d);
+    int files = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        files += e->d_name[0] != '.';
+    closedir(d);
+    assert_int_equal(files, 3);
+
+    char *b = test_path(dir, "B.tns"), *c = test_path(dir, "C.tns");
+    assert_int_equal(test_run_samsim(NULL, NULL, "gen", "urandom", "--shape", "30x20", "--density",
+                                     "0.1", "--seed", "5", "-o", b, NULL), 0);
+    assert_int_equal(test_run_samsim(NULL, NULL, "gen", "urandom", "--shape", "20x30", "--density",
+                                     "0.1", "--seed", "6", "-o", c, NULL), 0);
+    char *graph = test_compile_to(dir, "ikj", "X(i,j)=B(i,k)*C(k,j) -f=X:ss -f=B:ss -f=C:ss");
+    char *summary = direct_run(graph, b, c, NULL);
+    csv_table t;
+    read_results(out, &t);
+    assert_int_equal(t.nrows, 5);
+    assert_string_equal(cell(&t, 2, "n"), "30");
+    assert_string_equal(cell(&t, 2, "impl"), "intersect=twofinger");
+    assert_row_is(&t, 2, summary);
+    csv_table_free(&t);
+    free(summary);
+    free(graph);
+    free(b);
+    free(c);
+    free(data);
+    free(spec);
+    free(out);
+    test_tmpdir_remove(dir);
+}
+
+/* The Slurm script, run as an array task would run it (without Slurm):
+ * four jobs in two tasks of two, gathered by --collect. */
+static void test_slurm_script_by_hand(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir();
+    char *out = test_path(dir, "out");
+    write_operands(dir, 2);
+    char *spec = write_orders_spec(dir, "1..2");
+    char *err = NULL;
+    assert_int_equal(test_run_samsim(NULL, &err, "sweep", spec, "--slurm", "--array-max", "3",
+                                     "-o", out, NULL), 0);
+    assert_non_null(strstr(err, "sweep: 4 jobs in 2 array tasks of 2; submit with"));
+    free(err);
+    char *sbatch = test_path(out, "sweep.sbatch");
+    char *script = test_read_file(sbatch);
+    assert_non_null(strstr(script, "\n#SBATCH --array=0-1\n"));
+    assert_non_null(strstr(script, " sweep --job '"));
+    assert_non_null(strstr(script, "' $((SLURM_ARRAY_TASK_ID * 2)) 2\n"));
+    assert_int_equal(test_run_samsim(NULL, NULL, "sweep", "--collect", out, NULL), 1);
+    for (int task = 0; task < 2; task++) {
+        char cmd[2048];
+        snprintf(cmd, sizeof cmd, "SLURM_ARRAY_TASK_ID=%d sh '%s' >/dev/null", task, sbatch);
+        assert_int_equal(system(cmd), 0);
+    }
+    err = NULL;
+    assert_int_equal(test_run_samsim(NULL, &err, "sweep", "--collect", out, NULL), 0);
+    assert_non_null(strstr(err, "sweep: 4 jobs: 4 ok, 0 failed, 0 not run"));
+    free(err);
+    assert_orders_rows(dir, out, 2);
+    free(script);
+    free(sbatch);
+    free(spec);
+    free(out);
+    test_tmpdir_remove(dir);
+}
+
+/* Template parameters and hardware keys reach the run as samsim template
+ * --param and a --hw file would. */
+static void test_template_and_hw_keys(void **state)
+{
+    (void)state;
+    if (!have_parallel())
+        skip();
+    char *dir = test_tmpdir();
+    char *out = test_path(dir, "out");
+    write_operands(dir, 1);
+    free(test_gen_urandom(dir, "A.mtx", "40x30", "0.08", 7));
+    /* The gamma section's tensor.B replaces the one above the sections. */
+    char *spec = test_write_file(dir, "hw.sweep",
+                                 "tensor.B = B1.mtx\n"
+                                 "[way=tiled]\n"
+                                 "expr = X(i,j)=B(i,k)*C(k,j)\n"
+                                 "schedule = split(i,i1,i0,8) split(k,k1,k0,8) split(j,j1,j0,8)\n"
+                                 "tensor.C = C1.mtx\n"
+                                 "hw.dram.bandwidth = 1 | 4\n"
+                                 "hw.pe.capacity = 100000\n"
+                                 "[way=gamma]\n"
+                                 "template = gamma\n"
+                                 "template.pe.count = 2 | 4\n"
+                                 "tensor.A = A.mtx\n"
+                                 "tensor.B = C1.mtx\n");
+    assert_int_equal(test_run_samsim(NULL, NULL, "sweep", spec, "-o", out, NULL), 0);
+    csv_table t;
+    read_results(out, &t);
+    assert_int_equal(t.nrows, 5);
+    char *graph = test_compile_to(dir, "tiled", "X(i,j)=B(i,k)*C(k,j) -s=split(i,i1,i0,8) "
+                                               "-s=split(k,k1,k0,8) -s=split(j,j1,j0,8)");
+    char *b = test_path(dir, "B1.mtx"), *c = test_path(dir, "C1.mtx"), *a = test_path(dir, "A.mtx");
+    for (int k = 0; k < 2; k++) {
+        char text[128], name[16];
+        snprintf(text, sizeof text, "dram.bandwidth = %d\npe.capacity = 100000\n", k ? 4 : 1);
+        snprintf(name, sizeof name, "%d.hw", k);
+        char *hw = test_write_file(dir, name, text);
+        char *summary = direct_run(graph, b, c, hw);
+        assert_string_equal(cell(&t, (size_t)k, "hw.dram.bandwidth"), k ? "4" : "1");
+        assert_row_is(&t, (size_t)k, summary);
+        assert_int_equal(atoll(cell(&t, (size_t)k, "dram_bytes")),
+                         test_summary(summary, "dram_bytes"));
+        free(summary);
+        free(hw);
+    }
+    for (int k = 0; k < 2; k++) {
+        char param[32], ta[600], tb[600], *summary = NULL;
+        snprintf(param, sizeof param, "pe.count=%d", k ? 4 : 2);
+        char *tdir = test_path(dir, k ? "gamma4" : "gamma2");
+        assert_int_equal(test_run_samsim(NULL, NULL, "template", "gamma", "--param", param, "-o",
+                                         tdir, NULL), 0);
+        snprintf(ta, sizeof ta, "A=%s", a);
+        snprintf(tb, sizeof tb, "B=%s", c);
+        assert_int_equal(test_run_samsim(&summary, NULL, "run", tdir, "-t", ta, "-t", tb,
+                                         "--check", NULL), 0);
+        assert_string_equal(cell(&t, 2 + (size_t)k, "template.pe.count"), k ? "4" : "2");
+        assert_row_is(&t, 2 + (size_t)k, summary);
+        free(summary);
+        free(tdir);
+    }
+    csv_table_free(&t);
+    free(a);
+    free(b);
+    free(c);
+    free(graph);
+    free(spec);
+    free(out);
+    test_tmpdir_remove(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_list_expands_in_order),
+        cmocka_unit_test(test_bad_specs_refused),
+        cmocka_unit_test(test_bad_arguments_refused),
+        cmocka_unit_test(test_local_sweep_resumes),
+        cmocka_unit_test(test_failed_jobs_are_rows),
+        cmocka_unit_test(test_generated_operands_shared),
+        cmocka_unit_test(test_slurm_script_by_hand),
+        cmocka_unit_test(test_template_and_hw_keys),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
