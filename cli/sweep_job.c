@@ -305,12 +305,32 @@ static int yes(const sweep_job *job, const char *key, int fallback)
     return v ? !strcmp(v, "yes") : fallback;
 }
 
+/* stats = yes: --stats into stats/HASH.csv, named in the row. */
+static int stats_flag(job_run *j, words *w, sam_error *err)
+{
+    char name[64], path[SWEEP_PATH];
+    if (!yes(&j->job, "stats", 0))
+        return 0;
+    snprintf(name, sizeof name, "stats/%s.csv", j->job.hash);
+    if (sweep_store_path(path, j->dir, "stats", err) ||
+        (mkdir(path, 0777) && errno != EEXIST &&
+         error_at(err, path, 0, "cannot create: %s", strerror(errno))) ||
+        sweep_store_path(path, j->dir, name, err))
+        return -1;
+    return words_add(w, "--stats", err) || words_add(w, path, err) ||
+                   words_add(&j->summary, "stats_file", err) || words_add(&j->summary, name, err)
+               ? -1
+               : 0;
+}
+
 /* run's options after its graph and operands. */
 static int run_flags(job_run *j, words *w, sam_error *err)
 {
     const sweep_job *job = &j->job;
     char hw[SWEEP_PATH], config[SWEEP_PATH];
-    int rc = settings_file(j, "hw", hw, err);
+    int rc = stats_flag(j, w, err);
+    if (!rc)
+        rc = settings_file(j, "hw", hw, err);
     if (!rc)
         rc = settings_file(j, "config", config, err);
     if (rc)
@@ -330,13 +350,15 @@ static int run_flags(job_run *j, words *w, sam_error *err)
                : 0;
 }
 
-/* Keeps every "key: value" line of run's summary. */
+/* Keeps every "key: value" line of run's summary but `result`, which
+ * only says the result was not written (and holds commas, which would
+ * make every row need a CSV reader that knows quotes). */
 static int keep_summary(job_run *j, const char *out, sam_error *err)
 {
     for (const char *line = out; *line;) {
         size_t n = strcspn(line, "\n"), k = strspn(line, "abcdefghijklmnopqrstuvwxyz"
                                                          "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.");
-        if (k && k + 2 <= n && line[k] == ':' && line[k + 1] == ' ') {
+        if (k && k + 2 <= n && line[k] == ':' && line[k + 1] == ' ' && strncmp(line, "result:", 7)) {
             char value[1024];
             snprintf(value, sizeof value, "%.*s", (int)(n - k - 2), line + k + 2);
             char key[256];

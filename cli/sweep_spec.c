@@ -54,6 +54,7 @@ static const struct spec_key {
     {"config", KEY_PATH},     {"config.", KEY_TEXT},     {"tile", KEY_TEXT},
     {"engine", KEY_ENGINE},   {"depth", KEY_COUNT},      {"latency", KEY_COUNT},
     {"max-cycles", KEY_COUNT}, {"check", KEY_YESNO},     {"timeout", KEY_SECONDS},
+    {"stats", KEY_YESNO},
     {"var.", KEY_TEXT},
 };
 

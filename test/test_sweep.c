@@ -378,7 +378,8 @@ static void test_generated_operands_shared(void **state)
                                  "tensor.B = gen urandom --shape 30x20 --density 0.1 --seed 5\n"
                                  "tensor.C = gen urandom --shape 20x{n} --density 0.1 --seed 6\n"
                                  "var.n = 10 | 30\n"
-                                 "impl = intersect=twofinger | intersect=skip\n");
+                                 "impl = intersect=twofinger | intersect=skip\n"
+                                 "stats = yes\n");
     assert_int_equal(test_run_samsim(NULL, NULL, "sweep", spec, "-o", out, NULL), 0);
     char *data = test_path(out, "data");
     DIR *d = opendir(data);
@@ -402,6 +403,20 @@ static void test_generated_operands_shared(void **state)
     assert_string_equal(cell(&t, 2, "n"), "30");
     assert_string_equal(cell(&t, 2, "impl"), "intersect=twofinger");
     assert_row_is(&t, 2, summary);
+    /* stats = yes: each job's --stats file, its run row ending in the
+     * row's last cycle. */
+    for (size_t job = 0; job < 4; job++) {
+        char *stats = test_path(out, cell(&t, job, "stats_file"));
+        csv_table s;
+        sam_error err;
+        if (csv_table_read(stats, &s, &err))
+            fail_msg("%s", err.msg);
+        assert_string_equal(s.rows[1].cells[0], "run");
+        assert_int_equal(atoll(s.rows[1].cells[csv_table_column(&s, "last_cycle")]) + 1,
+                         atoll(cell(&t, job, "cycles")));
+        csv_table_free(&s);
+        free(stats);
+    }
     csv_table_free(&t);
     free(summary);
     free(graph);
