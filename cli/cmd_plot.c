@@ -305,8 +305,8 @@ static void check_rows(reader *r)
     if (!r->nheader)
         error_at(r->err, r->path, 0, "empty file: no header");
     else if (!r->t->nrows)
-        error_at(r->err, r->path, 0, "no row has a number in column %s (%d rows without)",
-                 r->o->y, r->t->skipped);
+        error_at(r->err, r->path, 0, "no row has a number in column %s (%d row%s without)",
+                 r->o->y, r->t->skipped, r->t->skipped == 1 ? "" : "s");
     else
         r->failed = 0;
 }
@@ -394,7 +394,8 @@ static int rank_keys(const char **keys, int n, int *ids, const char ***names, sa
     return count;
 }
 
-/* Gives each row its group and, for categorical x, its category. */
+/* Gives each row its group (all 0 without --by, which leaves by NULL)
+ * and, for categorical x, its category. */
 static int rank_rows(plot_table *t, plot_set *s, int categorical, sam_error *err)
 {
     const char **keys = error_alloc(err, (size_t)t->nrows, sizeof *keys);
@@ -423,6 +424,7 @@ static int rank_rows(plot_table *t, plot_set *s, int categorical, sam_error *err
     return rc;
 }
 
+/* By group, then by where the row is plotted. */
 static int row_cmp(const void *a, const void *b)
 {
     const plot_row *p = a, *q = b;
@@ -734,8 +736,7 @@ static int draw(const plot_set *s, const plot_opts *o, atomic_file *af, sam_erro
         return error_set(err, "plot: cannot make a temporary file: %s", strerror(errno));
     int p[2];
     pid_t pid;
-    int rc = fflush(af->f) ? error_at(err, af->path, 0, "write error: %s", strerror(errno))
-                           : open_pipe(p, err);
+    int rc = open_pipe(p, err);
     if (rc == 0) {
         rc = spawn_gnuplot(p[0], fileno(af->f), fileno(log), &pid, err);
         close(p[0]);
