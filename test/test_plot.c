@@ -282,11 +282,16 @@ static void test_refusals(void **state)
     snprintf(want, sizeof want, "%s: empty file: no header", empty);
     assert_refused(dir, 4, want, (const char *const[]){"plot", empty, "--x", "a", "--y", "b",
                                                        "-o", svg, NULL});
+    char *quote = test_write_file(dir, "quote.csv", "a,b\n1,2\n\"3,4\n");
+    snprintf(want, sizeof want, "%s:3: malformed CSV: a quote out of place or unclosed", quote);
+    assert_refused(dir, 5, want, (const char *const[]){"plot", quote, "--x", "a", "--y", "b",
+                                                       "-o", svg, NULL});
     char *table = test_write_file(dir, "table.svg", sweep);
-    assert_refused(dir, 5, "is the same file as the input",
+    assert_refused(dir, 6, "is the same file as the input",
                    (const char *const[]){"plot", table, "--x", "nnz", "--y", "cycles", "-o",
                                          table, NULL});
-    free(csv), free(svg), free(pdf), free(ragged), free(zero), free(empty), free(table);
+    free(csv), free(svg), free(pdf), free(ragged), free(zero), free(empty), free(quote);
+    free(table);
     test_tmpdir_remove(dir);
 }
 
