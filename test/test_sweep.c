@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../common/csv_table.h"
@@ -535,6 +536,112 @@ static void test_template_and_hw_keys(void **state)
     test_tmpdir_remove(dir);
 }
 
+/* ---- a real Slurm ----------------------------------------------------- */
+
+typedef struct cluster {
+    char *dir;          /* the test's directory */
+    char *slurm;        /* the cluster's, under it */
+    char conf[1024];    /* SLURM_CONF=... once it runs */
+} cluster;
+
+static int cluster_setup(void **state)
+{
+    cluster *c = calloc(1, sizeof *c);
+    c->dir = test_tmpdir();
+    c->slurm = test_path(c->dir, "slurm");
+    *state = c;
+    return 0;
+}
+
+static int cluster_teardown(void **state)
+{
+    cluster *c = *state;
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "test/slurm-cluster stop '%s' >/dev/null 2>&1", c->slurm);
+    if (system(cmd) != 0)
+        return -1;
+    free(c->slurm);
+    test_tmpdir_remove(c->dir);
+    free(c);
+    return 0;
+}
+
+/* Starts the cluster: 0, or 77 when this machine cannot run one. A start
+ * that fails otherwise is tried once more before the test fails. */
+static int cluster_start(cluster *c)
+{
+    for (int attempt = 0; attempt < 2; attempt++) {
+        char cmd[1200];
+        snprintf(cmd, sizeof cmd, "test/slurm-cluster start '%s'", c->slurm);
+        FILE *p = popen(cmd, "r");
+        assert_non_null(p);
+        if (!fgets(c->conf, sizeof c->conf, p))
+            c->conf[0] = '\0';
+        int status = pclose(p);
+        c->conf[strcspn(c->conf, "\n")] = '\0';
+        if (WIFEXITED(status) && WEXITSTATUS(status) == 77)
+            return 77;
+        if (status == 0 && !strncmp(c->conf, "SLURM_CONF=", 11))
+            return 0;
+    }
+    fail_msg("test/slurm-cluster could not start a cluster (its logs: %s/log)", c->slurm);
+    return -1;
+}
+
+/* Every cell of two results files agrees but the wall times. */
+static void assert_same_results(const char *a_dir, const char *b_dir)
+{
+    static const char *const timing[] = {"wall_seconds", "tokens_per_second", "job_seconds"};
+    csv_table a, b;
+    read_results(a_dir, &a);
+    read_results(b_dir, &b);
+    assert_int_equal(a.nrows, b.nrows);
+    for (size_t r = 0; r < a.nrows; r++) {
+        assert_int_equal(a.rows[r].ncells, b.rows[r].ncells);
+        for (size_t k = 0; k < a.rows[r].ncells; k++) {
+            int skip = 0;
+            for (size_t t = 0; t < 3; t++)
+                skip |= r > 0 && (int)k == csv_table_column(&a, timing[t]);
+            if (!skip && strcmp(a.rows[r].cells[k], b.rows[r].cells[k]))
+                fail_msg("row %zu, %s: '%s' and '%s'", r, a.rows[0].cells[k],
+                         a.rows[r].cells[k], b.rows[r].cells[k]);
+        }
+    }
+    csv_table_free(&a);
+    csv_table_free(&b);
+}
+
+/* A single-node Slurm on this machine runs the sweep's job array with
+ * sbatch; the rows gathered equal the direct runs' and GNU parallel's. */
+static void test_sweep_on_slurm(void **state)
+{
+    cluster *c = *state;
+    if (!have_parallel())
+        skip();
+    if (cluster_start(c) == 77) {
+        printf("note: no Slurm here (test/slurm-cluster needs root with slurm-wlm and munge, "
+               "which scripts/install-deps --test installs): skipped\n");
+        skip();
+    }
+    char *out = test_path(c->dir, "slurm-sweep"), *local = test_path(c->dir, "local-sweep");
+    write_operands(c->dir, 2);
+    char *spec = write_orders_spec(c->dir, "1..2");
+    assert_int_equal(test_run_samsim(NULL, NULL, "sweep", spec, "--slurm", "-o", out, NULL), 0);
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "%s sbatch --wait --quiet '%s/sweep.sbatch'", c->conf, out);
+    assert_int_equal(system(cmd), 0);
+    char *err = NULL;
+    assert_int_equal(test_run_samsim(NULL, &err, "sweep", "--collect", out, NULL), 0);
+    assert_non_null(strstr(err, "sweep: 4 jobs: 4 ok, 0 failed, 0 not run"));
+    free(err);
+    assert_orders_rows(c->dir, out, 2);
+    assert_int_equal(test_run_samsim(NULL, NULL, "sweep", spec, "--local", "-o", local, NULL), 0);
+    assert_same_results(out, local);
+    free(spec);
+    free(out);
+    free(local);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -546,6 +653,7 @@ int main(void)
         cmocka_unit_test(test_generated_operands_shared),
         cmocka_unit_test(test_slurm_script_by_hand),
         cmocka_unit_test(test_template_and_hw_keys),
+        cmocka_unit_test_setup_teardown(test_sweep_on_slurm, cluster_setup, cluster_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
