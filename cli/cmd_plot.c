@@ -569,7 +569,8 @@ static void put_title(FILE *f, const plot_opts *o)
     fputs("'\n", f);
 }
 
-/* Category names slanted when upright ones would run into each other. */
+/* Category names slanted when upright ones would run into each other,
+ * and upright on end when there are so many that slanted ones would. */
 static void put_categories(FILE *f, const plot_set *s)
 {
     size_t longest = 0;
@@ -581,7 +582,8 @@ static void put_categories(FILE *f, const plot_set *s)
         longest = strlen(s->cats[c]) > longest ? strlen(s->cats[c]) : longest;
     }
     fputs(")", f);
-    fputs((size_t)s->ncats * (longest + 2) > 100 ? " rotate by -30 left\n" : "\n", f);
+    int crowded = (size_t)s->ncats * (longest + 2) > 100;
+    fputs(!crowded ? "\n" : s->ncats > 12 ? " rotate by 90 right\n" : " rotate by -30 left\n", f);
     fprintf(f, "set xrange [-0.5:%d.5]\n", s->ncats - 1);
     fprintf(f, "set style fill solid 0.7 border -1\n");
 }
