@@ -12,6 +12,7 @@
  * it as string literals of the script, which is written to gnuplot's
  * standard input without a shell. gnuplot writes the picture on its
  * standard output, a temporary file renamed into place when it succeeds. */
+#include <csv.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -23,9 +24,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <csv.h>
 
 #include "../common/atomic_file.h"
+#include "../common/csv_table.h"
 #include "../common/grow.h"
 #include "../graph/render.h"
 #include "args.h"
@@ -144,196 +145,87 @@ static void table_free(plot_table *t)
 
 /* ---- reading the CSV ---------------------------------------------------- */
 
-typedef struct reader {
-    const char *path;
-    long line;
-    sam_error *err;
-    int failed;
-    char **fields;          /* of the record being read */
-    int nfields;
-    size_t cap;
-    int nheader;            /* 0 until the header was read */
-    int xcol, ycol, bycol;  /* bycol -1 without --by */
-    const plot_opts *o;
-    plot_table *t;
-} reader;
-
-static void fail_nomem(reader *r)
-{
-    if (!r->failed)
-        error_at(r->err, r->path, r->line, "out of memory");
-    r->failed = 1;
-}
-
 /* The header's names, comma separated, cut with "..." where they do not
  * fit an error message. */
-static void join_columns(const reader *r, char *buf, size_t size)
+static void join_columns(const csv_row *head, char *buf, size_t size)
 {
     size_t n = 0;
     buf[0] = '\0';
-    for (int k = 0; k < r->nfields; k++) {
+    for (size_t k = 0; k < head->ncells; k++) {
         const char *sep = k ? ", " : "";
-        if (n + strlen(sep) + strlen(r->fields[k]) + 4 >= size) {
+        if (n + strlen(sep) + strlen(head->cells[k]) + 4 >= size) {
             snprintf(buf + n, size - n, "%s...", sep);
             return;
         }
-        n += (size_t)snprintf(buf + n, size - n, "%s%s", sep, r->fields[k]);
+        n += (size_t)snprintf(buf + n, size - n, "%s%s", sep, head->cells[k]);
     }
 }
 
-static int find_column(reader *r, const char *opt, const char *name)
+static int find_column(const csv_table *c, const char *path, const char *opt, const char *name,
+                       sam_error *err)
 {
-    for (int k = 0; k < r->nfields; k++)
-        if (!strcmp(r->fields[k], name))
-            return k;
+    int k = csv_table_column(c, name);
+    if (k >= 0)
+        return k;
     char cols[300];
-    join_columns(r, cols, sizeof cols);
-    r->failed = 1;
-    return error_at(r->err, r->path, r->line, "%s: no column '%s' (the columns: %s)", opt, name,
+    join_columns(&c->rows[0], cols, sizeof cols);
+    return error_at(err, path, c->rows[0].line, "%s: no column '%s' (the columns: %s)", opt, name,
                     cols);
 }
 
-static void read_header(reader *r)
+/* Row r of the file as a point, unless its y is not a number. */
+static int read_row(const csv_row *r, size_t nheader, const int *col, plot_table *t,
+                    const char *path, sam_error *err)
 {
-    r->nheader = r->nfields;
-    r->bycol = -1;
-    if ((r->xcol = find_column(r, "--x", r->o->x)) < 0 ||
-        (r->ycol = find_column(r, "--y", r->o->y)) < 0)
-        return;
-    if (r->o->by)
-        r->bycol = find_column(r, "--by", r->o->by);
-}
-
-static void read_row(reader *r)
-{
-    if (r->nfields != r->nheader) {
-        r->failed = 1;
-        error_at(r->err, r->path, r->line, "%d field%s where the header has %d", r->nfields,
-                 r->nfields == 1 ? "" : "s", r->nheader);
-        return;
-    }
-    plot_table *t = r->t;
+    if (r->ncells != nheader)
+        return error_at(err, path, r->line, "%zu field%s where the header has %zu", r->ncells,
+                        r->ncells == 1 ? "" : "s", nheader);
     plot_row row = {.line = r->line};
-    if (!parse_number(r->fields[r->ycol], &row.y)) {
+    if (!parse_number(r->cells[col[1]], &row.y)) {
         t->skipped++;
-        return;
+        return 0;
     }
     plot_row *more = grow_array(t->rows, (size_t)t->nrows, &t->cap, sizeof *more, 64);
     if (!more)
-        return fail_nomem(r);
+        return error_at(err, path, r->line, "out of memory");
     t->rows = more;
-    row.x_number = parse_number(r->fields[r->xcol], &row.xv);
-    row.x = strdup(r->fields[r->xcol]);
-    row.by = r->bycol >= 0 ? strdup(r->fields[r->bycol]) : NULL;
+    row.x_number = parse_number(r->cells[col[0]], &row.xv);
+    row.x = strdup(r->cells[col[0]]);
+    row.by = col[2] >= 0 ? strdup(r->cells[col[2]]) : NULL;
     t->rows[t->nrows++] = row;
-    if (!row.x || (r->bycol >= 0 && !row.by))
-        fail_nomem(r);
+    if (!row.x || (col[2] >= 0 && !row.by))
+        return error_at(err, path, r->line, "out of memory");
+    return 0;
 }
 
-static void clear_fields(reader *r)
+static int read_rows(const csv_table *c, const plot_opts *o, plot_table *t, sam_error *err)
 {
-    for (int k = 0; k < r->nfields; k++)
-        free(r->fields[k]);
-    r->nfields = 0;
-}
-
-static void on_field(void *s, size_t len, void *data)
-{
-    reader *r = data;
-    if (r->failed)
-        return;
-    char **more = grow_array(r->fields, (size_t)r->nfields, &r->cap, sizeof *more, 32);
-    if (!more)
-        return fail_nomem(r);
-    r->fields = more;
-    char *f = strndup(s ? s : "", len);
-    if (!f)
-        return fail_nomem(r);
-    r->fields[r->nfields++] = f;
-}
-
-static void on_record(int c, void *data)
-{
-    (void)c;
-    reader *r = data;
-    if (!r->failed) {
-        if (r->nheader)
-            read_row(r);
-        else
-            read_header(r);
-    }
-    clear_fields(r);
-}
-
-static void parse_error(reader *r, struct csv_parser *p)
-{
-    if (r->failed)
-        return;
-    r->failed = 1;
-    if (csv_error(p) == CSV_EPARSE)
-        error_at(r->err, r->path, r->line, "malformed CSV: a quote out of place or unclosed");
-    else
-        error_at(r->err, r->path, r->line, "%s", csv_strerror(csv_error(p)));
-}
-
-/* Fed a line at a time, so that the line being fed when a record ends is
- * the one to name. */
-static void parse_file(reader *r, FILE *f, struct csv_parser *p)
-{
-    char *buf = NULL;
-    size_t size = 0;
-    ssize_t n;
-    while (!r->failed && (n = getline(&buf, &size, f)) > 0) {
-        r->line++;
-        if (csv_parse(p, buf, (size_t)n, on_field, on_record, r) != (size_t)n)
-            parse_error(r, p);
-    }
-    free(buf);
-    if (!r->failed && ferror(f)) {
-        r->failed = 1;
-        error_at(r->err, r->path, 0, "read error: %s", strerror(errno));
-    }
-    if (!r->failed && csv_fini(p, on_field, on_record, r) != 0)
-        parse_error(r, p);
-}
-
-static void check_rows(reader *r)
-{
-    if (r->failed)
-        return;
-    r->failed = 1;
-    if (!r->nheader)
-        error_at(r->err, r->path, 0, "empty file: no header");
-    else if (!r->t->nrows)
-        error_at(r->err, r->path, 0, "no row has a number in column %s (%d row%s without)",
-                 r->o->y, r->t->skipped, r->t->skipped == 1 ? "" : "s");
-    else
-        r->failed = 0;
+    if (!c->nrows)
+        return error_at(err, o->csv, 0, "empty file: no header");
+    int col[3] = {find_column(c, o->csv, "--x", o->x, err), -1, -1};
+    if (col[0] < 0 || (col[1] = find_column(c, o->csv, "--y", o->y, err)) < 0 ||
+        (o->by && (col[2] = find_column(c, o->csv, "--by", o->by, err)) < 0))
+        return -1;
+    for (size_t i = 1; i < c->nrows; i++)
+        if (read_row(&c->rows[i], c->rows[0].ncells, col, t, o->csv, err))
+            return -1;
+    if (!t->nrows)
+        return error_at(err, o->csv, 0, "no row has a number in column %s (%d row%s without)",
+                        o->y, t->skipped, t->skipped == 1 ? "" : "s");
+    return 0;
 }
 
 static int table_read(const plot_opts *o, plot_table *t, sam_error *err)
 {
     memset(t, 0, sizeof *t);
-    FILE *f = fopen(o->csv, "r");
-    if (!f)
-        return error_at(err, o->csv, 0, "cannot open: %s", strerror(errno));
-    struct csv_parser p;
-    reader r = {.path = o->csv, .err = err, .o = o, .t = t};
-    if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI) != 0) {
-        fclose(f);
-        return error_at(err, o->csv, 0, "out of memory");
-    }
-    parse_file(&r, f, &p);
-    check_rows(&r);
-    csv_free(&p);
-    fclose(f);
-    clear_fields(&r);
-    free(r.fields);
-    if (r.failed) {
-        table_free(t);
+    csv_table c;
+    if (csv_table_read(o->csv, &c, err))
         return -1;
-    }
-    return 0;
+    int rc = read_rows(&c, o, t, err);
+    csv_table_free(&c);
+    if (rc)
+        table_free(t);
+    return rc;
 }
 
 /* ---- groups, categories and points ------------------------------------ */

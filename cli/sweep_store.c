@@ -81,37 +81,59 @@ static int write_job(const char *dir, size_t index, const sweep_job *job, sam_er
     return rc;
 }
 
+/* A table with a row per job: its number and parameters, then ncols
+ * - 1 - ncolumns cells its maker fills. */
+typedef struct job_rows {
+    const char **cells;
+    char (*numbers)[24];
+    size_t ncols;
+} job_rows;
+
+static int job_rows_make(job_rows *r, const sweep_plan *plan, size_t nextra, sam_error *err)
+{
+    r->ncols = 1 + plan->ncolumns + nextra;
+    r->cells = calloc((plan->njobs + 1) * r->ncols, sizeof *r->cells);
+    r->numbers = calloc(plan->njobs ? plan->njobs : 1, sizeof *r->numbers);
+    if (!r->cells || !r->numbers) {
+        free(r->cells);
+        free(r->numbers);
+        return error_set(err, "out of memory");
+    }
+    r->cells[0] = "job";
+    memcpy(r->cells + 1, plan->columns, plan->ncolumns * sizeof *r->cells);
+    for (size_t i = 0; i < plan->njobs; i++) {
+        const char **row = r->cells + (i + 1) * r->ncols;
+        snprintf(r->numbers[i], sizeof r->numbers[i], "%zu", i);
+        row[0] = r->numbers[i];
+        memcpy(row + 1, plan->jobs[i].params, plan->ncolumns * sizeof *row);
+    }
+    return 0;
+}
+
+/* Writes dir/name and frees the table. */
+static int job_rows_write(job_rows *r, const char *dir, const char *name, size_t njobs,
+                          sam_error *err)
+{
+    char path[SWEEP_PATH];
+    int rc = sweep_store_path(path, dir, name, err) ||
+                     write_rows(path, r->cells, njobs + 1, r->ncols, err)
+                 ? -1
+                 : 0;
+    free(r->cells);
+    free(r->numbers);
+    return rc;
+}
+
 /* jobs.csv: job, the parameters, hash. */
 static int write_list(const char *dir, const sweep_plan *plan, sam_error *err)
 {
-    size_t ncols = plan->ncolumns + 2;
-    const char **cells = calloc((plan->njobs + 1) * ncols, sizeof *cells);
-    char(*numbers)[24] = calloc(plan->njobs ? plan->njobs : 1, sizeof *numbers);
-    if (!cells || !numbers) {
-        free(cells);
-        free(numbers);
-        return error_set(err, "out of memory");
-    }
-    cells[0] = "job";
-    for (size_t k = 0; k < plan->ncolumns; k++)
-        cells[1 + k] = plan->columns[k];
-    cells[ncols - 1] = "hash";
-    for (size_t i = 0; i < plan->njobs; i++) {
-        const char **row = cells + (i + 1) * ncols;
-        snprintf(numbers[i], sizeof numbers[i], "%zu", i);
-        row[0] = numbers[i];
-        for (size_t k = 0; k < plan->ncolumns; k++)
-            row[1 + k] = plan->jobs[i].params[k];
-        row[ncols - 1] = plan->jobs[i].hash;
-    }
-    char path[SWEEP_PATH];
-    int rc = sweep_store_path(path, dir, "jobs.csv", err) ||
-                     write_rows(path, cells, plan->njobs + 1, ncols, err)
-                 ? -1
-                 : 0;
-    free(cells);
-    free(numbers);
-    return rc;
+    job_rows r;
+    if (job_rows_make(&r, plan, 1, err))
+        return -1;
+    r.cells[r.ncols - 1] = "hash";
+    for (size_t i = 0; i < plan->njobs; i++)
+        r.cells[(i + 2) * r.ncols - 1] = plan->jobs[i].hash;
+    return job_rows_write(&r, dir, "jobs.csv", plan->njobs, err);
 }
 
 int sweep_store_prepare(const char *dir, const sweep_plan *plan, sam_error *err)
@@ -331,36 +353,20 @@ static void tally_add(sweep_tally *t, const csv_table *res)
 static int write_collected(const char *dir, const sweep_plan *plan, const csv_table *res,
                            const result_columns *cols, sweep_tally *tally, sam_error *err)
 {
-    size_t ncols = 1 + plan->ncolumns + cols->n;
-    const char **cells = calloc((plan->njobs + 1) * ncols, sizeof *cells);
-    char(*numbers)[24] = calloc(plan->njobs ? plan->njobs : 1, sizeof *numbers);
-    if (!cells || !numbers) {
-        free(cells);
-        free(numbers);
-        return error_set(err, "out of memory");
-    }
-    cells[0] = "job";
-    memcpy(cells + 1, plan->columns, plan->ncolumns * sizeof *cells);
-    memcpy(cells + 1 + plan->ncolumns, cols->names, cols->n * sizeof *cells);
+    job_rows r;
+    if (job_rows_make(&r, plan, cols->n, err))
+        return -1;
+    size_t first = 1 + plan->ncolumns;
+    memcpy(r.cells + first, cols->names, cols->n * sizeof *r.cells);
     for (size_t i = 0; i < plan->njobs; i++) {
-        const char **row = cells + (i + 1) * ncols;
-        snprintf(numbers[i], sizeof numbers[i], "%zu", i);
-        row[0] = numbers[i];
-        memcpy(row + 1, plan->jobs[i].params, plan->ncolumns * sizeof *row);
+        const char **row = r.cells + (i + 1) * r.ncols;
         for (size_t k = 0; k < cols->n; k++)
-            row[1 + plan->ncolumns + k] = result_value(&res[i], cols->names[k]);
+            row[first + k] = result_value(&res[i], cols->names[k]);
         if (!res[i].nrows)
-            row[1 + plan->ncolumns] = "pending";
+            row[first] = "pending";
         tally_add(tally, &res[i]);
     }
-    char path[SWEEP_PATH];
-    int rc = sweep_store_path(path, dir, "results.csv", err) ||
-                     write_rows(path, cells, plan->njobs + 1, ncols, err)
-                 ? -1
-                 : 0;
-    free(cells);
-    free(numbers);
-    return rc;
+    return job_rows_write(&r, dir, "results.csv", plan->njobs, err);
 }
 
 int sweep_store_collect(const char *dir, const sweep_plan *plan, sweep_tally *tally,

@@ -76,7 +76,7 @@ static int parse(reader *r, FILE *f, struct csv_parser *p, const char *path, sam
     if (!rc && ferror(f))
         rc = error_at(err, path, 0, "cannot read: %s", strerror(errno));
     if (!rc && csv_fini(p, on_field, on_record, r) != 0)
-        rc = error_at(err, path, r->line, "malformed CSV: a quote left open");
+        rc = error_at(err, path, r->line, "malformed CSV: a quote out of place or unclosed");
     if (!rc && r->failed)
         rc = error_at(err, path, r->line, "out of memory");
     return rc;
