@@ -21,10 +21,14 @@
 #include "sweep_spec.h"
 #include "sweep_store.h"
 
+/* -j beyond this is taken as this: more processes than any machine runs. */
+#define SWEEP_MAX_PARALLEL 4096
+
 typedef enum sweep_mode { MODE_LOCAL, MODE_LIST, MODE_SLURM, MODE_COLLECT, MODE_JOB } sweep_mode;
 
 typedef struct sweep_opts {
     sweep_mode mode;
+    int mode_given;             /* mode set by an option, not the default */
     const char *spec, *dir;
     int jobs;                   /* --local: at a time */
     int64_t array_max;          /* --slurm: array tasks at most */
@@ -53,12 +57,18 @@ static int parse_count(const char *opt, const char *v, int64_t min, int64_t *out
 
 static int set_mode(sweep_opts *o, sweep_mode mode, const char *opt, sam_error *err)
 {
-    if (o->mode != MODE_LOCAL && o->mode != mode)
+    if (o->mode_given && o->mode != mode)
         return error_set(err, "sweep: %s cannot go with another of --list, --local, --slurm, "
                               "--collect and --job", opt);
     o->mode = mode;
+    o->mode_given = 1;
     return 0;
 }
+
+static const struct mode_flag {
+    const char *flag;
+    sweep_mode mode;
+} mode_flags[] = {{"--list", MODE_LIST}, {"--local", MODE_LOCAL}, {"--slurm", MODE_SLURM}};
 
 /* One option; 0 when argv[*i] is none of them. */
 static int parse_option(int argc, char **argv, int *i, sweep_opts *o, sam_error *err)
@@ -66,14 +76,17 @@ static int parse_option(int argc, char **argv, int *i, sweep_opts *o, sam_error 
     const char *v;
     int64_t n;
     int r;
-    if (!strcmp(argv[*i], "--list") || !strcmp(argv[*i], "--local") ||
-        !strcmp(argv[*i], "--slurm"))
-        return set_mode(o, argv[*i][2] == 'l' ? (argv[*i][3] == 'i' ? MODE_LIST : MODE_LOCAL)
-                                              : MODE_SLURM, argv[*i], err) ? -1 : 1;
+    for (size_t k = 0; k < sizeof mode_flags / sizeof mode_flags[0]; k++)
+        if (!strcmp(argv[*i], mode_flags[k].flag))
+            return set_mode(o, mode_flags[k].mode, argv[*i], err) ? -1 : 1;
     if ((r = args_option(argc, argv, i, "-o", &v, err)))
         return r < 0 ? -1 : (o->dir = v, 1);
-    if ((r = args_option(argc, argv, i, "-j", &v, err)))
-        return r < 0 || parse_count("-j", v, 1, &n, err) ? -1 : (o->jobs = (int)(n > 4096 ? 4096 : n), 1);
+    if ((r = args_option(argc, argv, i, "-j", &v, err))) {
+        if (r < 0 || parse_count("-j", v, 1, &n, err))
+            return -1;
+        o->jobs = (int)(n > SWEEP_MAX_PARALLEL ? SWEEP_MAX_PARALLEL : n);
+        return 1;
+    }
     if ((r = args_option(argc, argv, i, "--array-max", &v, err)))
         return r < 0 || parse_count("--array-max", v, 1, &o->array_max, err) ? -1 : 1;
     if ((r = args_option(argc, argv, i, "--collect", &v, err)))

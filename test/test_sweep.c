@@ -252,6 +252,7 @@ static void test_bad_arguments_refused(void **state)
         {"sweep", "--collect", NULL},
         {"sweep", "a.sweep", "b.sweep", NULL},
         {"sweep", "a.sweep", "--list", "--slurm", NULL},
+        {"sweep", "a.sweep", "--local", "--slurm", NULL},
         {"sweep", "a.sweep", "-j", "0", NULL},
         {"sweep", "--collect", "/nonexistent/dir", NULL},
         {"sweep", "--job", "/nonexistent/dir", NULL},
