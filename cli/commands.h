@@ -11,6 +11,7 @@ int cmd_gen(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_render(int argc, char **argv);
+int cmd_plot(int argc, char **argv);
 int cmd_template(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 

@@ -103,6 +103,22 @@ static const command commands[] = {
      "  --stats FILE.csv        colours blocks and streams by the run's statistics and\n"
      "                          draws the streams it added (skip feedback), dashed\n"
      "  -o OUT.svg|OUT.png      the picture ('-': SVG on standard output)\n"},
+    {"plot", cmd_plot,
+     "plot CSV --x COL --y COL [--by COL] -o FILE.svg|FILE.png [--title TEXT]\n"
+     "          [--xlabel TEXT] [--ylabel TEXT] [--logx] [--logy] [--data]",
+     "Draws a results table (a header row, a row per job) with gnuplot: y against x,\n"
+     "a line per --by group for numeric x, clustered bars for categorical x; rows\n"
+     "sharing a group and an x give their mean with a min..max error bar. Rows whose\n"
+     "y is not a number (failed jobs) are left out and counted.\n"
+     "  --x COL, --y COL        the columns plotted (by header name)\n"
+     "  --by COL                a line or bar colour per value of COL, in file order\n"
+     "  -o FILE.svg|FILE.png    the picture ('-': SVG on standard output)\n"
+     "  --title TEXT            the title (default: Y by X [for each BY])\n"
+     "  --xlabel TEXT           the x axis label (default: the column name)\n"
+     "  --ylabel TEXT           the y axis label (default: the column name)\n"
+     "  --logx, --logy          log scales (every value plotted must be positive)\n"
+     "  --data                  prints the points as CSV: [BY,] X, Y (mean), min, max,\n"
+     "                          rows; without -o, only that\n"},
     {"template", cmd_template, "template [NAME [--param KEY=VALUE]... -o DIR]",
      "Writes an accelerator template (ExTensor, OuterSPACE, Gamma, SIGMA): its SAM\n"
      "graphs and hardware descriptions, run with samsim run DIR -t A=FILE -t B=FILE.\n"

@@ -2,7 +2,7 @@
 # `samsim help CMD`), block types and implementations (from `samsim blocks`)
 # after --impl, and file names elsewhere. Installed by `make install`.
 
-_samsim_commands="compile run blocks convert info gen stats render template sweep help"
+_samsim_commands="compile run blocks convert info gen stats render plot template sweep help"
 
 # TYPE=NAME for every implementation `samsim blocks` lists.
 _samsim_impls()

@@ -210,7 +210,7 @@ static void test_help_version_and_man_page(void **state)
     char *man = test_read_file("samsim.1");
     assert_non_null(man);
     static const char *const cmds[] = {"compile", "run", "blocks", "convert", "info", "gen",
-                                       "stats", "render", "template"};
+                                       "stats", "render", "plot", "template"};
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
         char section[64];
         snprintf(section, sizeof section, ".SS samsim %s", cmds[i]);

@@ -109,6 +109,8 @@ static void test_bash_completion(void **state)
     expect_completion("samsim run g.gv --engine \"\"", "cycle event step ");
     expect_completion("samsim gen r", "rmat runs ");
     expect_completion("samsim help st", "stats ");
+    expect_completion("samsim pl", "plot ");
+    expect_completion("samsim plot t.csv --lo", "--logx --logy ");
 }
 
 int main(void)
