@@ -1,7 +1,7 @@
 # samsim build. `make` builds ./samsim; `make test` installs what is missing
 # and runs every test; `make check` runs them under ASan and UBSan;
-# `make demo` shows the main job on built-in data.
-
+# `make demo` shows the main job on built-in data; `make paper` regenerates
+# the SAM paper's evaluation (benchmarks/paper).
 CC      ?= cc
 BUILD   ?= build/release
 OPT     ?= -O2
@@ -22,7 +22,7 @@ CLI_OBJ  = $(CLI_SRC:%.c=$(BUILD)/%.o)
 TEST_BIN = $(TEST_SRC:test/%.c=$(BUILD)/test/%)
 BIN      = $(BUILD)/samsim
 
-.PHONY: all deps test-deps test test-run check demo install clean fuzz fuzz-replay
+.PHONY: all deps test-deps test test-run check demo paper install clean fuzz fuzz-replay
 all: samsim
 
 samsim: $(BIN)
@@ -87,6 +87,11 @@ fuzz:
 demo: deps
 	$(MAKE) --no-print-directory samsim
 	@./scripts/demo
+
+# The SAM paper's Table 1 and Figs. 11-15 from samsim alone, into
+# benchmarks/results/paper/ (JOBS jobs at a time, default 2).
+paper: samsim
+	@./benchmarks/paper
 
 # `make install PREFIX=/usr DESTDIR=/tmp/stage`: the binary, the man page and
 # the bash completion.

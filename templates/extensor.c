@@ -26,7 +26,7 @@ static const template_param extensor_params[] = {
     {"llb.bandwidth", "GB/s", "the LLB to each PE", 256, 0.001, 1e6, 0},
     /* ExTensor's PE buffer is 64 kB for the operands; the model's PE buffer
      * holds the result's PE tile too, up to 192 kB for a dense 128 x 128
-     * corner (the SAM paper's study in benchmarks/extensor_sweep does the
+     * corner (the SAM paper's study in benchmarks/sweeps/fig15.sweep does the
      * same). */
     {"pe.capacity", "bytes", "each PE's buffer, the result's tile included", 1048576, 1, 1e15,
      0},
