@@ -213,6 +213,9 @@ static int add_section(spec *s, char *text, long line, sam_error *err)
     char *group = trim(text + 1), *name = trim(eq + 1);
     if (!*group || !*name || strpbrk(group, "{}|.") || strpbrk(name, "{}|"))
         return error_at(err, s->path, line, "expected [GROUP=NAME] with a plain group and name");
+    if (key_find(group))
+        return error_at(err, s->path, line, "group '%s' has the name of a key; {%s} and its "
+                        "column would mean either", group, group);
     for (size_t k = 0; k < s->nsections; k++)
         if (!strcmp(s->sections[k].group, group) && !strcmp(s->sections[k].name, name))
             return error_at(err, s->path, line, "section [%s=%s] twice (line %ld)", group,

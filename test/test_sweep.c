@@ -221,6 +221,7 @@ static void test_bad_specs_refused(void **state)
         {"expr = X(i)=B(i)\n[a=1]\ndepth = 2\n[b=1]\ndepth = 3\n",
          "s.sweep:5: key 'depth' is also set by section [a=1] (line 3)"},
         {"expr = X(i)=B(i)\nvar.g = 1\n[g=x]\n", "s.sweep:2: var 'g' has the name of a group"},
+        {"expr = X(i)=B(i)\n[format=x]\n", "s.sweep:2: group 'format' has the name of a key"},
         {"var.a = 1..5\n", "s.sweep: job 0: needs exactly one of graph, expr and template, not 0"},
         {"expr = X(i)=B(i)\ngraph = g.gv\n", "s.sweep: job 0: needs exactly one of graph, expr"},
         {"graph = g.gv\nformat = X:s\n", "s.sweep:2: key 'format' needs expr in the same job"},
