@@ -158,7 +158,9 @@ static int gen_tensor(job_run *j, const char *name, const char *spec, char *file
     char tmp[SWEEP_PATH + 32], tmp2[SWEEP_PATH + 32];
     struct stat st;
     int rc = words_split(&args, "", spec + 4, err) || gen_path(j, spec, 0, file, err) ||
-             gen_path(j, spec, 1, second, err);
+                     gen_path(j, spec, 1, second, err)
+                 ? -1
+                 : 0;
     const char *partner = rc ? NULL : gen_second(&args);
     if (rc || !stat(file, &st)) {
         words_free(&args);
@@ -166,11 +168,11 @@ static int gen_tensor(job_run *j, const char *name, const char *spec, char *file
     }
     snprintf(tmp, sizeof tmp, "%.*s.tmp%d.tns", (int)strlen(file) - 4, file, (int)getpid());
     snprintf(tmp2, sizeof tmp2, "%.*s.tmp%d.tns", (int)strlen(second) - 4, second, (int)getpid());
-    rc = words_add(&w, j->self, err) || words_add(&w, "gen", err);
+    rc = words_add(&w, j->self, err) || words_add(&w, "gen", err) ? -1 : 0;
     for (size_t i = 0; !rc && i < args.n; i++)
         rc = words_add(&w, i && !strcmp(args.v[i - 1], "--second") ? tmp2 : args.v[i], err);
     if (!rc)
-        rc = words_add(&w, "-o", err) || words_add(&w, tmp, err);
+        rc = words_add(&w, "-o", err) || words_add(&w, tmp, err) ? -1 : 0;
     char step[128];
     snprintf(step, sizeof step, "gen %s", name);
     if (!rc)
@@ -229,19 +231,21 @@ static int make_graph(job_run *j, char *graph, sam_error *err)
     if (sweep_store_path(graph, j->work, compile ? "graph.gv" : "template", err))
         return -1;
     words w = {0};
-    int rc = words_add(&w, j->self, err);
+    int failed = words_add(&w, j->self, err);
     if (compile)
-        rc = rc || words_add(&w, "compile", err) || words_add(&w, sweep_job_get(job, "expr"), err) ||
-             words_split(&w, "-f=", sweep_job_get(job, "format"), err) ||
-             words_split(&w, "-s=", sweep_job_get(job, "schedule"), err);
+        failed = failed || words_add(&w, "compile", err) ||
+                 words_add(&w, sweep_job_get(job, "expr"), err) ||
+                 words_split(&w, "-f=", sweep_job_get(job, "format"), err) ||
+                 words_split(&w, "-s=", sweep_job_get(job, "schedule"), err);
     else
-        rc = rc || words_add(&w, "template", err) ||
-             words_add(&w, sweep_job_get(job, "template"), err);
-    for (size_t i = 0; !rc && !compile && i < job->nkeys; i++)
+        failed = failed || words_add(&w, "template", err) ||
+                 words_add(&w, sweep_job_get(job, "template"), err);
+    for (size_t i = 0; !failed && !compile && i < job->nkeys; i++)
         if (!strncmp(job->keys[i].key, "template.", 9))
-            rc = words_add(&w, "--param", err) ||
-                 words_addf(&w, err, "%s=%s", job->keys[i].key + 9, job->keys[i].value);
-    rc = rc || words_add(&w, "-o", err) || words_add(&w, graph, err);
+            failed = words_add(&w, "--param", err) ||
+                     words_addf(&w, err, "%s=%s", job->keys[i].key + 9, job->keys[i].value);
+    failed = failed || words_add(&w, "-o", err) || words_add(&w, graph, err);
+    int rc = failed ? -1 : 0;
     if (!rc)
         rc = run_step(j, compile ? "compile" : "template", &w, NULL, err);
     words_free(&w);
@@ -377,7 +381,9 @@ static int run_job_steps(job_run *j, sam_error *err)
     words w = {0};
     int rc = make_graph(j, graph, err);
     if (!rc)
-        rc = words_add(&w, j->self, err) || words_add(&w, "run", err) || words_add(&w, graph, err);
+        rc = words_add(&w, j->self, err) || words_add(&w, "run", err) || words_add(&w, graph, err)
+                 ? -1
+                 : 0;
     if (!rc)
         rc = bind_tensors(j, &w, err);
     if (!rc)

@@ -431,6 +431,45 @@ static void test_generated_operands_shared(void **state)
     test_tmpdir_remove(dir);
 }
 
+/* A generator's pair: --second NAME binds the partner vector, the one
+ * samsim gen writes beside the first. */
+static void test_generated_pair(void **state)
+{
+    (void)state;
+    if (!have_parallel())
+        skip();
+    char *dir = test_tmpdir();
+    char *out = test_path(dir, "out");
+    char *spec = test_write_file(dir, "pair.sweep",
+                                 "expr = x(i)=b(i)*c(i)\n"
+                                 "tensor.b = gen runs --shape 200 --nnz 40 --run {run} --seed 1 "
+                                 "--second c\n"
+                                 "var.run = 2 | 10\n");
+    assert_int_equal(test_run_samsim(NULL, NULL, "sweep", spec, "-o", out, NULL), 0);
+    char *b = test_path(dir, "b.tns"), *c = test_path(dir, "c.tns");
+    assert_int_equal(test_run_samsim(NULL, NULL, "gen", "runs", "--shape", "200", "--nnz", "40",
+                                     "--run", "10", "--seed", "1", "-o", b, "--second", c, NULL),
+                     0);
+    char *graph = test_compile_to(dir, "mul", "x(i)=b(i)*c(i)");
+    char tb[600], tc[600], *summary = NULL;
+    snprintf(tb, sizeof tb, "b=%s", b);
+    snprintf(tc, sizeof tc, "c=%s", c);
+    assert_int_equal(test_run_samsim(&summary, NULL, "run", graph, "-t", tb, "-t", tc, "--check",
+                                     NULL), 0);
+    csv_table t;
+    read_results(out, &t);
+    assert_string_equal(cell(&t, 1, "run"), "10");
+    assert_row_is(&t, 1, summary);
+    csv_table_free(&t);
+    free(summary);
+    free(graph);
+    free(b);
+    free(c);
+    free(spec);
+    free(out);
+    test_tmpdir_remove(dir);
+}
+
 /* The Slurm script, run as an array task would run it (without Slurm):
  * four jobs in two tasks of two, gathered by --collect. */
 static void test_slurm_script_by_hand(void **state)
@@ -653,6 +692,7 @@ int main(void)
         cmocka_unit_test(test_local_sweep_resumes),
         cmocka_unit_test(test_failed_jobs_are_rows),
         cmocka_unit_test(test_generated_operands_shared),
+        cmocka_unit_test(test_generated_pair),
         cmocka_unit_test(test_slurm_script_by_hand),
         cmocka_unit_test(test_template_and_hw_keys),
         cmocka_unit_test_setup_teardown(test_sweep_on_slurm, cluster_setup, cluster_teardown),
