@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "../common/grow.h"
+#include "../common/keyval.h"
 
 /* A key = value line, its alternatives, and the section it belongs to
  * (-1: above the first section, every job's). */
@@ -113,16 +114,6 @@ static const char *key_expects(key_kind kind)
 
 /* ---- alternatives ----------------------------------------------------- */
 
-static char *trim(char *s)
-{
-    while (isspace((unsigned char)*s))
-        s++;
-    size_t n = strlen(s);
-    while (n && isspace((unsigned char)s[n - 1]))
-        s[--n] = '\0';
-    return s;
-}
-
 static int push_string(char ***list, size_t *n, size_t *cap, const char *s, sam_error *err)
 {
     char **more = grow_array(*list, *n, cap, sizeof *more, 8);
@@ -183,7 +174,7 @@ static int parse_alternatives(spec_line *l, const char *path, char *value, sam_e
         bar = strchr(alt, '|');
         if (bar)
             *bar++ = '\0';
-        char *s = trim(alt);
+        char *s = keyval_trim(alt);
         if (!*s)
             return error_at(err, path, l->line, "key '%s': an empty alternative", l->key);
         if (expand_range(l, path, s, &cap, err))
@@ -210,7 +201,7 @@ static int add_section(spec *s, char *text, long line, sam_error *err)
         return error_at(err, s->path, line, "expected [GROUP=NAME], not '%s'", text);
     text[n - 1] = '\0';
     *eq = '\0';
-    char *group = trim(text + 1), *name = trim(eq + 1);
+    char *group = keyval_trim(text + 1), *name = keyval_trim(eq + 1);
     if (!*group || !*name || strpbrk(group, "{}|.") || strpbrk(name, "{}|"))
         return error_at(err, s->path, line, "expected [GROUP=NAME] with a plain group and name");
     if (key_find(group))
@@ -245,7 +236,7 @@ static int add_line(spec *s, char *text, long line, sam_error *err)
         return error_at(err, s->path, line, "expected KEY = VALUE or [GROUP=NAME], not '%s'",
                         text);
     *eq = '\0';
-    char *key = trim(text);
+    char *key = keyval_trim(text);
     const struct spec_key *k = key_find(key);
     if (!k)
         return error_at(err, s->path, line, "unknown key '%s' (README: Sweeps lists them)", key);
@@ -273,7 +264,7 @@ static int read_line(spec *s, char *text, long line, sam_error *err)
     char *hash = strchr(text, '#');
     if (hash)
         *hash = '\0';
-    char *t = trim(text);
+    char *t = keyval_trim(text);
     if (!*t)
         return 0;
     return *t == '[' ? add_section(s, t, line, err) : add_line(s, t, line, err);

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static char *trim(char *s)
+char *keyval_trim(char *s)
 {
     while (isspace((unsigned char)*s))
         s++;
@@ -22,7 +22,7 @@ static int read_line(const char *path, long line, char *text, keyval_fn *fn, voi
     char *hash = strchr(text, '#');
     if (hash)
         *hash = '\0';
-    char *s = trim(text);
+    char *s = keyval_trim(text);
     if (!*s)
         return 0;
     char *eq = strchr(s, '=');
@@ -31,7 +31,7 @@ static int read_line(const char *path, long line, char *text, keyval_fn *fn, voi
     *eq = '\0';
     char origin[4200];
     snprintf(origin, sizeof origin, "%s:%ld", path, line);
-    return fn(ctx, trim(s), trim(eq + 1), origin, err);
+    return fn(ctx, keyval_trim(s), keyval_trim(eq + 1), origin, err);
 }
 
 int keyval_read(const char *path, keyval_fn *fn, void *ctx, sam_error *err)

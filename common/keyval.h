@@ -10,6 +10,10 @@
 typedef int keyval_fn(void *ctx, const char *key, const char *value, const char *origin,
                       sam_error *err);
 
+/* s without the blanks at its ends (moved past the leading ones, the
+ * trailing ones cut off in place). */
+char *keyval_trim(char *s);
+
 /* Calls fn for every line of path, in order, until one fails; a line
  * without `=` is an error naming the file and line. */
 int keyval_read(const char *path, keyval_fn *fn, void *ctx, sam_error *err);
