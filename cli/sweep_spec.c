@@ -2,7 +2,6 @@
 #define _XOPEN_SOURCE 700
 #include "sweep_spec.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdint.h>
