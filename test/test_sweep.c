@@ -2,11 +2,14 @@
  * parallel and through a Slurm job array, each job's row compared with
  * the same run made directly. */
 #include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../common/csv_table.h"
@@ -311,6 +314,97 @@ static void test_local_sweep_resumes(void **state)
     free(err);
     assert_orders_rows(dir, out, 3);
     free(spec);
+    free(out);
+    test_tmpdir_remove(dir);
+}
+
+/* The results written so far in out/results. */
+static int count_results(const char *out)
+{
+    char *results = test_path(out, "results");
+    DIR *d = opendir(results);
+    int n = 0;
+    for (struct dirent *e; d && (e = readdir(d));)
+        n += strlen(e->d_name) == 20 && !strcmp(e->d_name + 16, ".csv");
+    if (d)
+        closedir(d);
+    free(results);
+    return n;
+}
+
+/* A sweep interrupted (SIGINT to its process group, as a terminal's
+ * Ctrl-C) while its second job runs keeps the first job's result; run
+ * again, it runs the rest and every row is right. */
+static void test_interrupted_sweep_continues(void **state)
+{
+    (void)state;
+    if (!have_parallel())
+        skip();
+    char *dir = test_tmpdir();
+    char *out = test_path(dir, "out");
+    write_operands(dir, 1);
+    free(test_gen_urandom(dir, "mid.mtx", "300x300", "0.05", 9));
+    char *graph = test_compile_to(dir, "ijk", "X(i,j)=B(i,k)*C(k,j) -f=X:ss -f=B:ss "
+                                              "-f=C:ss:1,0 -s=reorder(i,j,k)");
+    char text[1024];
+    snprintf(text, sizeof text,
+             "graph = %s\n"
+             "[case=quick]\ntensor.B = B1.mtx\ntensor.C = C1.mtx\n"
+             "[case=slow]\ntensor.B = mid.mtx\ntensor.C = mid.mtx\nengine = cycle\n"
+             "[case=last]\ntensor.B = B1.mtx\ntensor.C = C1.mtx\ndepth = 2\n",
+             graph);
+    char *spec = test_write_file(dir, "stop.sweep", text);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        setpgid(0, 0);
+        int null = open("/dev/null", O_WRONLY);
+        dup2(null, 2);
+        execl(getenv("SAMSIM_BIN"), "samsim", "sweep", spec, "-j", "1", "-o", out, (char *)NULL);
+        _exit(127);
+    }
+    setpgid(pid, pid);
+    struct timespec tick = {0, 10000000};
+    for (int waited = 0; count_results(out) < 1 && waited < 60000; waited += 10)
+        nanosleep(&tick, NULL);
+    assert_int_equal(count_results(out), 1);
+    kill(-pid, SIGINT);
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_false(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    assert_int_equal(count_results(out), 1);
+
+    char *err = NULL;
+    assert_int_equal(test_run_samsim(NULL, &err, "sweep", spec, "-j", "1", "-o", out, NULL), 0);
+    assert_non_null(strstr(err, "sweep: 3 jobs, 1 with results already, 2 to run"));
+    free(err);
+    csv_table t;
+    read_results(out, &t);
+    char *b = test_path(dir, "B1.mtx"), *c = test_path(dir, "C1.mtx");
+    char *m = test_path(dir, "mid.mtx");
+    char *summary = direct_run(graph, b, c, NULL);
+    assert_row_is(&t, 0, summary);
+    free(summary);
+    summary = direct_run(graph, m, m, NULL);
+    assert_row_is(&t, 1, summary);
+    assert_string_equal(cell(&t, 2, "status"), "ok");
+    csv_table_free(&t);
+    /* No job's files are left behind. */
+    char *work = test_path(out, "work");
+    DIR *d = opendir(work);
+    assert_non_null(d);
+    int left = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        left += e->d_name[0] != '.';
+    closedir(d);
+    assert_int_equal(left, 0);
+    free(work);
+    free(summary);
+    free(b);
+    free(c);
+    free(m);
+    free(spec);
+    free(graph);
     free(out);
     test_tmpdir_remove(dir);
 }
@@ -690,6 +784,7 @@ int main(void)
         cmocka_unit_test(test_bad_specs_refused),
         cmocka_unit_test(test_bad_arguments_refused),
         cmocka_unit_test(test_local_sweep_resumes),
+        cmocka_unit_test(test_interrupted_sweep_continues),
         cmocka_unit_test(test_failed_jobs_are_rows),
         cmocka_unit_test(test_generated_operands_shared),
         cmocka_unit_test(test_generated_pair),
