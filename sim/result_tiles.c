@@ -6,6 +6,7 @@
 #include <string.h>
 
 #define FIRST_SLOTS 64
+#define FIRST_KEYS 16
 
 static size_t mix(int64_t a, int64_t b, int c)
 {
@@ -16,9 +17,8 @@ static size_t mix(int64_t a, int64_t b, int c)
 
 static result_key *key_slot(result_key *keys, size_t n, result_key k)
 {
-    size_t i = mix(k.tile, k.prefix, k.level) & (n - 1);
-    while (keys[i].tile != -1 &&
-           (keys[i].tile != k.tile || keys[i].prefix != k.prefix || keys[i].level != k.level))
+    size_t i = mix(k.prefix, k.level, 0) & (n - 1);
+    while (keys[i].level != -1 && (keys[i].prefix != k.prefix || keys[i].level != k.level))
         i = (i + 1) & (n - 1);
     return &keys[i];
 }
@@ -31,23 +31,24 @@ static result_count *count_slot(result_count *counts, size_t n, int64_t tile)
     return &counts[i];
 }
 
-/* The tables at twice the size once they are half full. */
-static int grow_keys(result_tiles *r, sam_error *err)
+/* The tables at twice the size once they are half full (a tile's keys
+ * from FIRST_KEYS). */
+static int grow_keys(result_count *c, sam_error *err)
 {
-    if (2 * (r->usedkeys + 1) <= r->nkeys)
+    if (2 * (c->usedkeys + 1) <= c->nkeys)
         return 0;
-    size_t n = 2 * r->nkeys;
+    size_t n = c->nkeys ? 2 * c->nkeys : FIRST_KEYS;
     result_key *keys = malloc(n * sizeof *keys);
     if (!keys)
         return error_set(err, "out of memory");
     for (size_t i = 0; i < n; i++)
-        keys[i].tile = -1;
-    for (size_t i = 0; i < r->nkeys; i++)
-        if (r->keys[i].tile != -1)
-            *key_slot(keys, n, r->keys[i]) = r->keys[i];
-    free(r->keys);
-    r->keys = keys;
-    r->nkeys = n;
+        keys[i].level = -1;
+    for (size_t i = 0; i < c->nkeys; i++)
+        if (c->keys[i].level != -1)
+            *key_slot(keys, n, c->keys[i]) = c->keys[i];
+    free(c->keys);
+    c->keys = keys;
+    c->nkeys = n;
     return 0;
 }
 
@@ -77,13 +78,12 @@ int result_tiles_init(result_tiles *r, const level_format *f, const int64_t *ext
     r->format = *f;
     memcpy(r->extent, extent, (size_t)f->nlevels * sizeof *extent);
     r->crd = crd, r->ref = ref, r->val = val;
-    r->keys = malloc(FIRST_SLOTS * sizeof *r->keys);
     r->counts = malloc(FIRST_SLOTS * sizeof *r->counts);
-    if (!r->keys || !r->counts)
+    if (!r->counts)
         return error_set(err, "out of memory");
-    r->nkeys = r->ncounts = FIRST_SLOTS;
+    r->ncounts = FIRST_SLOTS;
     for (size_t i = 0; i < FIRST_SLOTS; i++)
-        r->keys[i].tile = r->counts[i].tile = -1;
+        r->counts[i].tile = -1;
     return 0;
 }
 
@@ -138,13 +138,13 @@ static int add_entry(result_tiles *r, result_count *c, const tensor *part, const
         return 0;
     }
     for (int k = f->nlevels - 1; k >= 0; k--) {
-        if (grow_keys(r, err))
+        if (grow_keys(c, err))
             return -1;
-        result_key key = {c->tile, prefix[k], k}, *slot = key_slot(r->keys, r->nkeys, key);
-        if (slot->tile != -1)
+        result_key key = {prefix[k], k}, *slot = key_slot(c->keys, c->nkeys, key);
+        if (slot->level != -1)
             return 0;
         *slot = key;
-        r->usedkeys++;
+        c->usedkeys++;
         c->distinct[k]++;
     }
     return 0;
@@ -171,7 +171,9 @@ int result_tiles_add(result_tiles *r, int64_t id, const tensor *part, const int6
 
 void result_tiles_free(result_tiles *r)
 {
-    free(r->keys);
+    for (size_t i = 0; r->counts && i < r->ncounts; i++)
+        if (r->counts[i].tile != -1)
+            free(r->counts[i].keys);
     free(r->counts);
     memset(r, 0, sizeof *r);
 }

@@ -2,8 +2,9 @@
  * knows how many bytes a partial result tile holds when it is written out
  * and read back in: the entries a tile point adds may be new or land on
  * ones an earlier point made. Each tile's distinct coordinate prefixes are
- * counted level by level (a hash set of (tile, level, prefix)), which is
- * what its storage takes: amortised O(1) an entry. */
+ * counted level by level (a hash set of (level, prefix) per tile, so that
+ * the points of one tile, which come together, probe one small table),
+ * which is what its storage takes: amortised O(1) an entry. */
 #ifndef SAMSIM_RESULT_TILES_H
 #define SAMSIM_RESULT_TILES_H
 
@@ -15,22 +16,21 @@
 #include "../formats/tensor.h"
 
 typedef struct result_key {
-    int64_t tile;           /* -1: a free slot */
     int64_t prefix;         /* the coordinates down to level `level`, as one number */
-    int level;
+    int64_t level;          /* -1: a free slot */
 } result_key;
 
 typedef struct result_count {
     int64_t tile;           /* -1: a free slot */
     int64_t distinct[TENSOR_MAX_ORDER];     /* prefixes down to each level */
+    result_key *keys;       /* the tile's prefixes, open addressing */
+    size_t nkeys, usedkeys;
 } result_count;
 
 typedef struct result_tiles {
     level_format format;
     int64_t extent[TENSOR_MAX_ORDER];   /* the largest tile's, by mode */
     double crd, ref, val;               /* bytes a coordinate, seg entry, value */
-    result_key *keys;                   /* open addressing */
-    size_t nkeys, usedkeys;
     result_count *counts;               /* open addressing on tile */
     size_t ncounts, usedcounts;
 } result_tiles;
