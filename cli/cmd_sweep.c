@@ -13,7 +13,6 @@
 #include <unistd.h>
 
 #include "../common/atomic_file.h"
-#include "../common/csv_table.h"
 #include "args.h"
 #include "commands.h"
 #include "process.h"
@@ -152,23 +151,10 @@ static int parse(int argc, char **argv, sweep_opts *o, sam_error *err)
 
 /* ---- modes ------------------------------------------------------------ */
 
-static int sweep_list(const sweep_plan *plan)
+static int sweep_list(const sweep_plan *plan, sam_error *err)
 {
-    const char *cells[plan->ncolumns + 2];
-    cells[0] = "job";
-    for (size_t k = 0; k < plan->ncolumns; k++)
-        cells[1 + k] = plan->columns[k];
-    cells[plan->ncolumns + 1] = "hash";
-    csv_write_row(stdout, cells, plan->ncolumns + 2);
-    for (size_t i = 0; i < plan->njobs; i++) {
-        char number[24];
-        snprintf(number, sizeof number, "%zu", i);
-        cells[0] = number;
-        for (size_t k = 0; k < plan->ncolumns; k++)
-            cells[1 + k] = plan->jobs[i].params[k];
-        cells[plan->ncolumns + 1] = plan->jobs[i].hash;
-        csv_write_row(stdout, cells, plan->ncolumns + 2);
-    }
+    if (sweep_store_print_list(plan, stdout, err))
+        return -1;
     fprintf(stderr, "sweep: %zu jobs\n", plan->njobs);
     return 0;
 }
@@ -395,7 +381,7 @@ static int sweep_spec_mode(const sweep_opts *o, sam_error *err)
     sweep_plan plan;
     if (sweep_spec_expand(o->spec, &plan, err))
         return -1;
-    int rc = o->mode == MODE_LIST ? sweep_list(&plan) : sweep_store_prepare(o->dir, &plan, err);
+    int rc = o->mode == MODE_LIST ? sweep_list(&plan, err) : sweep_store_prepare(o->dir, &plan, err);
     if (!rc && o->mode == MODE_SLURM)
         rc = sweep_slurm(o, &plan, err);
     else if (!rc && o->mode == MODE_LOCAL)

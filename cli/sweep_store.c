@@ -110,6 +110,12 @@ static int job_rows_make(job_rows *r, const sweep_plan *plan, size_t nextra, sam
     return 0;
 }
 
+static void job_rows_free(job_rows *r)
+{
+    free(r->cells);
+    free(r->numbers);
+}
+
 /* Writes dir/name and frees the table. */
 static int job_rows_write(job_rows *r, const char *dir, const char *name, size_t njobs,
                           sam_error *err)
@@ -119,21 +125,37 @@ static int job_rows_write(job_rows *r, const char *dir, const char *name, size_t
                      write_rows(path, r->cells, njobs + 1, r->ncols, err)
                  ? -1
                  : 0;
-    free(r->cells);
-    free(r->numbers);
+    job_rows_free(r);
     return rc;
 }
 
-/* jobs.csv: job, the parameters, hash. */
+/* The job list: job, the parameters, hash. */
+static int list_rows(const sweep_plan *plan, job_rows *r, sam_error *err)
+{
+    if (job_rows_make(r, plan, 1, err))
+        return -1;
+    r->cells[r->ncols - 1] = "hash";
+    for (size_t i = 0; i < plan->njobs; i++)
+        r->cells[(i + 2) * r->ncols - 1] = plan->jobs[i].hash;
+    return 0;
+}
+
 static int write_list(const char *dir, const sweep_plan *plan, sam_error *err)
 {
     job_rows r;
-    if (job_rows_make(&r, plan, 1, err))
+    return list_rows(plan, &r, err) ? -1 : job_rows_write(&r, dir, "jobs.csv", plan->njobs, err);
+}
+
+int sweep_store_print_list(const sweep_plan *plan, FILE *f, sam_error *err)
+{
+    job_rows r;
+    if (list_rows(plan, &r, err))
         return -1;
-    r.cells[r.ncols - 1] = "hash";
-    for (size_t i = 0; i < plan->njobs; i++)
-        r.cells[(i + 2) * r.ncols - 1] = plan->jobs[i].hash;
-    return job_rows_write(&r, dir, "jobs.csv", plan->njobs, err);
+    int rc = 0;
+    for (size_t i = 0; !rc && i <= plan->njobs; i++)
+        rc = csv_write_row(f, r.cells + i * r.ncols, r.ncols);
+    job_rows_free(&r);
+    return rc ? error_set(err, "sweep: standard output: write error: %s", strerror(errno)) : 0;
 }
 
 int sweep_store_prepare(const char *dir, const sweep_plan *plan, sam_error *err)

@@ -14,6 +14,7 @@
 #define SAMSIM_SWEEP_STORE_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "../common/error.h"
 #include "sweep_spec.h"
@@ -23,6 +24,9 @@
 /* Writes the plan into dir (made when missing); an existing dir keeps its
  * results and data. */
 int sweep_store_prepare(const char *dir, const sweep_plan *plan, sam_error *err);
+
+/* Prints the plan as jobs.csv holds it (job, parameters, hash) on f. */
+int sweep_store_print_list(const sweep_plan *plan, FILE *f, sam_error *err);
 
 /* The plan as jobs.csv has it: columns, parameters and hashes (no keys). */
 int sweep_store_load(const char *dir, sweep_plan *plan, sam_error *err);

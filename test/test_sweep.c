@@ -54,12 +54,14 @@ static int count_lines(const char *s)
     return n;
 }
 
-/* Runs graph on B and C with --check and returns its summary. */
-static char *direct_run(const char *graph, const char *b, const char *c, const char *extra)
+/* Runs graph on operands named bname and cname with --check (and --hw
+ * extra) and returns its summary. */
+static char *direct_run_as(const char *graph, const char *bname, const char *b,
+                           const char *cname, const char *c, const char *extra)
 {
     char tb[512], tc[512];
-    snprintf(tb, sizeof tb, "B=%s", b);
-    snprintf(tc, sizeof tc, "C=%s", c);
+    snprintf(tb, sizeof tb, "%s=%s", bname, b);
+    snprintf(tc, sizeof tc, "%s=%s", cname, c);
     const char *argv[12] = {"run", graph, "-t", tb, "-t", tc, "--check", "--quiet"};
     int n = 8;
     if (extra) {
@@ -70,6 +72,31 @@ static char *direct_run(const char *graph, const char *b, const char *c, const c
     char *out = NULL;
     assert_int_equal(test_run_samsim_argv(&out, NULL, argv), 0);
     return out;
+}
+
+/* The same on B and C. */
+static char *direct_run(const char *graph, const char *b, const char *c, const char *extra)
+{
+    return direct_run_as(graph, "B", b, "C", c, extra);
+}
+
+/* The entries of dir/sub whose names end in suffix ("" for all), bar . and
+ * ..; -1 when it cannot be read. */
+static int count_entries(const char *dir, const char *sub, const char *suffix)
+{
+    char *path = test_path(dir, sub);
+    DIR *d = opendir(path);
+    free(path);
+    if (!d)
+        return -1;
+    int n = 0;
+    size_t want = strlen(suffix);
+    for (struct dirent *e; (e = readdir(d));) {
+        size_t len = strlen(e->d_name);
+        n += e->d_name[0] != '.' && len >= want && !strcmp(e->d_name + len - want, suffix);
+    }
+    closedir(d);
+    return n;
 }
 
 /* The row's cycles and tokens equal the direct run's, and it passed. */
@@ -318,18 +345,10 @@ static void test_local_sweep_resumes(void **state)
     test_tmpdir_remove(dir);
 }
 
-/* The results written so far in out/results. */
+/* The results written so far in out/results (not a temporary file). */
 static int count_results(const char *out)
 {
-    char *results = test_path(out, "results");
-    DIR *d = opendir(results);
-    int n = 0;
-    for (struct dirent *e; d && (e = readdir(d));)
-        n += strlen(e->d_name) == 20 && !strcmp(e->d_name + 16, ".csv");
-    if (d)
-        closedir(d);
-    free(results);
-    return n;
+    return count_entries(out, "results", ".csv");
 }
 
 /* A sweep interrupted (SIGINT to its process group, as a terminal's
@@ -390,15 +409,7 @@ static void test_interrupted_sweep_continues(void **state)
     assert_string_equal(cell(&t, 2, "status"), "ok");
     csv_table_free(&t);
     /* No job's files are left behind. */
-    char *work = test_path(out, "work");
-    DIR *d = opendir(work);
-    assert_non_null(d);
-    int left = 0;
-    for (struct dirent *e; (e = readdir(d));)
-        left += e->d_name[0] != '.';
-    closedir(d);
-    assert_int_equal(left, 0);
-    free(work);
+    assert_int_equal(count_entries(out, "work", ""), 0);
     free(summary);
     free(b);
     free(c);
@@ -478,14 +489,7 @@ static void test_generated_operands_shared(void **state)
                                  "impl = intersect=twofinger | intersect=skip\n"
                                  "stats = yes\n");
     assert_int_equal(test_run_samsim(NULL, NULL, "sweep", spec, "-o", out, NULL), 0);
-    char *data = test_path(out, "data");
-    DIR *d = opendir(data);
-    assert_non_null(d);
-    int files = 0;
-    for (struct dirent *e; (e = readdir(d));)
-        files += e->d_name[0] != '.';
-    closedir(d);
-    assert_int_equal(files, 3);
+    assert_int_equal(count_entries(out, "data", ""), 3);
 
     char *b = test_path(dir, "B.tns"), *c = test_path(dir, "C.tns");
     assert_int_equal(test_run_samsim(NULL, NULL, "gen", "urandom", "--shape", "30x20", "--density",
@@ -519,7 +523,6 @@ static void test_generated_operands_shared(void **state)
     free(graph);
     free(b);
     free(c);
-    free(data);
     free(spec);
     free(out);
     test_tmpdir_remove(dir);
@@ -545,11 +548,7 @@ static void test_generated_pair(void **state)
                                      "--run", "10", "--seed", "1", "-o", b, "--second", c, NULL),
                      0);
     char *graph = test_compile_to(dir, "mul", "x(i)=b(i)*c(i)");
-    char tb[600], tc[600], *summary = NULL;
-    snprintf(tb, sizeof tb, "b=%s", b);
-    snprintf(tc, sizeof tc, "c=%s", c);
-    assert_int_equal(test_run_samsim(&summary, NULL, "run", graph, "-t", tb, "-t", tc, "--check",
-                                     NULL), 0);
+    char *summary = direct_run_as(graph, "b", b, "c", c, NULL);
     csv_table t;
     read_results(out, &t);
     assert_string_equal(cell(&t, 1, "run"), "10");
@@ -647,15 +646,12 @@ static void test_template_and_hw_keys(void **state)
         free(hw);
     }
     for (int k = 0; k < 2; k++) {
-        char param[32], ta[600], tb[600], *summary = NULL;
+        char param[32];
         snprintf(param, sizeof param, "pe.count=%d", k ? 4 : 2);
         char *tdir = test_path(dir, k ? "gamma4" : "gamma2");
         assert_int_equal(test_run_samsim(NULL, NULL, "template", "gamma", "--param", param, "-o",
                                          tdir, NULL), 0);
-        snprintf(ta, sizeof ta, "A=%s", a);
-        snprintf(tb, sizeof tb, "B=%s", c);
-        assert_int_equal(test_run_samsim(&summary, NULL, "run", tdir, "-t", ta, "-t", tb,
-                                         "--check", NULL), 0);
+        char *summary = direct_run_as(tdir, "A", a, "B", c, NULL);
         assert_string_equal(cell(&t, 2 + (size_t)k, "template.pe.count"), k ? "4" : "2");
         assert_row_is(&t, 2 + (size_t)k, summary);
         free(summary);
