@@ -11,6 +11,7 @@
 
 #include "../common/grow.h"
 #include "../common/keyval.h"
+#include "../common/number.h"
 
 /* A key = value line, its alternatives, and the section it belongs to
  * (-1: above the first section, every job's). */
@@ -71,10 +72,8 @@ static const struct spec_key *key_find(const char *key)
 
 static int is_number(const char *s, int whole)
 {
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || *end || errno || v != v)
+    double v;
+    if (number_parse(s, &v))
         return 0;
     return !whole || (v >= 1 && v <= 9e15 && v == (double)(int64_t)v && !strpbrk(s, ".eE"));
 }

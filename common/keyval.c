@@ -42,8 +42,10 @@ int keyval_read(const char *path, keyval_fn *fn, void *ctx, sam_error *err)
     char *text = NULL;
     size_t cap = 0;
     int rc = 0;
-    for (long line = 1; rc == 0 && getline(&text, &cap, f) >= 0; line++)
-        rc = read_line(path, line, text, fn, ctx, err);
+    ssize_t len;
+    for (long line = 1; rc == 0 && (len = getline(&text, &cap, f)) >= 0; line++)
+        rc = strlen(text) != (size_t)len ? error_at(err, path, line, "a NUL byte in the line")
+                                         : read_line(path, line, text, fn, ctx, err);
     if (rc == 0 && ferror(f))
         rc = error_at(err, path, 0, "cannot read: %s", strerror(errno));
     free(text);

@@ -1,12 +1,12 @@
 #include "hw.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../common/keyval.h"
+#include "../common/number.h"
 
 const char *const hw_memory_names[HW_MEMORIES] = {"dram", "llb", "pe"};
 
@@ -125,10 +125,8 @@ static int set_param(void *ctx, const char *key, const char *value, const char *
     }
     if (!*value)
         return error_set(err, "%s: %s has no value", origin, key);
-    char *end;
-    errno = 0;
-    double v = strtod(value, &end);
-    if (*end || errno || !isfinite(v) || v < p->min || v > p->max ||
+    double v;
+    if (number_parse(value, &v) || v < p->min || v > p->max ||
         (p->whole && v != floor(v)))
         return error_set(err, "%s: %s = %s is not a%s number %g..%g (%s)", origin, key, value,
                          p->whole ? " whole" : "", p->min, p->max, p->unit);

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "../common/atomic_file.h"
+#include "../common/number.h"
 #include "../graph/dot_write.h"
 #include "../sim/config.h"
 
@@ -56,10 +57,8 @@ int template_set(const template_def *t, double *values, const char *assignment, 
     if (!p)
         return error_set(err, "template %s: no parameter '%.*s' (samsim template %s lists them)",
                          t->name, (int)(eq - assignment), assignment, t->name);
-    char *end;
-    errno = 0;
-    double v = strtod(eq + 1, &end);
-    if (end == eq + 1 || *end || errno || !isfinite(v) || (p->whole && v != floor(v)) ||
+    double v;
+    if (number_parse(eq + 1, &v) || (p->whole && v != floor(v)) ||
         v < p->min || v > p->max)
         return error_set(err, "template %s: %s=%s is not %s from %g to %g %s", t->name, p->key,
                          eq + 1, p->whole ? "a whole number" : "a number", p->min, p->max,
