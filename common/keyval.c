@@ -34,6 +34,25 @@ static int read_line(const char *path, long line, char *text, keyval_fn *fn, voi
     return fn(ctx, keyval_trim(s), keyval_trim(eq + 1), origin, err);
 }
 
+int keyval_read_text(const char *name, const char *text, keyval_fn *fn, void *ctx,
+                     sam_error *err)
+{
+    char *copy = strdup(text);
+    if (!copy)
+        return error_set(err, "%s: out of memory", name);
+    int rc = 0;
+    char *s = copy;
+    for (long line = 1; rc == 0 && *s; line++) {
+        char *nl = strchr(s, '\n');
+        if (nl)
+            *nl = '\0';
+        rc = read_line(name, line, s, fn, ctx, err);
+        s = nl ? nl + 1 : s + strlen(s);
+    }
+    free(copy);
+    return rc;
+}
+
 int keyval_read(const char *path, keyval_fn *fn, void *ctx, sam_error *err)
 {
     FILE *f = fopen(path, "r");

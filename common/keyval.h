@@ -18,4 +18,8 @@ char *keyval_trim(char *s);
  * without `=` is an error naming the file and line. */
 int keyval_read(const char *path, keyval_fn *fn, void *ctx, sam_error *err);
 
+/* The same over text held in memory, named name in messages. */
+int keyval_read_text(const char *name, const char *text, keyval_fn *fn, void *ctx,
+                     sam_error *err);
+
 #endif

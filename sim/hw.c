@@ -139,6 +139,16 @@ int hw_read(const char *path, hw_desc *hw, sam_error *err)
     return keyval_read(path, set_param, hw, err);
 }
 
+int hw_read_text(const char *name, const char *text, hw_desc *hw, sam_error *err)
+{
+    return keyval_read_text(name, text, set_param, hw, err);
+}
+
+int hw_set(hw_desc *hw, const char *key, const char *value, const char *origin, sam_error *err)
+{
+    return set_param(hw, key, value, origin, err);
+}
+
 int hw_llb_holds(const hw_desc *hw, const char *name)
 {
     for (int k = 0; k < hw->nplaces; k++)

@@ -76,6 +76,13 @@ void hw_defaults(hw_desc *hw);
  * pe or llb,pe, or one given twice for a tensor. */
 int hw_read(const char *path, hw_desc *hw, sam_error *err);
 
+/* The same over a description held in memory, named name in messages. */
+int hw_read_text(const char *name, const char *text, hw_desc *hw, sam_error *err);
+
+/* Sets one key as a line `key = value` of a file would; origin names
+ * where it was given ("PATH:LINE"), for messages. */
+int hw_set(hw_desc *hw, const char *key, const char *value, const char *origin, sam_error *err);
+
 /* Whether the LLB holds tensor name's tiles (it does unless placed). */
 int hw_llb_holds(const hw_desc *hw, const char *name);
 

@@ -14,6 +14,7 @@
 #include "../common/number.h"
 #include "../graph/dot_write.h"
 #include "../sim/config.h"
+#include "../sim/hw.h"
 
 extern const template_def template_extensor, template_outerspace, template_gamma,
     template_sigma;
@@ -190,6 +191,34 @@ static int make_dir(const char *dir, sam_error *err)
     return mkdir(dir, 0777) ? error_set(err, "%s: %s", dir, strerror(errno)) : 0;
 }
 
+/* Each parameter is checked alone by template_set; what they make
+ * together (OuterSPACE's PEs are pt.count x pe.per.pt) is checked by
+ * reading every phase's hardware as `samsim run` will. */
+static int check_plan(const template_def *t, const template_plan *plan, sam_error *err)
+{
+    for (int i = 0; i < plan->nphases; i++) {
+        char name[64];
+        hw_desc hw;
+        hw_defaults(&hw);
+        snprintf(name, sizeof name, "%s.hw", plan->phase[i].name);
+        if (hw_read_text(name, plan->phase[i].hw, &hw, err))
+            return error_wrap(err, "template %s: these parameters make hardware samsim cannot "
+                              "run", t->name);
+    }
+    return 0;
+}
+
+int template_check(const template_def *t, const double *values, sam_error *err)
+{
+    template_plan *plan = calloc(1, sizeof *plan);
+    if (!plan)
+        return error_set(err, "out of memory");
+    t->plan(t, values, plan);
+    int rc = check_plan(t, plan, err);
+    free(plan);
+    return rc;
+}
+
 int template_write(const template_def *t, const double *values, const char *dir,
                    sam_error *err)
 {
@@ -200,7 +229,8 @@ int template_write(const template_def *t, const double *values, const char *dir,
     if (!plan)
         return error_set(err, "out of memory");
     t->plan(t, values, plan);
-    for (; made < plan->nphases && !rc; made++)
+    rc = check_plan(t, plan, err);
+    for (; !rc && made < plan->nphases; made++)
         if ((rc = compile_phase(&plan->phase[made], &g[made], err)))
             break;
     rc = rc || make_dir(dir, err);

@@ -75,6 +75,11 @@ void template_defaults(const template_def *t, double *values);
  * template, the key and its range. */
 int template_set(const template_def *t, double *values, const char *assignment, sam_error *err);
 
+/* Whether the parameters, each in its range, also make hardware that
+ * `samsim run` accepts (what several make together, such as a PE count);
+ * an error names the template, the phase's hw file and the key. */
+int template_check(const template_def *t, const double *values, sam_error *err);
+
 /* The value of key (which the template declares). */
 double template_value(const template_def *t, const double *values, const char *key);
 

@@ -251,19 +251,25 @@ static void test_refusals(void **state)
     (void)state;
     char *dir = test_tmpdir();
     char *out = test_path(dir, "t");
-    const char *a[][8] = {
+    const char *a[][10] = {
         {"template", "eyeriss", "-o", out, NULL},
         {"template", "gamma", "--param", "pes=4", "-o", out, NULL},
         {"template", "gamma", "--param", "pe.count=0", "-o", out, NULL},
         {"template", "gamma", "--param", "pe.count=2.5", "-o", out, NULL},
         {"template", "gamma", "--param", "merger.radix=64", "-o", out, NULL},
         {"template", "sigma", "--param", "clock.ghz=fast", "-o", out, NULL},
+        {"template", "gamma", "--param", "pe.count=0x10", "-o", out, NULL},
+        {"template", "outerspace", "--param", "pt.count=65", "--param", "pe.per.pt=64", "-o",
+         out, NULL},
     };
     static const char *const why[] = {"no template 'eyeriss'", "no parameter 'pes'",
                                       "pe.count=0 is not a whole number from 1 to 4096",
                                       "pe.count=2.5 is not a whole number",
                                       "merger.radix=64 is not a whole number from 1 to 32",
-                                      "clock.ghz=fast is not a number"};
+                                      "clock.ghz=fast is not a number",
+                                      "pe.count=0x10 is not a whole number from 1 to 4096",
+                                      "multiply.hw:5: pe.count = 4160 is not a whole number "
+                                      "1..4096"};
     for (size_t i = 0; i < sizeof a / sizeof a[0]; i++)
         refused(a[i], why[i]);
     assert_false(test_exists(out));
