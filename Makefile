@@ -100,13 +100,14 @@ paper: samsim
 	@./benchmarks/paper
 
 # `make install PREFIX=/usr DESTDIR=/tmp/stage`: the binary, the man page and
-# the bash completion.
+# the bash completion. The paths are quoted, so they may hold blanks (not
+# a single quote).
 PREFIX  ?= /usr/local
 install: $(BIN)
-	install -D -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/samsim
-	install -D -m 644 samsim.1 $(DESTDIR)$(PREFIX)/share/man/man1/samsim.1
+	install -D -m 755 '$(BIN)' '$(DESTDIR)$(PREFIX)/bin/samsim'
+	install -D -m 644 samsim.1 '$(DESTDIR)$(PREFIX)/share/man/man1/samsim.1'
 	install -D -m 644 scripts/samsim-completion.bash \
-	    $(DESTDIR)$(PREFIX)/share/bash-completion/completions/samsim
+	    '$(DESTDIR)$(PREFIX)/share/bash-completion/completions/samsim'
 
 clean:
 	rm -rf build samsim

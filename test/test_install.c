@@ -41,29 +41,30 @@ static void assert_file_mode(const char *path, mode_t mode)
     assert_int_equal(st.st_mode & 0777, mode);
 }
 
-/* DESTDIR and PREFIX place the binary, the man page and the completion. */
+/* DESTDIR and PREFIX place the binary, the man page and the completion,
+ * blanks in their names included. */
 static void test_install_prefix_destdir(void **state)
 {
     (void)state;
     char *dir = test_tmpdir(), cmd[8192], path[4400];
     snprintf(cmd, sizeof cmd,
-             "make -s install BIN='%s' -o '%s' DESTDIR='%s/stage' PREFIX=/opt/samsim 2>&1",
+             "make -s install BIN='%s' -o '%s' DESTDIR='%s/st age' PREFIX='/opt/sam sim' 2>&1",
              binary(), binary(), dir);
     int status;
     char *out = shell(cmd, &status);
     if (status != 0)
         fail_msg("make install: %s", out);
     free(out);
-    snprintf(path, sizeof path, "%s/stage/opt/samsim/bin/samsim", dir);
+    snprintf(path, sizeof path, "%s/st age/opt/sam sim/bin/samsim", dir);
     assert_file_mode(path, 0755);
     snprintf(cmd, sizeof cmd, "'%s' --version", path);
     out = shell(cmd, &status);
     assert_int_equal(status, 0);
     assert_true(strncmp(out, "samsim ", 7) == 0);
     free(out);
-    snprintf(path, sizeof path, "%s/stage/opt/samsim/share/man/man1/samsim.1", dir);
+    snprintf(path, sizeof path, "%s/st age/opt/sam sim/share/man/man1/samsim.1", dir);
     assert_file_mode(path, 0644);
-    snprintf(path, sizeof path, "%s/stage/opt/samsim/share/bash-completion/completions/samsim",
+    snprintf(path, sizeof path, "%s/st age/opt/sam sim/share/bash-completion/completions/samsim",
              dir);
     assert_file_mode(path, 0644);
     test_tmpdir_remove(dir);
