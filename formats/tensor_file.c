@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include "../common/atomic_file.h"
 #include "fibertree.h"
 #include "mtx.h"
 #include "samdir.h"
@@ -94,11 +95,22 @@ static int samdir_write_tensor(const tensor_file *f, const tensor *t, sam_error 
     return rc;
 }
 
+/* A device or FIFO cannot hold a SAM directory's files, so a tensor bound
+ * for one (`-o /dev/null`, a pipe) is written there as text: Matrix
+ * Market for a matrix, FROSTT otherwise. */
+static tensor_file_kind write_kind(const tensor_file *f, const tensor *t)
+{
+    tensor_file_kind kind = tensor_file_kind_of(f->path);
+    if (kind == TENSOR_FILE_SAMDIR && atomic_file_special(f->path))
+        return t->order == 2 ? TENSOR_FILE_MTX : TENSOR_FILE_TNS;
+    return kind;
+}
+
 int tensor_file_write(const tensor_file *f, const tensor *t, sam_error *err)
 {
     if (check_applicable(f, err))
         return -1;
-    switch (tensor_file_kind_of(f->path)) {
+    switch (write_kind(f, t)) {
     case TENSOR_FILE_MTX:
         return mtx_write(f->path, t, err);
     case TENSOR_FILE_TNS:

@@ -1,6 +1,7 @@
 #include "stats.h"
 
 #include <csv.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -430,9 +431,12 @@ int sim_stats_write_rows(const sim_stats *s, cycle_t cycles, const char *why, co
     atomic_file af;
     if (atomic_file_open(&af, path, err))
         return -1;
+    errno = 0;
     if (write_all(s, cycles, why, af.f)) {
+        int e = errno;
         atomic_file_discard(&af);
-        return error_at(err, path, 0, "cannot write the statistics");
+        return error_at(err, path, 0, "cannot write the statistics: %s",
+                        e ? strerror(e) : "write error");
     }
     int rc = atomic_file_close(&af, err);
     if (rc == 0)

@@ -274,6 +274,47 @@ static void test_standard_output_as_file(void **state)
     test_tmpdir_remove(dir);
 }
 
+/* What `samsim convert in /dev/stdout` writes when standard output is a
+ * pipe (malloc'd); the command must succeed. */
+static char *convert_into_pipe(const char *in)
+{
+    char command[8192];
+    snprintf(command, sizeof command, "'%s' convert '%s' /dev/stdout", getenv("SAMSIM_BIN"), in);
+    FILE *p = popen(command, "r");
+    assert_non_null(p);
+    char text[4096];
+    size_t n = fread(text, 1, sizeof text - 1, p);
+    text[n] = '\0';
+    assert_int_equal(pclose(p), 0);
+    return strdup(text);
+}
+
+/* A device or a pipe cannot hold a SAM directory: a tensor written to one
+ * goes there as text (Matrix Market for a matrix, FROSTT beyond). */
+static void test_tensor_into_device(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir();
+    char *b = test_write_file(dir, "B.mtx", matrix_2x3);
+    char *tb = binding("B", b);
+    char *mm = compiled(dir, "mm", "X(i,j)=B(i,k)*C(k,j)");
+    char *out = NULL;
+    assert_int_equal(test_run_samsim(&out, NULL, "run", mm, "-t", tb, "--shift", "-o",
+                                     "/dev/null", NULL), 0);
+    assert_contains(out, "cycles: ");
+    free(out);
+    out = convert_into_pipe(b);
+    assert_contains(out, "%%MatrixMarket matrix coordinate real general\n% written by samsim\n"
+                         "2 3 2\n1 1 1.0\n2 3 2.0\n");
+    free(out);
+    char *t3 = test_write_file(dir, "t3.tns", "# shape: 2 2 2\n1 2 2 4.5\n");
+    out = convert_into_pipe(t3);
+    assert_contains(out, "# shape: 2 2 2\n1 2 2 4.5\n");
+    free(out);
+    free(b), free(tb), free(mm), free(t3);
+    test_tmpdir_remove(dir);
+}
+
 /* Runs samsim with its standard output on /dev/full; the exit status. */
 static int run_into_full(const char *const *args)
 {
@@ -315,8 +356,10 @@ static void test_full_device_fails(void **state)
     assert_int_equal(test_run_samsim(NULL, &se, "compile", "X(i)=b(i)", "-o", full, NULL), 1);
     assert_contains(se, "full: write error");
     free(se);
-    assert_int_equal(test_run_samsim(NULL, NULL, "run", mm, "-t", tb, "--shift", "--stats",
+    assert_int_equal(test_run_samsim(NULL, &se, "run", mm, "-t", tb, "--shift", "--stats",
                                      full, NULL), 1);
+    assert_contains(se, "full: cannot write the statistics: No space left on device");
+    free(se);
     assert_int_equal(test_run_samsim(NULL, NULL, "convert", b, full, NULL), 1);
     const char *const printing[][12] = {
         {"compile", "X(i)=b(i)", NULL},
@@ -392,6 +435,7 @@ int main(void)
         cmocka_unit_test(test_help_version_and_man_page),
         cmocka_unit_test(test_blocks_declares_one_default_per_type),
         cmocka_unit_test(test_standard_output_as_file),
+        cmocka_unit_test(test_tensor_into_device),
         cmocka_unit_test(test_full_device_fails),
         cmocka_unit_test(test_stalled_run_keeps_statistics),
     };
