@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../sim/hw.h"
 #include "commands.h"
 #include "version.h"
 
@@ -12,7 +13,37 @@ typedef struct command {
     int (*run)(int argc, char **argv);
     const char *usage;
     const char *options;    /* what `samsim help NAME` adds under the usage */
+    void (*more)(void);     /* prints what is declared as data elsewhere, or NULL */
 } command;
+
+/* text at an indent of 18 columns, in lines of at most 90. */
+static void print_wrapped(const char *text)
+{
+    while (*text) {
+        size_t n = strlen(text), cut = n;
+        if (n > 72)
+            for (cut = 72; cut > 0 && text[cut] != ' '; cut--)
+                ;
+        if (cut == 0)
+            cut = n;
+        printf("%18s%.*s\n", "", (int)cut, text);
+        text += cut + (text[cut] == ' ');
+    }
+}
+
+/* The --hw keys, from the table that declares them, so that the help can
+ * never miss one. */
+static void print_hw_keys(void)
+{
+    printf("\n--hw FILE holds `key = value` lines (# starts a comment); the keys:\n");
+    for (const hw_param *p = hw_params; p->key; p++) {
+        printf("  %-15s %s; default %.10g, %s%.10g to %.10g\n", p->key, p->unit, p->def,
+               p->whole ? "a whole number " : "", p->min, p->max);
+        print_wrapped(p->about);
+    }
+    printf("  place.T         pe or llb,pe: the buffers that hold tensor T's tiles\n"
+           "                  (default llb,pe)\n");
+}
 
 static const command commands[] = {
     {"compile", cmd_compile,
@@ -27,7 +58,7 @@ static const command commands[] = {
      "  -s=locate(T,...)        finds T in the other tensor's coordinates (locate nodes)\n"
      "                          instead of scanning and intersecting it\n"
      "  -o FILE                 the graph (default and '-': standard output);\n"
-     "                          --print-sam-graph=FILE is the same\n"},
+     "                          --print-sam-graph=FILE is the same\n", NULL},
     {"run", cmd_run,
      "run GRAPH.dot [-t NAME=FILE|NUMBER]... [--data DIR] [--shift] [-o OUT] [--stats FILE.csv]\n"
      "          [--check] [--expr EXPR] [--tile SPLITS] [--hw FILE]\n"
@@ -57,9 +88,10 @@ static const command commands[] = {
      "  --max-cycles N          stops an unfinished run after N cycles (N >= 1; exit 2)\n"
      "  --impl TYPE=NAME        the implementation of every TYPE block (see samsim blocks)\n"
      "  --config FILE           timing and implementation settings (key = value lines)\n"
-     "  --quiet                 no progress line on a terminal\n"},
+     "  --quiet                 no progress line on a terminal\n",
+     print_hw_keys},
     {"blocks", cmd_blocks, "blocks",
-     "Lists every block type, its implementations (the default marked) and parameters.\n"},
+     "Lists every block type, its implementations (the default marked) and parameters.\n", NULL},
     {"convert", cmd_convert,
      "convert IN OUT [--format LEVELS[:ORDER]] [--tensor NAME] [--in-tensor NAME]\n"
      "          [--in-format LEVELS[:ORDER]] [--shape DIMS] [--shift] [--tile SPEC]",
@@ -72,7 +104,7 @@ static const command commands[] = {
      "  --shift                     writes the SAM convention's second operand\n"
      "  --tile SPEC                 writes its tiles, tile coordinates as first modes:\n"
      "                              levels split by '/', per mode N (tiles of N),\n"
-     "                              oN (N entries each) or - (not cut), e.g. 64x64/8x-\n"},
+     "                              oN (N entries each) or - (not cut), e.g. 64x64/8x-\n", NULL},
     {"info", cmd_info,
      "info FILE [--format LEVELS[:ORDER]] [--tensor NAME] [--in-format LEVELS[:ORDER]]\n"
      "          [--shape DIMS]",
@@ -80,7 +112,7 @@ static const command commands[] = {
      "  --format LEVELS[:ORDER]     the level format the statistics are for\n"
      "  --tensor NAME               tensor name in a SAM directory\n"
      "  --in-format LEVELS[:ORDER]  how to read a SAM directory\n"
-     "  --shape DIMS                dimensions of a .tns input\n"},
+     "  --shape DIMS                dimensions of a .tns input\n", NULL},
     {"gen", cmd_gen,
      "gen KIND [--shape DIMS] [--density D | --nnz N] [--seed N] -o FILE [--second FILE]\n"
      "          KIND: urandom runs blocks rmat banded identity dense",
@@ -94,15 +126,15 @@ static const command commands[] = {
      "  --rmat-a/-b/-c P        R-MAT quadrant probabilities (rmat)\n"
      "  --lower N, --upper N    band widths (banded; default 1)\n"
      "  --format LEVELS         level format of a SAM directory written\n"
-     "  --tensor NAME           tensor name in a SAM directory (default B)\n"},
+     "  --tensor NAME           tensor name in a SAM directory (default B)\n", NULL},
     {"stats", cmd_stats, "stats FILE.csv [--top N]",
      "Summarises a statistics file of samsim run --stats.\n"
-     "  --top N                 how many blocks and streams to show (default 10)\n"},
+     "  --top N                 how many blocks and streams to show (default 10)\n", NULL},
     {"render", cmd_render, "render GRAPH.dot [--stats FILE.csv] -o OUT.svg|OUT.png",
      "Draws a graph with Graphviz's dot layout, as a heat map with --stats.\n"
      "  --stats FILE.csv        colours blocks and streams by the run's statistics and\n"
      "                          draws the streams it added (skip feedback), dashed\n"
-     "  -o OUT.svg|OUT.png      the picture ('-': SVG on standard output)\n"},
+     "  -o OUT.svg|OUT.png      the picture ('-': SVG on standard output)\n", NULL},
     {"plot", cmd_plot,
      "plot CSV --x COL --y COL [--by COL] -o FILE.svg|FILE.png [--title TEXT]\n"
      "          [--xlabel TEXT] [--ylabel TEXT] [--logx] [--logy] [--data]",
@@ -118,14 +150,14 @@ static const command commands[] = {
      "  --ylabel TEXT           the y axis label (default: the column name)\n"
      "  --logx, --logy          log scales (every value plotted must be positive)\n"
      "  --data                  prints the points as CSV: [BY,] X, Y (mean), min, max,\n"
-     "                          rows; without -o, only that\n"},
+     "                          rows; without -o, only that\n", NULL},
     {"template", cmd_template, "template [NAME [--param KEY=VALUE]... -o DIR]",
      "Writes an accelerator template (ExTensor, OuterSPACE, Gamma, SIGMA): its SAM\n"
      "graphs and hardware descriptions, run with samsim run DIR -t A=FILE -t B=FILE.\n"
      "Without arguments lists the templates and their parameters; with NAME alone,\n"
      "that template's.\n"
      "  --param KEY=VALUE       sets a parameter (PE count, tile sizes, bandwidth, ...)\n"
-     "  -o DIR                  the directory written (made when missing)\n"},
+     "  -o DIR                  the directory written (made when missing)\n", NULL},
     {"sweep", cmd_sweep,
      "sweep SPEC [--list | --local [-j N] | --slurm [--array-max N]] [-o DIR]\n"
      "          sweep --collect DIR",
@@ -138,7 +170,7 @@ static const command commands[] = {
      "  --slurm                 writes DIR/sweep.sbatch, a job array, to submit with sbatch\n"
      "  --array-max N           array tasks at most (default 1000); jobs share tasks beyond\n"
      "  -o DIR                  the sweep's directory (default: SPEC's name, .results)\n"
-     "  --collect DIR           gathers the rows of the jobs that have run\n"},
+     "  --collect DIR           gathers the rows of the jobs that have run\n", NULL},
 };
 
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
@@ -185,6 +217,8 @@ static int help(const char *name)
         return 1;
     }
     printf("usage: samsim %s\n\n%s", c->usage, c->options);
+    if (c->more)
+        c->more();
     return 0;
 }
 

@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../sim/hw.h"
 #include "test_util.h"
 
 extern char **environ;
@@ -200,15 +201,22 @@ static void test_help_version_and_man_page(void **state)
     assert_int_equal(strncmp(out, "samsim ", 7), 0);
     assert_true(out[7] >= '0' && out[7] <= '9');
     free(out);
+    char *man = test_read_file("samsim.1");
+    assert_non_null(man);
     assert_int_equal(test_run_samsim(&out, NULL, "run", "--help", NULL), 0);
     assert_contains(out, "usage: samsim run GRAPH.dot");
     assert_contains(out, "--max-cycles N");
+    for (const hw_param *p = hw_params; p->key; p++) {
+        char line[64], entry[64];
+        snprintf(line, sizeof line, "\n  %-15s %s; default ", p->key, p->unit);
+        snprintf(entry, sizeof entry, ".B %s\n", p->key);
+        assert_contains(out, line);
+        assert_contains(man, entry);
+    }
     free(out);
     assert_int_equal(test_run_samsim(NULL, &se, "help", "nosuch", NULL), 1);
     assert_contains(se, "unknown command 'nosuch'");
     free(se);
-    char *man = test_read_file("samsim.1");
-    assert_non_null(man);
     static const char *const cmds[] = {"compile", "run", "blocks", "convert", "info", "gen",
                                        "stats", "render", "plot", "template", "sweep"};
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
