@@ -1,6 +1,7 @@
 #include "fuzz_input.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +52,25 @@ void fuzz_with_file(const char *name, const uint8_t *data, size_t size,
     if (fuzz_dir_write(&d, name, data, size, path, sizeof path) == 0)
         read_file(path);
     fuzz_dir_close(&d);
+}
+
+void fuzz_silenced(void (*fn)(void *ctx), void *ctx)
+{
+    fflush(stdout);
+    fflush(stderr);
+    int out = dup(1), err = dup(2), null = open("/dev/null", O_WRONLY);
+    if (out < 0 || err < 0 || null < 0)
+        abort();
+    dup2(null, 1);
+    dup2(null, 2);
+    close(null);
+    fn(ctx);
+    fflush(stdout);
+    fflush(stderr);
+    dup2(out, 1);
+    dup2(err, 2);
+    close(out);
+    close(err);
 }
 
 void fuzz_limits(void)

@@ -30,6 +30,11 @@ void fuzz_dir_close(fuzz_dir *d);
 void fuzz_with_file(const char *name, const uint8_t *data, size_t size,
                     void (*read_file)(const char *path));
 
+/* Calls fn(ctx) with standard output and error going to /dev/null, for
+ * harnesses of commands that print (the replayer's own report goes to
+ * standard output around it). */
+void fuzz_silenced(void (*fn)(void *ctx), void *ctx);
+
 /* Lowers the dense limit (fibertree.h) so that storing a few bytes densely
  * stays far below the fuzzer's memory limit while the limit is still
  * exercised. */
