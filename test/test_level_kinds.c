@@ -1,7 +1,7 @@
 /* Bitvector ('b') and linked-list ('l') levels in fibertree storage: the
  * arrays of hand-worked examples, round trips of random tensors through
  * every mix of level kinds, and fibertree_validate refusing each broken
- * invariant. */
+ * invariant; the dense limit on result levels no writer fills. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -202,6 +202,84 @@ static void test_bitvector_dense_limit(void **state)
     tensor_free(&t);
 }
 
+/* fibertree_check_dense: a tree's dense levels by their positions and
+ * its bitvector levels by their words, with fibertree_build's messages;
+ * compressed and list levels pass whatever their dimension. */
+static void test_check_dense(void **state)
+{
+    (void)state;
+    sam_error err;
+    fibertree ft = {.order = 3};
+    ft.lv[0] = (fiber_level){.kind = 's', .dim = (int64_t)1 << 40, .ncrd = 3};
+    ft.lv[1] = (fiber_level){.kind = 'd', .dim = 1000};
+    ft.lv[2] = (fiber_level){.kind = 'b', .dim = 640};
+    assert_int_equal(fibertree_check_dense(&ft, 30000, &err), 0);
+    assert_int_equal(fibertree_check_dense(&ft, 29999, &err), -1);
+    assert_string_equal(err.msg, "bitvector level 2 would hold 3000 x 10 words, more than the "
+                                 "limit of 29999 (set SAMSIM_MAX_DENSE to raise it)");
+    assert_int_equal(fibertree_check_dense(&ft, 2999, &err), -1);
+    assert_string_equal(err.msg, "dense level 1 would hold 3 x 1000 positions, more than the "
+                                 "limit of 2999 (set SAMSIM_MAX_DENSE to raise it)");
+    /* Three dense levels of 3e6 would overflow a product of positions. */
+    fibertree cube = {.order = 3};
+    for (int k = 0; k < 3; k++)
+        cube.lv[k] = (fiber_level){.kind = 'd', .mode = k, .dim = 3000000};
+    assert_int_equal(fibertree_check_dense(&cube, (int64_t)1 << 34, &err), -1);
+    assert_string_equal(err.msg, "dense level 1 would hold 3000000 x 3000000 positions, more "
+                                 "than the limit of 17179869184 (set SAMSIM_MAX_DENSE to raise "
+                                 "it)");
+}
+
+/* Runs samsim with args (NULL-terminated) expecting exit status 1 and one
+ * line of stderr: prefix, anything but a newline (a cycle), suffix. */
+static void expect_refused(const char *prefix, const char *suffix, const char *const *argv)
+{
+    char *se = NULL;
+    assert_int_equal(test_run_samsim_argv(NULL, &se, argv), 1);
+    size_t n = strlen(se), np = strlen(prefix), ns = strlen(suffix);
+    if (n < np + ns || strncmp(se, prefix, np) || strcmp(se + n - ns, suffix) ||
+        memchr(se + np, '\n', n - np - ns))
+        fail_msg("stderr '%s' is not '%s...%s'", se, prefix, suffix);
+    free(se);
+}
+
+/* A result level that no writer fills keeps its shape alone: three dense
+ * levels of 3e6 (a product of positions that overflowed, reported as
+ * "1 values for 8553255926290448384 positions") are refused by the dense
+ * limit. The graph names the result's indices by nodes that write
+ * nothing. */
+static void test_unwritten_result_limit(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir();
+    char *graph = test_write_file(dir, "g.gv", "digraph SAM {\n"
+        "comment=\"x=ddd012,b=sss012\"\n"
+        "0 [type=fiberlookup index=i tensor=b mode=0 format=compressed src=true root=true]\n"
+        "1 [type=fiberlookup index=j tensor=b mode=1 format=compressed src=true]\n"
+        "2 [type=fiberlookup index=k tensor=b mode=2 format=compressed src=true]\n"
+        "3 [type=arrayvals tensor=b]\n"
+        "4 [type=fiberwrite mode=vals tensor=x sink=true]\n"
+        "5 [type=crdhold outer=i inner=j tensor=x mode=0 index=i]\n"
+        "6 [type=crdhold outer=j inner=k tensor=x mode=1 index=j]\n"
+        "7 [type=crdhold outer=k inner=j tensor=x mode=2 index=k]\n"
+        "0 -> 1 [type=ref label=ref]\n1 -> 2 [type=ref label=ref]\n"
+        "2 -> 3 [type=ref label=ref]\n3 -> 4 [type=val label=val]\n"
+        "0 -> 5 [type=crd label=\"crd_outer-i\" comment=\"outer-i\"]\n"
+        "1 -> 5 [type=crd label=\"crd_inner-j\" comment=\"inner-j\"]\n"
+        "1 -> 6 [type=crd label=\"crd_outer-j\" comment=\"outer-j\"]\n"
+        "2 -> 6 [type=crd label=\"crd_inner-k\" comment=\"inner-k\"]\n"
+        "2 -> 7 [type=crd label=\"crd_outer-k\" comment=\"outer-k\"]\n"
+        "1 -> 7 [type=crd label=\"crd_inner-j\" comment=\"inner-j\"]\n}\n");
+    char *b = test_write_file(dir, "b.tns", "3000000 3000000 3000000 1\n"), tb[4200], want[4400];
+    snprintf(tb, sizeof tb, "b=%s", b);
+    snprintf(want, sizeof want, "samsim: %s: the result x: dense level 1 would hold 3000000 x "
+             "3000000 positions, more than the limit of 8388608 (set SAMSIM_MAX_DENSE to raise "
+             "it)\n", graph);
+    expect_refused(want, "", (const char *[]){"run", graph, "-t", tb, NULL});
+    free(graph), free(b);
+    test_tmpdir_remove(dir);
+}
+
 /* Dimensions about word boundaries, and 1. */
 static const int64_t dim_choices[] = {1, 5, 63, 64, 65, 128, 130};
 
@@ -355,6 +433,8 @@ int main(void)
         cmocka_unit_test(test_stats_and_bytes),
         cmocka_unit_test(test_format_letters),
         cmocka_unit_test(test_bitvector_dense_limit),
+        cmocka_unit_test(test_check_dense),
+        cmocka_unit_test(test_unwritten_result_limit),
         cmocka_unit_test(test_random_round_trips),
         cmocka_unit_test(test_word_boundaries),
         cmocka_unit_test(test_validate_refuses),
