@@ -206,6 +206,12 @@ int block_error(const block *b, sam_error *err, const char *fmt, ...)
 const fiber_level *block_level(const block_ctx *ctx, const char *name, int mode,
                                const fibertree **tree, sam_error *err);
 
+/* The dense limit (formats/fibertree.h) for what a block stores by a
+ * declared size rather than by what it receives (a bitvector result
+ * level, a dense accumulator): that of a tensor holding every bound
+ * operand's entries, as storing an operand densely is limited. */
+int block_dense_limit(const block_ctx *ctx, int64_t *limit, sam_error *err);
+
 /* The engines' rules around a block's steps, shared by the cycle engine
  * and run-ahead so that both keep the same statistics: a finished sink
  * does nothing, a busy step at t occupies the block until t + ii, and a

@@ -1,7 +1,8 @@
 /* Bitvector ('b') and linked-list ('l') levels in fibertree storage: the
  * arrays of hand-worked examples, round trips of random tensors through
  * every mix of level kinds, and fibertree_validate refusing each broken
- * invariant; the dense limit on result levels no writer fills. */
+ * invariant; the dense limit on what a run stores by a declared size
+ * (bitvector result levels, result levels no writer fills). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -243,6 +244,45 @@ static void expect_refused(const char *prefix, const char *suffix, const char *c
     free(se);
 }
 
+/* An n x n matrix with 3 entries on the diagonal, about 100 bytes. */
+static char *diagonal3(const char *dir, const char *name, long long n)
+{
+    char text[200];
+    snprintf(text, sizeof text, "%%%%MatrixMarket matrix coordinate real general\n"
+             "%lld %lld 3\n1 1 1\n2 2 2\n%lld %lld 3\n", n, n, n, n);
+    return test_write_file(dir, name, text);
+}
+
+/* A bitvector result level (X:sb) sends and stores ceil(dim/64) words a
+ * fiber: at 2e9 a fiber alone passes the dense limit, refused when the
+ * graph is built; at 4e8 the three fibers pass it together, refused when
+ * the writer has taken the limit's worth of words (the run went on to 150
+ * MB of words). Within the limit the result passes --check. */
+static void test_bitvector_result_limit(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir();
+    char *graph = test_compile_to(dir, "xsb", "X(i,j)=B(i,j) -f=X:sb");
+    char *huge = diagonal3(dir, "huge.mtx", 2000000000), *big = diagonal3(dir, "big.mtx", 400000000);
+    char *fits = diagonal3(dir, "fits.mtx", 100000000), tb[4200], pre[4400];
+    snprintf(tb, sizeof tb, "B=%s", huge);
+    snprintf(pre, sizeof pre, "samsim: %s: node 4 (bv): fibers of 31250000 words (dimension "
+             "2000000000 in 64-bit words) are more than the dense limit of 8388608 (set "
+             "SAMSIM_MAX_DENSE to raise it)\n", graph);
+    expect_refused(pre, "", (const char *[]){"run", graph, "-t", tb, NULL});
+    snprintf(tb, sizeof tb, "B=%s", big);
+    expect_refused("samsim: node 5 (fiberwrite): at cycle ",
+                   ": the bitvector level would hold more than 8388608 words, the dense limit "
+                   "(set SAMSIM_MAX_DENSE to raise it)\n",
+                   (const char *[]){"run", graph, "-t", tb, NULL});
+    char *out;
+    snprintf(tb, sizeof tb, "B=%s", fits);
+    assert_int_equal(test_run_samsim(&out, NULL, "run", graph, "-t", tb, "--check", NULL), 0);
+    assert_non_null(strstr(out, "check: pass"));
+    free(out), free(graph), free(huge), free(big), free(fits);
+    test_tmpdir_remove(dir);
+}
+
 /* A result level that no writer fills keeps its shape alone: three dense
  * levels of 3e6 (a product of positions that overflowed, reported as
  * "1 values for 8553255926290448384 positions") are refused by the dense
@@ -434,6 +474,7 @@ int main(void)
         cmocka_unit_test(test_format_letters),
         cmocka_unit_test(test_bitvector_dense_limit),
         cmocka_unit_test(test_check_dense),
+        cmocka_unit_test(test_bitvector_result_limit),
         cmocka_unit_test(test_unwritten_result_limit),
         cmocka_unit_test(test_random_round_trips),
         cmocka_unit_test(test_word_boundaries),
