@@ -2,7 +2,8 @@
  * arrays of hand-worked examples, round trips of random tensors through
  * every mix of level kinds, and fibertree_validate refusing each broken
  * invariant; the dense limit on what a run stores by a declared size
- * (bitvector result levels, result levels no writer fills). */
+ * (bitvector result levels, dense accumulators, result levels no writer
+ * fills). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -283,6 +284,36 @@ static void test_bitvector_result_limit(void **state)
     test_tmpdir_remove(dir);
 }
 
+/* A dense accumulator holds a slot for every coordinate of its declared
+ * dimensions: Gustavson's SpMSpM on 6e7 x 6e7 with 3 entries, with
+ * spaccumulator=dense, is refused when the graph is built (two banks of
+ * 6e7 slots were allocated), and so is the vectorreducer's dense row. */
+static void test_dense_accumulator_limit(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir();
+    char *gus = test_compile_to(dir, "gus", "X(i,j)=B(i,k)*C(k,j) -s=reorder(i,k,j)");
+    char *lanes = test_compile_to(dir, "lanes", "X(i,j)=B(i,k)*C(k,j) -s=reorder(i,k,j) "
+                                                "-s=parallelize(k,2)");
+    char *b = diagonal3(dir, "b.mtx", 60000000), tb[4200], tc[4200], pre[4400];
+    snprintf(tb, sizeof tb, "B=%s", b);
+    snprintf(tc, sizeof tc, "C=%s", b);
+    snprintf(pre, sizeof pre, "samsim: %s: node 14 (spaccumulator): a dense accumulator of 2 x 1 "
+             "x 60000000 slots (arrays x rows x columns) is more than the dense limit of "
+             "8388608 (set SAMSIM_MAX_DENSE to raise it, or use the sparse implementation)\n",
+             gus);
+    expect_refused(pre, "", (const char *[]){"run", gus, "-t", tb, "-t", tc, "--impl",
+                                             "spaccumulator=dense", NULL});
+    snprintf(pre, sizeof pre, "samsim: %s: node ", lanes);
+    expect_refused(pre, " (vectorreducer): a dense accumulator of 1 x 1 x 60000000 slots (arrays "
+                        "x rows x columns) is more than the dense limit of 8388608 (set "
+                        "SAMSIM_MAX_DENSE to raise it, or use the sparse implementation)\n",
+                   (const char *[]){"run", lanes, "-t", tb, "-t", tc, "--impl",
+                                    "vectorreducer=dense", NULL});
+    free(gus), free(lanes), free(b);
+    test_tmpdir_remove(dir);
+}
+
 /* A result level that no writer fills keeps its shape alone: three dense
  * levels of 3e6 (a product of positions that overflowed, reported as
  * "1 values for 8553255926290448384 positions") are refused by the dense
@@ -475,6 +506,7 @@ int main(void)
         cmocka_unit_test(test_bitvector_dense_limit),
         cmocka_unit_test(test_check_dense),
         cmocka_unit_test(test_bitvector_result_limit),
+        cmocka_unit_test(test_dense_accumulator_limit),
         cmocka_unit_test(test_unwritten_result_limit),
         cmocka_unit_test(test_random_round_trips),
         cmocka_unit_test(test_word_boundaries),
