@@ -330,6 +330,12 @@ static int bv_convert_serves(const graph_node *n)
     return !to || !strcmp(to, "bv");
 }
 
+static int64_t bv_convert_word_width(const block *b, int port, int input)
+{
+    const bv_convert *c = b->state;
+    return !input && port == OUT_BV ? c->width : 0;
+}
+
 static void bv_convert_destroy(block *b)
 {
     free(b->state);
@@ -348,4 +354,5 @@ const block_ops bv_ops = {
     .step = bv_convert_step,
     .peek = 1,
     .destroy = bv_convert_destroy,
+    .word_width = bv_convert_word_width,
 };

@@ -188,6 +188,12 @@ static const block_param bv_writer_params[] = {
     {NULL, NULL, 0, 0, 0},
 };
 
+static int64_t bv_writer_word_width(const block *b, int port, int input)
+{
+    const bv_writer *w = b->state;
+    return input && port == 0 ? w->width : 0;
+}
+
 static void bv_writer_destroy(block *b)
 {
     bv_writer *w = b->state;
@@ -238,4 +244,5 @@ const block_ops fiberwrite_bitvector_ops = {
     .peek = 1,
     .destroy = bv_writer_destroy,
     .collect = bv_writer_collect,
+    .word_width = bv_writer_word_width,
 };

@@ -85,6 +85,12 @@ typedef struct block_ops {
      * port `out` sends, or -1. The port lies at or beyond nin: optional,
      * it counts in nin once the builder connects it. */
     int (*feedback_in)(const block *b, int out);
+    /* Optional, for blocks whose streams carry bitvector words
+     * (blocks/bitvector.h): the width in bits of the words on port
+     * (input: an input port), 0 on a port that carries none. Blocks that
+     * share a word stream must read it alike, and the builder refuses a
+     * stream whose producer and reader disagree. */
+    int64_t (*word_width)(const block *b, int port, int input);
 } block_ops;
 
 typedef struct in_port {

@@ -5,7 +5,8 @@
  * bound by hand (harness_bv_level): reading bitvector levels from files,
  * and a level letter for them in the graph comment, come with the
  * bitvector level format, so the comments below still say s0 for the
- * operands b and c; nothing in a run reads their letters. */
+ * operands b and c; nothing in a run reads their letters. Blocks that
+ * share a word stream must agree on its width. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -181,6 +182,76 @@ static void test_elemmul_written_as_bitvector(void **state)
     }
 }
 
+/* The build's error for graph text with b and c bound. */
+static char *build_error(const char *text, char **path_out)
+{
+    char *dir = test_tmpdir(), *path = test_write_file(dir, "g.gv", text);
+    sam_error err = {{0}};
+    sam_graph g;
+    if (graph_read_dot(path, &g, &err))
+        fail_msg("%s", err.msg);
+    fibertree b, c;
+    harness_bv_level(&b, 20, b_bits, 1);
+    harness_bv_level(&c, 20, c_bits, 1);
+    sim_data d = {0};
+    sim_engine e;
+    sim_options o = {.depth = 0, .latency = 1};
+    assert_int_equal(sim_data_borrow(&d, "b", &b, &err), 0);
+    assert_int_equal(sim_data_borrow(&d, "c", &c, &err), 0);
+    assert_int_equal(sim_build(&e, &g, &d, &o, &err), -1);
+    sim_data_release(&d);
+    fibertree_free(&b);
+    fibertree_free(&c);
+    graph_free(&g);
+    *path_out = path;
+    test_tmpdir_remove(dir);
+    return strdup(err.msg);
+}
+
+/* Text with the first occurrence of from replaced by to. */
+static char *replaced(const char *text, const char *from, const char *to)
+{
+    const char *at = strstr(text, from);
+    assert_non_null(at);
+    size_t n = strlen(text) - strlen(from) + strlen(to) + 1;
+    char *out = malloc(n);
+    snprintf(out, n, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
+    return out;
+}
+
+/* Words of one width read as another put bits at the wrong coordinates
+ * (b's 8-bit word 1 read as 16 bits holds coordinates 16 to 31): a
+ * stream whose producer and reader disagree is refused when the graph is
+ * built, naming both, whichever end the graph sets apart. */
+static void test_width_mismatch_refused(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *graph, *from, *to, *want;
+    } cases[] = {
+        {elemmul, "intersect index=i format=bitvector width=8",
+         "intersect index=i format=bitvector width=16",
+         "node 0 (fiberlookup) sends 8-bit words to node 2 (intersect), which reads 16-bit "
+         "words: blocks sharing a bitvector stream need one width"},
+        {elemmul, "tensor=c mode=0 format=bitvector width=8", "tensor=c mode=0 format=bitvector",
+         "node 1 (fiberlookup) sends 64-bit words to node 2 (intersect), which reads 8-bit "
+         "words: blocks sharing a bitvector stream need one width"},
+        {elemmul_bv, "mode=0 format=bitvector width=8 sink", "mode=0 format=bitvector sink",
+         "node 2 (intersect) sends 8-bit words to node 7 (fiberwrite), which reads 64-bit "
+         "words: blocks sharing a bitvector stream need one width"},
+        {identity, "bv to=crd width=8", "bv to=crd width=4",
+         "node 0 (fiberlookup) sends 8-bit words to node 1 (bv), which reads 4-bit words: "
+         "blocks sharing a bitvector stream need one width"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        char *text = replaced(cases[k].graph, cases[k].from, cases[k].to), *path;
+        char *msg = build_error(text, &path), want[600];
+        snprintf(want, sizeof want, "%s: %s", path, cases[k].want);
+        assert_string_equal(msg, want);
+        free(text), free(msg), free(path);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -188,6 +259,7 @@ int main(void)
         cmocka_unit_test(test_elemadd),
         cmocka_unit_test(test_identity),
         cmocka_unit_test(test_elemmul_written_as_bitvector),
+        cmocka_unit_test(test_width_mismatch_refused),
     };
     return cmocka_run_group_tests_name("bitvector_graph", tests, NULL, NULL);
 }
