@@ -15,9 +15,13 @@
 
 #include <stdint.h>
 
-/* Every bitvector block declares its width so. */
+/* Every bitvector block declares its width so, and says what width the
+ * words on each of its ports have (block_ops.word_width): blocks sharing
+ * a stream must agree, and --config sets the width of all of them at
+ * once (bitvector.width), never per type. */
 #define BV_WIDTH_PARAM \
-    {"width", "bits per word: word k of a fiber holds coordinates k*width to k*width+width-1", \
+    {"width", "bits per word: word k of a fiber holds coordinates k*width to k*width+width-1 " \
+              "(every block on a word stream the same: set all with bitvector.width)", \
      64, 1, 64}
 
 /* Words a fiber of a level of dimension dim. */

@@ -268,6 +268,24 @@ static int count_inputs(block *b, const block_ctx *ctx, sam_error *err)
     return 0;
 }
 
+/* A fiber's words are sent whatever it holds, a word a cycle, and a
+ * bitvector level stores them all: so many that they pass the dense limit
+ * (a dimension of 2^31 a file of a few bytes may declare) are refused, as
+ * storing such a bitvector operand is. */
+static int fits_limit(block *b, const block_ctx *ctx, int64_t size, int64_t width,
+                      sam_error *err)
+{
+    int64_t limit;
+    if (block_dense_limit(ctx, &limit, err))
+        return -1;
+    if (bv_words(size, width) <= limit)
+        return 0;
+    return block_error(b, err, "fibers of %lld words (dimension %lld in %lld-bit words) are more "
+                       "than the dense limit of %lld (set " FIBERTREE_DENSE_ENV " to raise it)",
+                       (long long)bv_words(size, width), (long long)size, (long long)width,
+                       (long long)limit);
+}
+
 static int bv_convert_create(block *b, const block_ctx *ctx, sam_error *err)
 {
     int64_t width, size;
@@ -276,6 +294,8 @@ static int bv_convert_create(block *b, const block_ctx *ctx, sam_error *err)
         return -1;
     if (!size)
         size = dense_acc_index_dim(ctx, graph_node_attr(ctx->node, "index"));
+    if (fits_limit(b, ctx, size, width, err))
+        return -1;
     bv_convert *c = calloc(1, sizeof *c);
     if (!c)
         return error_set(err, "out of memory");
@@ -310,6 +330,12 @@ static int bv_convert_serves(const graph_node *n)
     return !to || !strcmp(to, "bv");
 }
 
+static int64_t bv_convert_word_width(const block *b, int port, int input)
+{
+    const bv_convert *c = b->state;
+    return !input && port == OUT_BV ? c->width : 0;
+}
+
 static void bv_convert_destroy(block *b)
 {
     free(b->state);
@@ -328,4 +354,5 @@ const block_ops bv_ops = {
     .step = bv_convert_step,
     .peek = 1,
     .destroy = bv_convert_destroy,
+    .word_width = bv_convert_word_width,
 };

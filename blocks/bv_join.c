@@ -197,6 +197,16 @@ int bv_joiner_port(block *b, const graph_edge *e, int input, sam_error *err)
     return joiner_port(b, &as_crd, input, err);
 }
 
+/* Each side's words come on its even input; the joined ones leave on the
+ * bv output. */
+int64_t bv_joiner_word_width(const block *b, int port, int input)
+{
+    const bv_joiner *v = b->state;
+    if (input)
+        return port % 2 == 0 && port < 2 * v->j.n ? v->x.width : 0;
+    return port == v->x.out_bv ? v->x.width : 0;
+}
+
 int bv_joiner_step(block *b, cycle_t now)
 {
     bv_joiner *v = b->state;

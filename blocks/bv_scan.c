@@ -187,6 +187,12 @@ static int bv_scan_port(block *b, const graph_edge *e, int input, sam_error *err
     return scanner_port(b, e, input, err);
 }
 
+static int64_t bv_scan_word_width(const block *b, int port, int input)
+{
+    const bv_scan *v = b->state;
+    return !input && port == SCANNER_OUT_CRD ? v->width : 0;
+}
+
 static void bv_scan_destroy(block *b)
 {
     free(b->state);
@@ -205,4 +211,5 @@ const block_ops fiberlookup_bitvector_ops = {
     .step = bv_scan_step,
     .peek = 2,
     .destroy = bv_scan_destroy,
+    .word_width = bv_scan_word_width,
 };

@@ -68,6 +68,12 @@ static int bv_to_crd_serves(const graph_node *n)
     return to && !strcmp(to, "crd");
 }
 
+static int64_t bv_to_crd_word_width(const block *b, int port, int input)
+{
+    const bv_join *x = b->state;
+    return input && port == IN_BV ? x->width : 0;
+}
+
 static void bv_to_crd_destroy(block *b)
 {
     free(b->state);
@@ -86,4 +92,5 @@ const block_ops bv_to_crd_ops = {
     .step = bv_to_crd_step,
     .peek = 1,
     .destroy = bv_to_crd_destroy,
+    .word_width = bv_to_crd_word_width,
 };

@@ -6,7 +6,24 @@
 void dense_acc_init(dense_acc *a, int64_t row_dim, int64_t col_dim, int64_t scan)
 {
     *a = (dense_acc){.row_dim = row_dim, .col_dim = col_dim, .scan = scan,
-                     .first_row = INT64_MAX, .last_col = -1};
+                     .max_slots = DENSE_ACC_MAX_SLOTS, .first_row = INT64_MAX, .last_col = -1};
+}
+
+int dense_acc_bound(dense_acc *a, int n, const block *b, const block_ctx *ctx, sam_error *err)
+{
+    int64_t limit, rows = a[0].row_dim ? a[0].row_dim : 1, cols = a[0].col_dim ? a[0].col_dim : 1;
+    if (block_dense_limit(ctx, &limit, err))
+        return -1;
+    if (rows > limit / cols || n > limit / (rows * cols))
+        return block_error(b, err, "a dense accumulator of %d x %lld x %lld slots (arrays x rows "
+                           "x columns) is more than the dense limit of %lld (set "
+                           FIBERTREE_DENSE_ENV " to raise it, or use the sparse "
+                           "implementation)", n, (long long)rows, (long long)cols,
+                           (long long)limit);
+    for (int k = 0; k < n; k++)
+        if (limit / n < a[k].max_slots)
+            a[k].max_slots = limit / n;
+    return 0;
 }
 
 static const char too_large[] = "the dense accumulator would exceed its size limit; use the "
@@ -21,7 +38,7 @@ static int ensure_row(dense_acc *a, int64_t r, const char **fault)
         n = r + 1;
     if (a->row_dim && n > a->row_dim)
         n = a->row_dim;
-    if (n > DENSE_ACC_MAX_SLOTS) {
+    if (n > a->max_slots) {
         *fault = too_large;
         return 1;
     }
@@ -43,7 +60,7 @@ static int ensure_col(dense_acc *a, dense_row *w, int64_t c, const char **fault)
     int64_t n = a->col_dim ? a->col_dim : w->cap ? 2 * w->cap : 64;
     if (n < c + 1)
         n = c + 1;
-    if (a->slots + n - w->cap > DENSE_ACC_MAX_SLOTS) {
+    if (a->slots + n - w->cap > a->max_slots) {
         *fault = too_large;
         return 1;
     }

@@ -27,7 +27,8 @@
 #include "../sim/block.h"
 
 /* More slots than this in one array is refused: such a dense accumulator
- * is no design to simulate (use the sparse implementation). */
+ * is no design to simulate (use the sparse implementation). A block's
+ * arrays are held to the dense limit besides (dense_acc_bound). */
 #define DENSE_ACC_MAX_SLOTS ((int64_t)1 << 26)
 
 typedef struct dense_row {
@@ -42,6 +43,7 @@ typedef struct dense_acc {
     dense_row *rows;
     int64_t nrows;              /* entries of rows[] */
     int64_t slots;              /* allocated over every row */
+    int64_t max_slots;          /* slots, and rows, it may grow to */
     size_t entries;
     int64_t first_row, last_col;    /* smallest touched row, largest touched column */
     int64_t next_r, next_c;     /* read-out: the entry emitted next */
@@ -53,6 +55,13 @@ typedef enum { DENSE_IDLE, DENSE_SCAN, DENSE_ENTRY } dense_acc_out;
 
 /* An empty array of the given dimensions (0: unknown). */
 void dense_acc_init(dense_acc *a, int64_t row_dim, int64_t col_dim, int64_t scan);
+
+/* Refuses (err set) n arrays of a's dimensions, which a block keeps, when
+ * they hold more slots than the dense limit (block_dense_limit): the
+ * hardware holds every slot of its declared dimensions, and a file of a
+ * few bytes may declare any, as a dense level may be refused. Arrays of a
+ * dimension not known then each grow to their share of the limit. */
+int dense_acc_bound(dense_acc *a, int n, const block *b, const block_ctx *ctx, sam_error *err);
 
 /* Adds v to slot (r, c): 0, -1 out of memory, or 1 with *fault set (a
  * coordinate beyond the dimensions, or an array too large). */

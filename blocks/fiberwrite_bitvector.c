@@ -14,9 +14,13 @@
  * after an intersection) or never there. A fiber may bring fewer words
  * than its dimension needs: the rest are zeros. The dimension is the
  * result's, known once the run is over, so a fiber with more words than
- * it allows, or a bit at or beyond it, is
- * refused when the level is collected. A word with bits beyond the width,
- * D inside a fiber, and N or value tokens are faults. */
+ * it allows, or a bit at or beyond it, is refused when the level is
+ * collected, and so is a level whose fibers need more storage words than
+ * the dense limit (block_dense_limit), as storing such an operand is. A
+ * word with bits beyond the width, more words than the dense limit in
+ * all (the stream is pseudo-dense: a file of a few bytes may declare a
+ * dimension that sends millions a fiber), D inside a fiber, and N or
+ * value tokens are faults. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,13 +31,14 @@
 
 typedef struct bv_writer {
     int64_t width;
+    int64_t limit;          /* the dense limit, on words received and stored */
     int mode;
     uint64_t *word;         /* every fiber's words, in order */
     size_t nword, cap_word;
     int64_t *start;         /* where each fiber's words begin, and the end */
     size_t nstart, cap_start;
     int open;               /* the fiber under way holds words */
-    char msg[64];           /* the fault, when it names numbers */
+    char msg[128];          /* the fault, when it names numbers */
 } bv_writer;
 
 static int append_start(bv_writer *w)
@@ -51,6 +56,12 @@ static void take_word(block *b, bv_writer *w, uint64_t word)
     if (!bv_fits(word, w->width)) {
         snprintf(w->msg, sizeof w->msg, "a word with bits beyond the width %lld",
                  (long long)w->width);
+        b->fault = w->msg;
+        return;
+    }
+    if ((int64_t)w->nword == w->limit) {
+        snprintf(w->msg, sizeof w->msg, "the bitvector level would hold more than %lld words, "
+                 "the dense limit (set " FIBERTREE_DENSE_ENV " to raise it)", (long long)w->limit);
         b->fault = w->msg;
         return;
     }
@@ -144,6 +155,11 @@ static int bv_writer_collect(const block *b, fibertree *result, sam_error *err)
         int64_t nfibers = (int64_t)w->nstart - 1, stride = bv_words(l->dim, 64);
         if (k == 0 && nfibers == 0)
             nfibers = 1;
+        if (stride && nfibers > w->limit / stride)
+            return block_error((block *)b, err, "bitvector level %d would hold %lld x %lld "
+                               "words, more than the limit of %lld (set " FIBERTREE_DENSE_ENV
+                               " to raise it)", k, (long long)nfibers, (long long)stride,
+                               (long long)w->limit);
         uint64_t *bits = calloc((size_t)(nfibers * stride) + 1, sizeof *bits);
         int64_t *seg = malloc(((size_t)nfibers + 1) * sizeof *seg);
         int bad = !bits || !seg ? error_set(err, "out of memory")
@@ -172,6 +188,12 @@ static const block_param bv_writer_params[] = {
     {NULL, NULL, 0, 0, 0},
 };
 
+static int64_t bv_writer_word_width(const block *b, int port, int input)
+{
+    const bv_writer *w = b->state;
+    return input && port == 0 ? w->width : 0;
+}
+
 static void bv_writer_destroy(block *b)
 {
     bv_writer *w = b->state;
@@ -185,14 +207,14 @@ static void bv_writer_destroy(block *b)
 
 static int bv_writer_create(block *b, const block_ctx *ctx, sam_error *err)
 {
-    int64_t mode, width;
+    int64_t mode, width, limit;
     if (!block_attr(ctx, "tensor", err) || block_attr_int(ctx, "mode", &mode, err) ||
-        block_param_get(b, ctx, "width", &width, err))
+        block_param_get(b, ctx, "width", &width, err) || block_dense_limit(ctx, &limit, err))
         return -1;
     bv_writer *w = calloc(1, sizeof *w);
     if (!w)
         return error_set(err, "out of memory");
-    *w = (bv_writer){.width = width, .mode = (int)mode};
+    *w = (bv_writer){.width = width, .limit = limit, .mode = (int)mode};
     b->state = w;
     if (append_start(w)) {
         bv_writer_destroy(b);
@@ -222,4 +244,5 @@ const block_ops fiberwrite_bitvector_ops = {
     .peek = 1,
     .destroy = bv_writer_destroy,
     .collect = bv_writer_collect,
+    .word_width = bv_writer_word_width,
 };

@@ -9,16 +9,31 @@
  * coordinate k appends node n (numbered in arrival order) holding k to
  * the list of fiber i, so node n's children are the n-th fiber the level
  * below receives. A list's coordinates must increase (the own loop is
- * outside the parent's), else the block faults.
+ * outside the parent's), else the block faults; so it does when the own
+ * coordinates go on past the parent's D (a level written in loop order,
+ * whose own loop is inside its parent's).
+ *
+ * The level is level 1 of the result, below a dense level 0 whose
+ * positions are the parent coordinates: the writer knows no coordinate
+ * above its parent's. A list is kept for each parent coordinate that
+ * comes, and only for those: a dense level 0 may be declared 2^31 wide
+ * by a file of a few bytes, and the lists follow the entries. The level
+ * above is handed over as the parent coordinates that have lists, marked
+ * compressed, as the dense level writer hands over its coordinates: the
+ * tensor is the same, and it is stored densely (within the dense limit)
+ * only when written out in the SAM layout, whose _head has a line per
+ * position of the dense level.
  *
  * Timing: one parent token a cycle (a node written a cycle), the own
- * coordinate taken with the first token of its fiber. */
+ * coordinate taken with the first token of its fiber; D is taken with
+ * the own stream's D. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../common/grow.h"
 #include "blocks.h"
+#include "crd_index.h"
 
 enum { IN_OWN, IN_PARENT };
 
@@ -26,39 +41,46 @@ typedef struct list_writer {
     int mode;
     int64_t own;            /* the own coordinate under way */
     int have_own;
-    int64_t *head, *tail;   /* per parent fiber, its first and last node */
-    size_t nfibers, cap_head, cap_tail;
+    crd_index parents;      /* the parent coordinates met, numbered: the fibers */
+    int64_t *head, *tail;   /* per fiber, its first and last node */
+    size_t cap_head, cap_tail;
     int64_t *crd, *next;    /* per node */
     size_t nnodes, cap_crd, cap_next;
     char msg[96];
 } list_writer;
 
-/* Fibers up to parent coordinate p exist, empty until a node comes. */
-static int reach_fiber(list_writer *w, int64_t p)
+/* The number of parent coordinate p's fiber, its list made empty when p
+ * is new; -1 when memory runs out. */
+static int64_t fiber_of(list_writer *w, int64_t p)
 {
-    while ((int64_t)w->nfibers <= p) {
-        int64_t *h = grow_array(w->head, w->nfibers, &w->cap_head, sizeof *h, 64);
-        if (h)
-            w->head = h;
-        int64_t *t = grow_array(w->tail, w->nfibers, &w->cap_tail, sizeof *t, 64);
-        if (t)
-            w->tail = t;
-        if (!h || !t)
-            return -1;
-        w->head[w->nfibers] = w->tail[w->nfibers] = -1;
-        w->nfibers++;
-    }
-    return 0;
+    size_t known = w->parents.n;
+    int64_t f = crd_index_number(&w->parents, p);
+    if (f < 0 || (size_t)f < known)
+        return f;
+    int64_t *h = grow_array(w->head, known, &w->cap_head, sizeof *h, 64);
+    if (h)
+        w->head = h;
+    int64_t *t = grow_array(w->tail, known, &w->cap_tail, sizeof *t, 64);
+    if (t)
+        w->tail = t;
+    if (!h || !t)
+        return -1;
+    w->head[f] = w->tail[f] = -1;
+    return f;
 }
 
 static void append_node(block *b, list_writer *w, int64_t parent)
 {
-    if (parent < 0 || reach_fiber(w, parent)) {
-        b->fault = parent < 0 ? "a negative parent coordinate" : NULL;
-        b->failed = parent >= 0;
+    if (parent < 0) {
+        b->fault = "a negative parent coordinate";
         return;
     }
-    int64_t last = w->tail[parent];
+    int64_t f = fiber_of(w, parent);
+    if (f < 0) {
+        b->failed = 1;
+        return;
+    }
+    int64_t last = w->tail[f];
     if (last >= 0 && w->crd[last] >= w->own) {
         snprintf(w->msg, sizeof w->msg, "coordinate %lld after %lld in the list of fiber %lld",
                  (long long)w->own, (long long)w->crd[last], (long long)parent);
@@ -81,8 +103,28 @@ static void append_node(block *b, list_writer *w, int64_t parent)
     if (last >= 0)
         w->next[last] = node;
     else
-        w->head[parent] = node;
-    w->tail[parent] = node;
+        w->head[f] = node;
+    w->tail[f] = node;
+}
+
+/* The parent's D ends the run with the own stream's. Own coordinates
+ * still to come mean the own loop ran inside the parent's, each parent
+ * coordinate met once with the first own coordinate: the level was
+ * written in loop order, which this writer cannot do. */
+static int take_done(block *b, cycle_t now)
+{
+    token own;
+    if (!in_peek(b, IN_OWN, now, &own))
+        return 0;
+    if (!token_is_done(own)) {
+        b->fault = "own coordinates go on after the parent's D: a linked-list level is written "
+                   "against the loop order, its own loop just outside its parent's";
+        return 1;
+    }
+    in_pop(b, IN_PARENT, now);
+    in_pop(b, IN_OWN, now);
+    b->done = 1;
+    return 1;
 }
 
 static int list_writer_step(block *b, cycle_t now)
@@ -100,6 +142,8 @@ static int list_writer_step(block *b, cycle_t now)
     }
     if (!in_peek(b, IN_PARENT, now, &parent))
         return 0;
+    if (token_is_done(parent))
+        return take_done(b, now);
     in_pop(b, IN_PARENT, now);
     if (parent.kind == TOKEN_CRD) {
         if (!w->have_own)
@@ -112,17 +156,57 @@ static int list_writer_step(block *b, cycle_t now)
         w->have_own = 0;
         if (parent.level > 0 && in_peek(b, IN_OWN, now, &own) && token_is_stop(own))
             in_pop(b, IN_OWN, now);
-    } else if (token_is_done(parent)) {
-        if (in_peek(b, IN_OWN, now, &own) && token_is_done(own))
-            in_pop(b, IN_OWN, now);
-        b->done = 1;
     }
     return 1;
 }
 
-/* Fills the level of the result that stores this mode: a head per
- * position of the level above (which must be dense: its positions are
- * the parent coordinates). */
+/* A fiber of the level: its parent coordinate and its list's head. */
+typedef struct fiber_head {
+    int64_t parent, head;
+} fiber_head;
+
+static int by_parent(const void *a, const void *b)
+{
+    int64_t x = ((const fiber_head *)a)->parent, y = ((const fiber_head *)b)->parent;
+    return (x > y) - (x < y);
+}
+
+/* The dense level 0 as the parent coordinates that have lists, and level
+ * 1 as those lists, a head per such fiber in coordinate order. */
+static int hand_over(const list_writer *w, fiber_level *top, fiber_level *l, sam_error *err)
+{
+    size_t nf = w->parents.n;
+    fiber_head *fibers = malloc((nf + 1) * sizeof *fibers);
+    int64_t *seg = malloc(2 * sizeof *seg), *parent = malloc((nf + 1) * sizeof *parent);
+    int64_t *head = malloc((nf + 1) * sizeof *head), *crd = malloc((w->nnodes + 1) * sizeof *crd);
+    int64_t *next = malloc((w->nnodes + 1) * sizeof *next);
+    if (!fibers || !seg || !parent || !head || !crd || !next) {
+        free(fibers), free(seg), free(parent), free(head), free(crd), free(next);
+        return error_set(err, "out of memory");
+    }
+    for (size_t f = 0; f < nf; f++)
+        fibers[f] = (fiber_head){w->parents.crd[f], w->head[f]};
+    qsort(fibers, nf, sizeof *fibers, by_parent);
+    for (size_t j = 0; j < nf; j++) {
+        parent[j] = fibers[j].parent;
+        head[j] = fibers[j].head;
+    }
+    free(fibers);
+    if (w->nnodes) {
+        memcpy(crd, w->crd, w->nnodes * sizeof *crd);
+        memcpy(next, w->next, w->nnodes * sizeof *next);
+    }
+    seg[0] = 0;
+    seg[1] = (int64_t)nf;
+    *top = (fiber_level){.kind = 's', .mode = top->mode, .dim = top->dim, .seg = seg,
+                         .nseg = 2, .crd = parent, .ncrd = nf};
+    *l = (fiber_level){.kind = 'l', .mode = l->mode, .dim = l->dim, .crd = crd,
+                       .ncrd = w->nnodes, .head = head, .nhead = nf, .next = next};
+    return 0;
+}
+
+/* Fills the level of the result that stores this mode, and the dense
+ * level above it, whose positions are the parent coordinates. */
 static int list_writer_collect(const block *b, fibertree *result, sam_error *err)
 {
     const list_writer *w = b->state;
@@ -130,27 +214,15 @@ static int list_writer_collect(const block *b, fibertree *result, sam_error *err
         fiber_level *l = &result->lv[k];
         if (l->mode != w->mode)
             continue;
-        int64_t fibers = k == 0 ? 1 : fibertree_positions(result, k - 1);
-        if (k == 0 || result->lv[k - 1].kind != 'd' || (int64_t)w->nfibers > fibers)
-            return block_error((block *)b, err, "a linked-list level needs a dense level above "
-                               "it holding every parent coordinate");
-        int64_t *head = malloc(((size_t)fibers + 1) * sizeof *head);
-        int64_t *crd = malloc((w->nnodes + 1) * sizeof *crd);
-        int64_t *next = malloc((w->nnodes + 1) * sizeof *next);
-        if (!head || !crd || !next) {
-            free(head), free(crd), free(next);
-            return error_set(err, "out of memory");
-        }
-        for (int64_t f = 0; f < fibers; f++)
-            head[f] = f < (int64_t)w->nfibers ? w->head[f] : -1;
-        if (w->nnodes) {
-            memcpy(crd, w->crd, w->nnodes * sizeof *crd);
-            memcpy(next, w->next, w->nnodes * sizeof *next);
-        }
-        *l = (fiber_level){.kind = 'l', .mode = l->mode, .dim = l->dim, .crd = crd,
-                           .ncrd = w->nnodes, .head = head, .nhead = (size_t)fibers,
-                           .next = next};
-        return 0;
+        if (k != 1 || result->lv[0].kind != 'd')
+            return block_error((block *)b, err, "a linked-list level is written only as level "
+                               "1, below a dense level 0 holding every parent coordinate");
+        for (size_t f = 0; f < w->parents.n; f++)
+            if (w->parents.crd[f] >= result->lv[0].dim)
+                return block_error((block *)b, err, "parent coordinate %lld is beyond the "
+                                   "dimension %lld of level 0",
+                                   (long long)w->parents.crd[f], (long long)result->lv[0].dim);
+        return hand_over(w, &result->lv[0], l, err);
     }
     return block_error((block *)b, err, "the result has no mode %d", w->mode);
 }
@@ -165,6 +237,7 @@ static void list_writer_destroy(block *b)
 {
     list_writer *w = b->state;
     if (w) {
+        crd_index_free(&w->parents);
         free(w->head), free(w->tail);
         free(w->crd), free(w->next);
     }
@@ -172,11 +245,33 @@ static void list_writer_destroy(block *b)
     b->state = NULL;
 }
 
+/* Where the graph's comment gives the result's format, the level this
+ * node writes must be level 1 below a dense level 0 of its parent's mode:
+ * the writer sees no coordinate above its parent's, so a deeper level
+ * would put every list under the first position of the levels above. */
+static int check_level(block *b, const block_ctx *ctx, int64_t mode, sam_error *err)
+{
+    int64_t parent_mode;
+    const graph_tensor *t = ctx->graph ? graph_tensor_find(ctx->graph,
+                                                           graph_node_attr(ctx->node, "tensor"))
+                                       : NULL;
+    if (!t)
+        return 0;
+    const level_format *f = &t->format;
+    if (f->nlevels < 2 || f->mode[1] != mode || f->kind[0] != 'd' ||
+        (graph_node_attr(ctx->node, "parent_mode") &&
+         (block_attr_int(ctx, "parent_mode", &parent_mode, err) || parent_mode != f->mode[0])))
+        return block_error(b, err, "a linked-list level is written only as level 1, below a "
+                           "dense level 0 holding every parent coordinate");
+    return 0;
+}
+
 static int list_writer_create(block *b, const block_ctx *ctx, sam_error *err)
 {
     int64_t mode;
     if (!block_attr(ctx, "tensor", err) || !block_attr(ctx, "index", err) ||
-        !block_attr(ctx, "parent", err) || block_attr_int(ctx, "mode", &mode, err))
+        !block_attr(ctx, "parent", err) || block_attr_int(ctx, "mode", &mode, err) ||
+        check_level(b, ctx, mode, err))
         return -1;
     list_writer *w = calloc(1, sizeof *w);
     if (!w)

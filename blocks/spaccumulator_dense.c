@@ -81,6 +81,10 @@ static void *dense_create(block *b, const block_ctx *ctx, int order, sam_error *
     int64_t rows = order == 2 ? dense_acc_index_dim(ctx, graph_node_attr(ctx->node, "in1")) : 1;
     for (int k = 0; k < n; k++)
         dense_acc_init(&st->bank[k], rows, cols, scan);
+    if (dense_acc_bound(st->bank, n, b, ctx, err)) {
+        dense_destroy(st);
+        return NULL;
+    }
     return st;
 }
 

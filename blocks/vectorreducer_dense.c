@@ -44,6 +44,12 @@ static const block_param dense_params[] = {
     {NULL, NULL, 0, 0, 0},
 };
 
+static void dense_destroy(void *store)
+{
+    dense_acc_free(store);
+    free(store);
+}
+
 static void *dense_create(block *b, const block_ctx *ctx, sam_error *err)
 {
     int64_t scan;
@@ -58,13 +64,11 @@ static void *dense_create(block *b, const block_ctx *ctx, sam_error *err)
         return NULL;
     }
     dense_acc_init(a, 1, dense_acc_index_dim(ctx, idx), scan);
+    if (dense_acc_bound(a, 1, b, ctx, err)) {
+        dense_destroy(a);
+        return NULL;
+    }
     return a;
-}
-
-static void dense_destroy(void *store)
-{
-    dense_acc_free(store);
-    free(store);
 }
 
 static const vecred_store_ops dense_store_ops = {

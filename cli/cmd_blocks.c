@@ -63,6 +63,6 @@ int cmd_blocks(int argc, char **argv)
            "capacity=tokens each output stream holds (0: unbounded).\n"
            "Edges read capacity and latency (1) for their stream. Set them in the graph, with "
            "--config FILE\n(TYPE.NAME = VALUE, node.ID.NAME = VALUE, channel.capacity, "
-           "channel.latency) or --impl TYPE=NAME.\n");
+           "channel.latency, bitvector.width) or --impl TYPE=NAME.\n");
     return 0;
 }

@@ -86,6 +86,36 @@ void fibertree_level_stats(const fibertree *ft, int k, level_stats *st)
     st->mean_len = st->nonempty ? (double)l->ncrd / (double)st->nonempty : 0.0;
 }
 
+/* Whether level k, a dense level or a bitvector, would hold more than
+ * limit positions or words below parents positions (err set then): both
+ * store their whole shape. */
+static int over_limit(const fiber_level *l, int k, int64_t parents, int64_t limit,
+                      sam_error *err)
+{
+    int64_t width = l->kind == 'b' ? (l->dim + 63) / 64 : l->dim;
+    if ((l->kind != 'd' && l->kind != 'b') || !width || parents <= limit / width)
+        return 0;
+    if (l->kind == 'b')
+        return error_set(err, "bitvector level %d would hold %lld x %lld words, more than the "
+                         "limit of %lld (set " FIBERTREE_DENSE_ENV " to raise it)", k,
+                         (long long)parents, (long long)width, (long long)limit);
+    return error_set(err, "dense level %d would hold %lld x %lld positions, more than the "
+                     "limit of %lld (set " FIBERTREE_DENSE_ENV " to raise it)", k,
+                     (long long)parents, (long long)width, (long long)limit);
+}
+
+int fibertree_check_dense(const fibertree *ft, int64_t limit, sam_error *err)
+{
+    int64_t positions = 1;
+    for (int k = 0; k < ft->order; k++) {
+        const fiber_level *l = &ft->lv[k];
+        if (over_limit(l, k, positions, limit, err))
+            return -1;
+        positions = l->kind == 'd' ? positions * l->dim : (int64_t)l->ncrd;
+    }
+    return 0;
+}
+
 /* Builds compressed level l from entries in storage order: pos[i] holds the
  * parent position of sorted entry i on entry and its own position on exit. */
 static int build_compressed(fiber_level *l, const int64_t *crd, const size_t *perm, size_t n,
@@ -122,10 +152,8 @@ static int build_bitvector(fiber_level *l, int k, const int64_t *crd, const size
                            sam_error *err)
 {
     int64_t stride = (l->dim + 63) / 64;
-    if (stride && parents > limit / stride)
-        return error_set(err, "bitvector level %d would hold %lld x %lld words, more than the "
-                         "limit of %lld (set " FIBERTREE_DENSE_ENV " to raise it)", k,
-                         (long long)parents, (long long)stride, (long long)limit);
+    if (over_limit(l, k, parents, limit, err))
+        return -1;
     l->nseg = (size_t)parents + 1;
     l->nbits = (size_t)(parents * stride);
     l->seg = error_alloc(err, l->nseg, sizeof *l->seg);
@@ -207,10 +235,8 @@ static int build_levels(const tensor *t, fibertree *ft, const size_t *perm, int6
             positions = (int64_t)l->ncrd;
             continue;
         }
-        if (l->dim && positions > limit / l->dim)
-            return error_set(err, "dense level %d would hold %lld x %lld positions, more than "
-                             "the limit of %lld (set " FIBERTREE_DENSE_ENV " to raise it)", k,
-                             (long long)positions, (long long)l->dim, (long long)limit);
+        if (over_limit(l, k, positions, limit, err))
+            return -1;
         for (size_t i = 0; i < t->nnz; i++)
             pos[i] = pos[i] * l->dim + crd[perm[i]];
         positions *= l->dim;

@@ -95,6 +95,12 @@ typedef struct level_stats {
 
 void fibertree_level_stats(const fibertree *ft, int k, level_stats *st);
 
+/* Refuses, as fibertree_build does, a tree whose dense levels would hold
+ * more than limit positions or whose bitvector levels more than limit
+ * words, by their shape: for a tree others filled (a run's result), whose
+ * dense levels cost what their shape says to walk. */
+int fibertree_check_dense(const fibertree *ft, int64_t limit, sam_error *err);
+
 /* Checks that the arrays fit together (seg lengths follow the level above,
  * seg is non-decreasing and ends at the crd count, coordinates lie within
  * their dimension, values match the last level's positions). A 'b' level:

@@ -58,6 +58,16 @@ const fiber_level *block_level(const block_ctx *ctx, const char *name, int mode,
     return NULL;
 }
 
+int block_dense_limit(const block_ctx *ctx, int64_t *limit, sam_error *err)
+{
+    size_t entries = 0;
+    for (int t = 0; ctx->graph && ctx->tensor && t < ctx->graph->ntensors; t++) {
+        const fibertree *ft = ctx->tensor(ctx, ctx->graph->tensors[t].name);
+        entries += ft ? ft->nvals : 0;
+    }
+    return fibertree_dense_limit(entries, limit, err);
+}
+
 const char *block_edge_tensor(const graph_edge *e, const char *dir)
 {
     size_t n = strlen(dir);

@@ -85,6 +85,12 @@ typedef struct block_ops {
      * port `out` sends, or -1. The port lies at or beyond nin: optional,
      * it counts in nin once the builder connects it. */
     int (*feedback_in)(const block *b, int out);
+    /* Optional, for blocks whose streams carry bitvector words
+     * (blocks/bitvector.h): the width in bits of the words on port
+     * (input: an input port), 0 on a port that carries none. Blocks that
+     * share a word stream must read it alike, and the builder refuses a
+     * stream whose producer and reader disagree. */
+    int64_t (*word_width)(const block *b, int port, int input);
 } block_ops;
 
 typedef struct in_port {
@@ -205,6 +211,12 @@ int block_error(const block *b, sam_error *err, const char *fmt, ...)
 /* The level of tensor name that stores mode, or NULL with err set. */
 const fiber_level *block_level(const block_ctx *ctx, const char *name, int mode,
                                const fibertree **tree, sam_error *err);
+
+/* The dense limit (formats/fibertree.h) for what a block stores by a
+ * declared size rather than by what it receives (a bitvector result
+ * level, a dense accumulator): that of a tensor holding every bound
+ * operand's entries, as storing an operand densely is limited. */
+int block_dense_limit(const block_ctx *ctx, int64_t *limit, sam_error *err);
 
 /* The engines' rules around a block's steps, shared by the cycle engine
  * and run-ahead so that both keep the same statistics: a finished sink

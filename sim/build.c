@@ -229,6 +229,40 @@ static int check_inputs(const sim_engine *e, sam_error *err)
     return 0;
 }
 
+/* The width of the words block p sends on the output that feeds c. */
+static int64_t sent_width(const block *p, const channel *c)
+{
+    for (int q = 0; q < p->nout; q++)
+        if (p->out[q].ch == c)
+            return p->ops->word_width(p, q, 0);
+    return 0;
+}
+
+/* Blocks that share a bitvector stream read its words alike: a scanner
+ * sending 16-bit words to an intersecter reading 64-bit ones lost most of
+ * the result without a word of warning. Settings are applied to the
+ * graph by now, so this sees what the run would. */
+static int check_word_widths(const sim_engine *e, sam_error *err)
+{
+    for (int i = 0; i < e->nblocks; i++) {
+        const block *b = &e->blocks[i];
+        for (int p = 0; b->ops->word_width && p < b->nin; p++) {
+            const channel *c = b->in[p].ch;
+            int64_t reads = b->ops->word_width(b, p, 1);
+            if (!reads || c->producer < 0 || !e->blocks[c->producer].ops->word_width)
+                continue;
+            const block *src = &e->blocks[c->producer];
+            int64_t sends = sent_width(src, c);
+            if (sends && sends != reads)
+                return error_set(err, "node %s (%s) sends %lld-bit words to node %s (%s), which "
+                                 "reads %lld-bit words: blocks sharing a bitvector stream need "
+                                 "one width", src->node->id, src->node->type, (long long)sends,
+                                 b->node->id, b->node->type, (long long)reads);
+        }
+    }
+    return 0;
+}
+
 /* The arrays of e kept by sim_engine_clear, when they have room for nb
  * blocks and nc channels, else new ones; the rest of e starts from zero.
  * Blocks start zeroed, as their constructors expect; channel_init clears
@@ -275,7 +309,7 @@ static int build_all(builder *bd, const sim_data *d, sam_error *err)
     for (size_t i = 0; i < nb * BLOCK_MAX_PORTS; i++)
         bd->channel_of[i] = -1;
     if (create_blocks(bd, d, err) || connect_edges(bd, err) || feed_roots(bd, err) ||
-        sim_feedback_wire(e, err) || check_inputs(e, err))
+        sim_feedback_wire(e, err) || check_inputs(e, err) || check_word_widths(e, err))
         return -1;
     sim_engine_start(e);
     return 0;

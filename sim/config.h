@@ -11,11 +11,16 @@
  *                               capacity, or a parameter of an
  *                               implementation (samsim blocks lists them)
  *   node.ID.NAME = VALUE        the node with DOT name ID, the same names
+ *   bitvector.width = 16        every bitvector block: the width of the
+ *                               words their streams carry, which blocks
+ *                               sharing a stream must agree on; a
+ *                               TYPE.width leaves them alone
  *
  * Node settings become node attributes, replacing the graph's own: the
  * graph describes a design, the settings an experiment on it. A node
  * setting wins over a type setting, a later line over an earlier one, the
- * command line over the file. Edge attributes capacity and latency in the
+ * command line over the file. Implementations are set before the rest:
+ * the one that serves a node decides whether a type's width reaches it. Edge attributes capacity and latency in the
  * graph still win over channel.* for their stream. */
 #ifndef SAMSIM_CONFIG_H
 #define SAMSIM_CONFIG_H

@@ -103,6 +103,27 @@ static int shape_result(const sim_result_plan *p, const sim_data *d, fibertree *
     return 0;
 }
 
+/* A level that no writer handed over keeps only its shape, and a dense
+ * one costs its positions to walk and to check: such a level is refused
+ * beyond the dense limit of a tensor holding every operand's entries, as
+ * storing an operand densely is. Results whose writers filled every
+ * level skip the check. */
+static int check_unwritten(const fibertree *out, const sim_data *d, sam_error *err)
+{
+    int dense = 0;
+    for (int k = 0; k < out->order; k++)
+        dense |= out->lv[k].kind == 'd';
+    if (!dense)
+        return 0;
+    size_t entries = 0;
+    for (int i = 0; i < d->n; i++)
+        entries += d->items[i].tree.nvals;
+    int64_t limit;
+    return fibertree_dense_limit(entries, &limit, err) || fibertree_check_dense(out, limit, err)
+               ? -1
+               : 0;
+}
+
 int sim_result_planned(const sim_engine *e, const sim_result_plan *p, const sim_data *d,
                        fibertree *out, sam_error *err)
 {
@@ -118,6 +139,10 @@ int sim_result_planned(const sim_engine *e, const sim_result_plan *p, const sim_
             fibertree_free(out);
             return error_prefix(err, g->path);
         }
+    }
+    if (check_unwritten(out, d, err)) {
+        fibertree_free(out);
+        return error_wrap(err, "%s: the result %s", g->path, g->tensors[0].name);
     }
     if (fibertree_validate(out, err)) {
         fibertree_free(out);

@@ -5,7 +5,9 @@
  * bound by hand (harness_bv_level): reading bitvector levels from files,
  * and a level letter for them in the graph comment, come with the
  * bitvector level format, so the comments below still say s0 for the
- * operands b and c; nothing in a run reads their letters. */
+ * operands b and c; nothing in a run reads their letters. Blocks that
+ * share a word stream must agree on its width, in the graph and as
+ * --config leaves it. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -181,6 +183,162 @@ static void test_elemmul_written_as_bitvector(void **state)
     }
 }
 
+/* The build's error for graph text with b and c bound. */
+static char *build_error(const char *text, char **path_out)
+{
+    char *dir = test_tmpdir(), *path = test_write_file(dir, "g.gv", text);
+    sam_error err = {{0}};
+    sam_graph g;
+    if (graph_read_dot(path, &g, &err))
+        fail_msg("%s", err.msg);
+    fibertree b, c;
+    harness_bv_level(&b, 20, b_bits, 1);
+    harness_bv_level(&c, 20, c_bits, 1);
+    sim_data d = {0};
+    sim_engine e;
+    sim_options o = {.depth = 0, .latency = 1};
+    assert_int_equal(sim_data_borrow(&d, "b", &b, &err), 0);
+    assert_int_equal(sim_data_borrow(&d, "c", &c, &err), 0);
+    assert_int_equal(sim_build(&e, &g, &d, &o, &err), -1);
+    sim_data_release(&d);
+    fibertree_free(&b);
+    fibertree_free(&c);
+    graph_free(&g);
+    *path_out = path;
+    test_tmpdir_remove(dir);
+    return strdup(err.msg);
+}
+
+/* Text with the first occurrence of from replaced by to. */
+static char *replaced(const char *text, const char *from, const char *to)
+{
+    const char *at = strstr(text, from);
+    assert_non_null(at);
+    size_t n = strlen(text) - strlen(from) + strlen(to) + 1;
+    char *out = malloc(n);
+    snprintf(out, n, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
+    return out;
+}
+
+/* Words of one width read as another put bits at the wrong coordinates
+ * (b's 8-bit word 1 read as 16 bits holds coordinates 16 to 31): a
+ * stream whose producer and reader disagree is refused when the graph is
+ * built, naming both, whichever end the graph sets apart. */
+static void test_width_mismatch_refused(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *graph, *from, *to, *want;
+    } cases[] = {
+        {elemmul, "intersect index=i format=bitvector width=8",
+         "intersect index=i format=bitvector width=16",
+         "node 0 (fiberlookup) sends 8-bit words to node 2 (intersect), which reads 16-bit "
+         "words: blocks sharing a bitvector stream need one width"},
+        {elemmul, "tensor=c mode=0 format=bitvector width=8", "tensor=c mode=0 format=bitvector",
+         "node 1 (fiberlookup) sends 64-bit words to node 2 (intersect), which reads 8-bit "
+         "words: blocks sharing a bitvector stream need one width"},
+        {elemmul_bv, "mode=0 format=bitvector width=8 sink", "mode=0 format=bitvector sink",
+         "node 2 (intersect) sends 8-bit words to node 7 (fiberwrite), which reads 64-bit "
+         "words: blocks sharing a bitvector stream need one width"},
+        {identity, "bv to=crd width=8", "bv to=crd width=4",
+         "node 0 (fiberlookup) sends 8-bit words to node 1 (bv), which reads 4-bit words: "
+         "blocks sharing a bitvector stream need one width"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        char *text = replaced(cases[k].graph, cases[k].from, cases[k].to), *path;
+        char *msg = build_error(text, &path), want[600];
+        snprintf(want, sizeof want, "%s: %s", path, cases[k].want);
+        assert_string_equal(msg, want);
+        free(text), free(msg), free(path);
+    }
+}
+
+/* The auditor's graph: X(i,j) = B(i,j) * C(i,j) with B and C bitvector
+ * inner levels, C the shifted copy of B; node ids looked up in the graph
+ * (B's bitvector scanner and the intersecter). */
+typedef struct bv_run {
+    char *dir, *graph, *bind;
+    const char *scanner, *joiner;
+    sam_graph g;
+} bv_run;
+
+static void bv_run_init(bv_run *r)
+{
+    r->dir = test_tmpdir();
+    r->graph = test_compile_to(r->dir, "bv", "X(i,j)=B(i,j)*C(i,j) -f=X:ss -f=B:sb -f=C:sb");
+    char *b = test_gen_urandom(r->dir, "B.mtx", "67x67", "0.06", 7);
+    r->bind = malloc(strlen(b) + 3);
+    sprintf(r->bind, "B=%s", b);
+    free(b);
+    sam_error err;
+    if (graph_read_dot(r->graph, &r->g, &err))
+        fail_msg("%s", err.msg);
+    r->scanner = r->joiner = NULL;
+    for (int i = 0; i < r->g.nnodes; i++) {
+        const graph_node *n = &r->g.nodes[i];
+        const char *f = graph_node_attr(n, "format"), *t = graph_node_attr(n, "tensor");
+        if (!f || strcmp(f, "bitvector"))
+            continue;
+        if (!strcmp(n->type, "intersect"))
+            r->joiner = n->id;
+        else if (!strcmp(n->type, "fiberlookup") && t && !strcmp(t, "B"))
+            r->scanner = n->id;
+    }
+    assert_non_null(r->scanner);
+    assert_non_null(r->joiner);
+}
+
+static void bv_run_free(bv_run *r)
+{
+    graph_free(&r->g);
+    free(r->graph), free(r->bind);
+    test_tmpdir_remove(r->dir);
+}
+
+/* The run under every engine with --check against the reference
+ * evaluation, with the settings of config (NULL: none); its cycles. */
+static long long bv_run_cycles(bv_run *r, const char *config)
+{
+    char *cfg = config ? test_write_file(r->dir, "run.cfg", config) : NULL;
+    const char *argv[] = {"run", r->graph, "-t", r->bind, "--shift",
+                          cfg ? "--config" : NULL, cfg, NULL};
+    long long cycles = test_run_engines(config ? config : "no config", r->dir, argv);
+    free(cfg);
+    return cycles;
+}
+
+/* The README's example `fiberlookup.width = 8` is the vector scanner's:
+ * it leaves the bitvector blocks alone (the run was "malformed"), so the
+ * run is the one without settings; bitvector.width sets every bitvector
+ * block at once, a correct result in more words; one scanner's width
+ * alone (X held 18 of its 83 entries, exit 0) is refused in one line
+ * naming the scanner and the intersecter and both widths. */
+static void test_config_widths(void **state)
+{
+    (void)state;
+    bv_run r;
+    bv_run_init(&r);
+    long long plain = bv_run_cycles(&r, NULL);
+    assert_int_equal(bv_run_cycles(&r, "fiberlookup.width = 8\n"), plain);
+    assert_true(bv_run_cycles(&r, "bitvector.width = 16\n") > plain);
+    char line[64], want[4400], *se = NULL;
+    snprintf(line, sizeof line, "node.%s.width = 16\n", r.scanner);
+    char *cfg = test_write_file(r.dir, "node.cfg", line);
+    assert_int_equal(test_run_samsim(NULL, &se, "run", r.graph, "-t", r.bind, "--shift",
+                                     "--config", cfg, NULL),
+                     1);
+    snprintf(want, sizeof want, "samsim: %s: node %s (fiberlookup) sends 16-bit words to node %s "
+             "(intersect), which reads 64-bit words: blocks sharing a bitvector stream need one "
+             "width\n", r.graph, r.scanner, r.joiner);
+    assert_string_equal(se, want);
+    free(se), free(cfg);
+    /* Set on every block of the stream, node by node, the width holds. */
+    char both[256];
+    snprintf(both, sizeof both, "bitvector.width = 16\nnode.%s.width = 16\n", r.scanner);
+    assert_int_equal(bv_run_cycles(&r, both), bv_run_cycles(&r, "bitvector.width = 16\n"));
+    bv_run_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -188,6 +346,8 @@ int main(void)
         cmocka_unit_test(test_elemadd),
         cmocka_unit_test(test_identity),
         cmocka_unit_test(test_elemmul_written_as_bitvector),
+        cmocka_unit_test(test_width_mismatch_refused),
+        cmocka_unit_test(test_config_widths),
     };
     return cmocka_run_group_tests_name("bitvector_graph", tests, NULL, NULL);
 }

@@ -100,6 +100,10 @@ static void test_settings_apply(void **state)
      * tokens in 1, 3, ..., 9; X1's its nine in 2, 4, ..., 18; vals' its
      * nine from cycle 3 on every second cycle: 3, ..., 19. */
     assert_int_equal(run_cycles(&f, "fiberwrite.ii = 2\n", NULL, NULL), 20);
+    /* Widths of blocks this graph does not have change nothing: the
+     * vector scanner's (fiberlookup.width) and the bitvector blocks'. */
+    assert_int_equal(run_cycles(&f, "fiberlookup.width = 8\nbitvector.width = 16\n", NULL, NULL),
+                     12);
     /* A channel latency of 3 delays each of the three hops by 2 more. */
     assert_int_equal(run_cycles(&f, "channel.latency = 3\n", NULL, NULL), 18);
     fixture_free(&f);
@@ -143,6 +147,18 @@ static void test_bad_settings(void **state)
                    "1: node.1.ii must be a whole number 1..1000, not '0'");
     assert_refused(&f, "scanner.ii = 2\n", NULL,
                    "1: 'scanner' is not a block type (samsim blocks lists them)");
+    assert_refused(&f, "intersect.width = 16\n", NULL,
+                   "1: intersect.width: the word width of bitvector blocks is their streams', "
+                   "set for all of them (bitvector.width) or for one node (node.ID.width)");
+    assert_refused(&f, "\nbv.width = 8\n", NULL,
+                   "2: bv.width: the word width of bitvector blocks is their streams', set for "
+                   "all of them (bitvector.width) or for one node (node.ID.width)");
+    assert_refused(&f, "bitvector.width = 65\n", NULL,
+                   "1: bitvector.width must be a whole number 1..64, not '65'");
+    assert_refused(&f, "bitvector.width = 0x10\n", NULL,
+                   "1: bitvector.width must be a whole number 1..64, not '0x10'");
+    assert_refused(&f, "bitvector.emit_zeros = 1\n", NULL,
+                   "1: bitvector has no setting 'emit_zeros' (width)");
     assert_refused(&f, "node.1.ii\n", NULL, "1: expected KEY = VALUE, not 'node.1.ii'");
     assert_refused(&f, "node.1.ii = \n", NULL, "1: node.1.ii has no value");
     assert_refused(&f, NULL, "--impl=fiberlookup", "run: --impl takes TYPE=NAME, not 'fiberlookup'");

@@ -1,7 +1,9 @@
 /* Bitvector ('b') and linked-list ('l') levels in fibertree storage: the
  * arrays of hand-worked examples, round trips of random tensors through
  * every mix of level kinds, and fibertree_validate refusing each broken
- * invariant. */
+ * invariant; the dense limit on what a run stores by a declared size
+ * (bitvector result levels, dense accumulators, result levels no writer
+ * fills). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -202,6 +204,153 @@ static void test_bitvector_dense_limit(void **state)
     tensor_free(&t);
 }
 
+/* fibertree_check_dense: a tree's dense levels by their positions and
+ * its bitvector levels by their words, with fibertree_build's messages;
+ * compressed and list levels pass whatever their dimension. */
+static void test_check_dense(void **state)
+{
+    (void)state;
+    sam_error err;
+    fibertree ft = {.order = 3};
+    ft.lv[0] = (fiber_level){.kind = 's', .dim = (int64_t)1 << 40, .ncrd = 3};
+    ft.lv[1] = (fiber_level){.kind = 'd', .dim = 1000};
+    ft.lv[2] = (fiber_level){.kind = 'b', .dim = 640};
+    assert_int_equal(fibertree_check_dense(&ft, 30000, &err), 0);
+    assert_int_equal(fibertree_check_dense(&ft, 29999, &err), -1);
+    assert_string_equal(err.msg, "bitvector level 2 would hold 3000 x 10 words, more than the "
+                                 "limit of 29999 (set SAMSIM_MAX_DENSE to raise it)");
+    assert_int_equal(fibertree_check_dense(&ft, 2999, &err), -1);
+    assert_string_equal(err.msg, "dense level 1 would hold 3 x 1000 positions, more than the "
+                                 "limit of 2999 (set SAMSIM_MAX_DENSE to raise it)");
+    /* Three dense levels of 3e6 would overflow a product of positions. */
+    fibertree cube = {.order = 3};
+    for (int k = 0; k < 3; k++)
+        cube.lv[k] = (fiber_level){.kind = 'd', .mode = k, .dim = 3000000};
+    assert_int_equal(fibertree_check_dense(&cube, (int64_t)1 << 34, &err), -1);
+    assert_string_equal(err.msg, "dense level 1 would hold 3000000 x 3000000 positions, more "
+                                 "than the limit of 17179869184 (set SAMSIM_MAX_DENSE to raise "
+                                 "it)");
+}
+
+/* Runs samsim with args (NULL-terminated) expecting exit status 1 and one
+ * line of stderr: prefix, anything but a newline (a cycle), suffix. */
+static void expect_refused(const char *prefix, const char *suffix, const char *const *argv)
+{
+    char *se = NULL;
+    assert_int_equal(test_run_samsim_argv(NULL, &se, argv), 1);
+    size_t n = strlen(se), np = strlen(prefix), ns = strlen(suffix);
+    if (n < np + ns || strncmp(se, prefix, np) || strcmp(se + n - ns, suffix) ||
+        memchr(se + np, '\n', n - np - ns))
+        fail_msg("stderr '%s' is not '%s...%s'", se, prefix, suffix);
+    free(se);
+}
+
+/* An n x n matrix with 3 entries on the diagonal, about 100 bytes. */
+static char *diagonal3(const char *dir, const char *name, long long n)
+{
+    char text[200];
+    snprintf(text, sizeof text, "%%%%MatrixMarket matrix coordinate real general\n"
+             "%lld %lld 3\n1 1 1\n2 2 2\n%lld %lld 3\n", n, n, n, n);
+    return test_write_file(dir, name, text);
+}
+
+/* A bitvector result level (X:sb) sends and stores ceil(dim/64) words a
+ * fiber: at 2e9 a fiber alone passes the dense limit, refused when the
+ * graph is built; at 4e8 the three fibers pass it together, refused when
+ * the writer has taken the limit's worth of words (the run went on to 150
+ * MB of words). Within the limit the result passes --check. */
+static void test_bitvector_result_limit(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir();
+    char *graph = test_compile_to(dir, "xsb", "X(i,j)=B(i,j) -f=X:sb");
+    char *huge = diagonal3(dir, "huge.mtx", 2000000000), *big = diagonal3(dir, "big.mtx", 400000000);
+    char *fits = diagonal3(dir, "fits.mtx", 100000000), tb[4200], pre[4400];
+    snprintf(tb, sizeof tb, "B=%s", huge);
+    snprintf(pre, sizeof pre, "samsim: %s: node 4 (bv): fibers of 31250000 words (dimension "
+             "2000000000 in 64-bit words) are more than the dense limit of 8388608 (set "
+             "SAMSIM_MAX_DENSE to raise it)\n", graph);
+    expect_refused(pre, "", (const char *[]){"run", graph, "-t", tb, NULL});
+    snprintf(tb, sizeof tb, "B=%s", big);
+    expect_refused("samsim: node 5 (fiberwrite): at cycle ",
+                   ": the bitvector level would hold more than 8388608 words, the dense limit "
+                   "(set SAMSIM_MAX_DENSE to raise it)\n",
+                   (const char *[]){"run", graph, "-t", tb, NULL});
+    char *out;
+    snprintf(tb, sizeof tb, "B=%s", fits);
+    assert_int_equal(test_run_samsim(&out, NULL, "run", graph, "-t", tb, "--check", NULL), 0);
+    assert_non_null(strstr(out, "check: pass"));
+    free(out), free(graph), free(huge), free(big), free(fits);
+    test_tmpdir_remove(dir);
+}
+
+/* A dense accumulator holds a slot for every coordinate of its declared
+ * dimensions: Gustavson's SpMSpM on 6e7 x 6e7 with 3 entries, with
+ * spaccumulator=dense, is refused when the graph is built (two banks of
+ * 6e7 slots were allocated), and so is the vectorreducer's dense row. */
+static void test_dense_accumulator_limit(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir();
+    char *gus = test_compile_to(dir, "gus", "X(i,j)=B(i,k)*C(k,j) -s=reorder(i,k,j)");
+    char *lanes = test_compile_to(dir, "lanes", "X(i,j)=B(i,k)*C(k,j) -s=reorder(i,k,j) "
+                                                "-s=parallelize(k,2)");
+    char *b = diagonal3(dir, "b.mtx", 60000000), tb[4200], tc[4200], pre[4400];
+    snprintf(tb, sizeof tb, "B=%s", b);
+    snprintf(tc, sizeof tc, "C=%s", b);
+    snprintf(pre, sizeof pre, "samsim: %s: node 14 (spaccumulator): a dense accumulator of 2 x 1 "
+             "x 60000000 slots (arrays x rows x columns) is more than the dense limit of "
+             "8388608 (set SAMSIM_MAX_DENSE to raise it, or use the sparse implementation)\n",
+             gus);
+    expect_refused(pre, "", (const char *[]){"run", gus, "-t", tb, "-t", tc, "--impl",
+                                             "spaccumulator=dense", NULL});
+    snprintf(pre, sizeof pre, "samsim: %s: node ", lanes);
+    expect_refused(pre, " (vectorreducer): a dense accumulator of 1 x 1 x 60000000 slots (arrays "
+                        "x rows x columns) is more than the dense limit of 8388608 (set "
+                        "SAMSIM_MAX_DENSE to raise it, or use the sparse implementation)\n",
+                   (const char *[]){"run", lanes, "-t", tb, "-t", tc, "--impl",
+                                    "vectorreducer=dense", NULL});
+    free(gus), free(lanes), free(b);
+    test_tmpdir_remove(dir);
+}
+
+/* A result level that no writer fills keeps its shape alone: three dense
+ * levels of 3e6 (a product of positions that overflowed, reported as
+ * "1 values for 8553255926290448384 positions") are refused by the dense
+ * limit. The graph names the result's indices by nodes that write
+ * nothing. */
+static void test_unwritten_result_limit(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir();
+    char *graph = test_write_file(dir, "g.gv", "digraph SAM {\n"
+        "comment=\"x=ddd012,b=sss012\"\n"
+        "0 [type=fiberlookup index=i tensor=b mode=0 format=compressed src=true root=true]\n"
+        "1 [type=fiberlookup index=j tensor=b mode=1 format=compressed src=true]\n"
+        "2 [type=fiberlookup index=k tensor=b mode=2 format=compressed src=true]\n"
+        "3 [type=arrayvals tensor=b]\n"
+        "4 [type=fiberwrite mode=vals tensor=x sink=true]\n"
+        "5 [type=crdhold outer=i inner=j tensor=x mode=0 index=i]\n"
+        "6 [type=crdhold outer=j inner=k tensor=x mode=1 index=j]\n"
+        "7 [type=crdhold outer=k inner=j tensor=x mode=2 index=k]\n"
+        "0 -> 1 [type=ref label=ref]\n1 -> 2 [type=ref label=ref]\n"
+        "2 -> 3 [type=ref label=ref]\n3 -> 4 [type=val label=val]\n"
+        "0 -> 5 [type=crd label=\"crd_outer-i\" comment=\"outer-i\"]\n"
+        "1 -> 5 [type=crd label=\"crd_inner-j\" comment=\"inner-j\"]\n"
+        "1 -> 6 [type=crd label=\"crd_outer-j\" comment=\"outer-j\"]\n"
+        "2 -> 6 [type=crd label=\"crd_inner-k\" comment=\"inner-k\"]\n"
+        "2 -> 7 [type=crd label=\"crd_outer-k\" comment=\"outer-k\"]\n"
+        "1 -> 7 [type=crd label=\"crd_inner-j\" comment=\"inner-j\"]\n}\n");
+    char *b = test_write_file(dir, "b.tns", "3000000 3000000 3000000 1\n"), tb[4200], want[4400];
+    snprintf(tb, sizeof tb, "b=%s", b);
+    snprintf(want, sizeof want, "samsim: %s: the result x: dense level 1 would hold 3000000 x "
+             "3000000 positions, more than the limit of 8388608 (set SAMSIM_MAX_DENSE to raise "
+             "it)\n", graph);
+    expect_refused(want, "", (const char *[]){"run", graph, "-t", tb, NULL});
+    free(graph), free(b);
+    test_tmpdir_remove(dir);
+}
+
 /* Dimensions about word boundaries, and 1. */
 static const int64_t dim_choices[] = {1, 5, 63, 64, 65, 128, 130};
 
@@ -355,6 +504,10 @@ int main(void)
         cmocka_unit_test(test_stats_and_bytes),
         cmocka_unit_test(test_format_letters),
         cmocka_unit_test(test_bitvector_dense_limit),
+        cmocka_unit_test(test_check_dense),
+        cmocka_unit_test(test_bitvector_result_limit),
+        cmocka_unit_test(test_dense_accumulator_limit),
+        cmocka_unit_test(test_unwritten_result_limit),
         cmocka_unit_test(test_random_round_trips),
         cmocka_unit_test(test_word_boundaries),
         cmocka_unit_test(test_validate_refuses),

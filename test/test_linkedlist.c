@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "../formats/fibertree.h"
 #include "../formats/samdir.h"
@@ -113,7 +114,9 @@ static void test_multiply(void **state)
 
 /* The writer alone: own coordinates k = 0, 2 with parent fibers [1 3]
  * and [1]: node 0 (k 0) and node 2 (k 2) in fiber 1's list, node 1 in
- * fiber 3's; a parent token a cycle, D taken in cycle 5. */
+ * fiber 3's; a parent token a cycle, D taken in cycle 5. The dense level
+ * above comes back as the parent coordinates that have lists, 1 and 3,
+ * with a head each. */
 static void test_writer_tokens(void **state)
 {
     (void)state;
@@ -131,16 +134,177 @@ static void test_writer_tokens(void **state)
     graph_node node = {.id = "0", .type = "fiberwrite"};
     out.blk.node = &node;
     assert_int_equal(out.blk.ops->collect(&out.blk, &res, &err), 0);
+    static const int64_t seg[] = {0, 2}, parents[] = {1, 3};
+    assert_int_equal(res.lv[0].kind, 's');
+    assert_int_equal(res.lv[0].nseg, 2);
+    assert_int_equal(res.lv[0].ncrd, 2);
+    assert_memory_equal(res.lv[0].seg, seg, sizeof seg);
+    assert_memory_equal(res.lv[0].crd, parents, sizeof parents);
     const fiber_level *l = &res.lv[1];
-    static const int64_t head[] = {-1, 0, -1, 1, -1}, crd[] = {0, 0, 2}, next[] = {2, -1, -1};
+    static const int64_t head[] = {0, 1}, crd[] = {0, 0, 2}, next[] = {2, -1, -1};
     assert_int_equal(l->kind, 'l');
-    assert_int_equal(l->nhead, 5);
+    assert_int_equal(l->nhead, 2);
     assert_int_equal(l->ncrd, 3);
     assert_memory_equal(l->head, head, sizeof head);
     assert_memory_equal(l->crd, crd, sizeof crd);
     assert_memory_equal(l->next, next, sizeof next);
-    free(l->head), free(l->crd), free(l->next);
+    fibertree_free(&res);
     harness_free(&out);
+}
+
+/* Parent coordinates far apart cost a fiber each, not the span between
+ * them; one beyond the dense level's dimension is refused at collection. */
+static void test_writer_sparse_parents(void **state)
+{
+    (void)state;
+    harness_spec s = {.ops = &fiberwrite_linkedlist_ops,
+                      .attrs = "tensor=Y,index=k,parent=i,mode=1,format=linkedlist",
+                      .inputs = {"0 1 S0 D", "1999999999 3 S0 1999999999 S1 D"}};
+    harness_out out;
+    harness_run(&s, &out);
+    assert_true(out.done);
+    fibertree res = {.order = 2, .dims = {2000000000, 4}};
+    res.lv[0] = (fiber_level){.kind = 'd', .mode = 0, .dim = 2000000000};
+    res.lv[1] = (fiber_level){.kind = 's', .mode = 1, .dim = 4};
+    sam_error err = {{0}};
+    graph_node node = {.id = "0", .type = "fiberwrite"};
+    out.blk.node = &node;
+    assert_int_equal(out.blk.ops->collect(&out.blk, &res, &err), 0);
+    static const int64_t parents[] = {3, 1999999999}, head[] = {1, 0}, next[] = {2, -1, -1};
+    assert_memory_equal(res.lv[0].crd, parents, sizeof parents);
+    assert_memory_equal(res.lv[1].head, head, sizeof head);
+    assert_memory_equal(res.lv[1].next, next, sizeof next);
+    fibertree_free(&res);
+    res = (fibertree){.order = 2, .dims = {1999999999, 4}};
+    res.lv[0] = (fiber_level){.kind = 'd', .mode = 0, .dim = 1999999999};
+    res.lv[1] = (fiber_level){.kind = 's', .mode = 1, .dim = 4};
+    assert_int_equal(out.blk.ops->collect(&out.blk, &res, &err), -1);
+    assert_string_equal(err.msg, "node 0 (fiberwrite): parent coordinate 1999999999 is beyond "
+                                 "the dimension 1999999999 of level 0");
+    harness_free(&out);
+}
+
+/* Runs graph on B (and C, when given) and expects exit status 1 with one
+ * line of stderr: prefix, anything without a newline (a cycle), suffix. */
+static void expect_run_refused(const char *graph, const char *b, const char *c,
+                               const char *prefix, const char *suffix)
+{
+    char tb[4200], tc[4200], *se = NULL;
+    snprintf(tb, sizeof tb, "B=%s", b);
+    snprintf(tc, sizeof tc, "C=%s", c ? c : "");
+    int rc = c ? test_run_samsim(NULL, &se, "run", graph, "-t", tb, "-t", tc, NULL)
+               : test_run_samsim(NULL, &se, "run", graph, "-t", tb, NULL);
+    assert_int_equal(rc, 1);
+    size_t n = strlen(se), np = strlen(prefix), ns = strlen(suffix);
+    if (n < np + ns || strncmp(se, prefix, np) || strcmp(se + n - ns, suffix) ||
+        memchr(se + np, '\n', n - np - ns))
+        fail_msg("stderr '%s' is not '%s...%s'", se, prefix, suffix);
+    free(se);
+}
+
+/* The writer knows its parent's coordinates only: a list level deeper
+ * than level 1 is refused when the graph is built (it would put every
+ * list under the first position above), and one written in loop order
+ * (own loop inside the parent's, each parent met with the first own
+ * coordinate only) when the parent's D comes before the own one's. Both
+ * gave wrong results or malformed ones. */
+static void test_writer_refusals(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir();
+    char *b = test_write_file(dir, "B.mtx", "%%MatrixMarket matrix coordinate real general\n"
+                                            "3 3 3\n1 1 1\n2 2 2\n3 3 3\n");
+    char *deep = test_compile_to(dir, "deep", "Y(i,k,j)=B(i,k)*C(k,j) -f=Y:sdl -f=C:ss:1,0 "
+                                              "-s=reorder(i,j,k)");
+    char want[4400];
+    snprintf(want, sizeof want, "samsim: %s: node 13 (fiberwrite): a linked-list level is "
+             "written only as level 1, below a dense level 0 holding every parent coordinate\n",
+             deep);
+    expect_run_refused(deep, b, b, want, "");
+    char *concordant = test_compile_to(dir, "concordant", "X(i,j)=B(i,j) -f=X:dl");
+    expect_run_refused(concordant, b, NULL, "samsim: node 3 (fiberwrite): at cycle ",
+                       ": own coordinates go on after the parent's D: a linked-list level is "
+                       "written against the loop order, its own loop just outside its "
+                       "parent's\n");
+    free(b), free(deep), free(concordant);
+    test_tmpdir_remove(dir);
+}
+
+#if defined(__SANITIZE_ADDRESS__)
+#define UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UNDER_ASAN 1
+#endif
+#endif
+
+/* Runs samsim with argv under an address-space limit of 1 GB (except
+ * under AddressSanitizer, whose shadow memory needs far more), so that a
+ * run allocating by declared size fails fast instead of taking the
+ * machine; its exit status. */
+static int run_limited(char **out, char **errout, const char *const *argv)
+{
+    struct rlimit old, small;
+    assert_int_equal(getrlimit(RLIMIT_AS, &old), 0);
+    small = old;
+#ifndef UNDER_ASAN
+    small.rlim_cur = (rlim_t)1 << 30;
+#endif
+    assert_int_equal(setrlimit(RLIMIT_AS, &small), 0);
+    int rc = test_run_samsim_argv(out, errout, argv);
+    assert_int_equal(setrlimit(RLIMIT_AS, &old), 0);
+    return rc;
+}
+
+/* The auditor's matrices: n x n with 3 entries, two of them far apart. */
+static char *far_apart(const char *dir, long long n)
+{
+    char name[64], text[256];
+    snprintf(name, sizeof name, "h%lld.mtx", n);
+    snprintf(text, sizeof text, "%%%%MatrixMarket matrix coordinate real general\n"
+             "%lld %lld 3\n1 1 1\n%lld 2 2\n2 %lld 3\n", n, n, n - 5, n - 1);
+    return test_write_file(dir, name, text);
+}
+
+/* A dense level 0 of 2e8 and 2e9 positions above the lists, declared by
+ * a file of about 100 bytes: the run keeps a list per row that has one,
+ * passes --check and gives exactly the products in a few MB (a head per
+ * position took 4 GB in 7 s at 2e8); writing the result as SAM files,
+ * whose _head has a line per position, is refused by the dense limit
+ * before anything is written. */
+static void test_huge_dense_parent(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir();
+    char *graph = test_compile_to(dir, "multiply", MULTIPLY);
+    static const long long sizes[] = {200000000, 2000000000};
+    for (int k = 0; k < 2; k++) {
+        char *b = far_apart(dir, sizes[k]), *ymtx = test_path(dir, "Y.tns");
+        char *ydir = test_path(dir, "Y"), tb[4200], tc[4200], want[4400], *so, *se;
+        snprintf(tb, sizeof tb, "B=%s", b);
+        snprintf(tc, sizeof tc, "C=%s", b);
+        const char *run[] = {"run", graph, "-t", tb, "-t", tc, "--check", "-o", ymtx, NULL};
+        assert_int_equal(run_limited(&so, &se, run), 0);
+        assert_non_null(strstr(so, "check: pass"));
+        tensor y = read_tensor(ymtx), bt = read_tensor(b);
+        assert_int_equal(y.dims[0], sizes[k]);
+        assert_products(&y, &bt, &bt);
+        tensor_free(&y), tensor_free(&bt), free(so), free(se);
+        const char *sam[] = {"run", graph, "-t", tb, "-t", tc, "-o", ydir, NULL};
+        assert_int_equal(run_limited(&so, &se, sam), 1);
+        snprintf(want, sizeof want, "samsim: %s: dense level 0 would hold 1 x %lld positions, "
+                 "more than the limit of 8388608 (set SAMSIM_MAX_DENSE to raise it)\n", ydir,
+                 sizes[k]);
+        assert_string_equal(se, want);
+        assert_false(test_exists(ydir));
+        free(so), free(se), free(b), free(ymtx), free(ydir);
+    }
+    struct rusage ru;
+    assert_int_equal(getrusage(RUSAGE_CHILDREN, &ru), 0);
+    if (ru.ru_maxrss > 200 * 1024)
+        fail_msg("a run took %ld KB", ru.ru_maxrss);
+    free(graph);
+    test_tmpdir_remove(dir);
 }
 
 static void test_refusals(void **state)
@@ -160,7 +324,10 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_graph),
         cmocka_unit_test(test_writer_tokens),
+        cmocka_unit_test(test_writer_sparse_parents),
+        cmocka_unit_test(test_writer_refusals),
         cmocka_unit_test(test_multiply),
+        cmocka_unit_test(test_huge_dense_parent),
         cmocka_unit_test(test_refusals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
