@@ -27,23 +27,25 @@ int mem_init(mem_model *m, const hw_desc *hw, int ntensors, int nlevels, sam_err
         return error_set(err, "out of memory");
     for (int l = 0; l < nlevels; l++) {
         int n = l == nlevels - 1 ? m->npe : 1;
-        m->buffers[l] = malloc((size_t)n * sizeof *m->buffers[l]);
+        m->buffers[l] = calloc((size_t)n, sizeof *m->buffers[l]);
         if (!m->buffers[l])
             return error_set(err, "out of memory");
-        for (int b = 0; b < n; b++) {
-            mem_buffer *buf = &m->buffers[l][b];
-            memset(buf, 0, sizeof *buf);
-            buf->out_id = -1;
-            for (int t = 0; t < MEM_MAX_TENSORS; t++)
-                for (int k = 0; k < MEM_MAX_BUFFERING; k++)
-                    buf->slot[t][k].id = -1;
-        }
+        for (int b = 0; b < n; b++)
+            m->buffers[l][b].out_id = -1;
     }
     return 0;
 }
 
+/* The buffers of level l, one or one per PE. */
+static int buffer_count(const mem_model *m, int l)
+{
+    return l == m->nlevels - 1 ? m->npe : 1;
+}
+
 void mem_free(mem_model *m)
 {
+    for (int pe = 0; m->ports && pe < m->npe; pe++)
+        free(m->ports[pe]);
     free(m->ports);
     m->ports = NULL;
     free(m->touched);
@@ -51,6 +53,8 @@ void mem_free(mem_model *m)
     free(m->stay_written);
     m->stay_written = NULL;
     for (int l = 0; l < MEM_MAX_LEVELS; l++) {
+        for (int b = 0; m->buffers[l] && b < buffer_count(m, l); b++)
+            free(m->buffers[l][b].slot);
         free(m->buffers[l]);
         m->buffers[l] = NULL;
         for (int t = 0; t < MEM_MAX_TENSORS; t++) {
@@ -89,6 +93,36 @@ static mem_buffer *buffer_of(const mem_model *m, int l, int pe)
     return &m->buffers[l][l == m->nlevels - 1 ? pe : 0];
 }
 
+static int buffering(const mem_model *m, int l)
+{
+    return (int)m->hw.mem[m->at[l]].buffering;
+}
+
+/* Operand t's k-th slot in buffer b of level l. */
+static mem_slot *slot_of(const mem_model *m, int l, const mem_buffer *b, int t, int k)
+{
+    return &b->slot[t * buffering(m, l) + k];
+}
+
+/* Processing element pe's buffers and port, allocated when a point first
+ * goes to it: pe.count may be large and a run use few of them. */
+static int open_pe(mem_model *m, int pe, sam_error *err)
+{
+    for (int l = 0; l < m->nlevels; l++) {
+        mem_buffer *b = buffer_of(m, l, pe);
+        size_t n = (size_t)(m->ntensors ? m->ntensors : 1) * (size_t)buffering(m, l);
+        if (b->slot)
+            continue;
+        if (!(b->slot = malloc(n * sizeof *b->slot)))
+            return error_set(err, "out of memory");
+        for (size_t k = 0; k < n; k++)
+            b->slot[k] = (mem_slot){-1, 0, 0, 0};
+    }
+    if (m->nlevels == 2 && !m->ports[pe] && !(m->ports[pe] = calloc(1, sizeof *m->ports[pe])))
+        return error_set(err, "out of memory");
+    return 0;
+}
+
 /* Where level l's tiles come from: the buffer of the level above, or
  * DRAM (through the LLB, when it holds no level). */
 hw_memory_id mem_level_source(const mem_model *m, int l)
@@ -124,7 +158,7 @@ static double latency_of(const mem_model *m, hw_memory_id src, int l)
  * each PE's buffer; DRAM one link for all. */
 static mem_link *link_of(mem_model *m, hw_memory_id src, int pe)
 {
-    return src == HW_LLB ? &m->ports[pe] : &m->link[src];
+    return src == HW_LLB ? m->ports[pe] : &m->link[src];
 }
 
 /* Bytes moved for bytes of data: whole lines of the source. */
@@ -134,17 +168,12 @@ static double rounded(const mem_model *m, hw_memory_id src, double bytes)
     return ceil(bytes / line) * line;
 }
 
-static int buffering(const mem_model *m, int l)
-{
-    return (int)m->hw.mem[m->at[l]].buffering;
-}
-
 /* Bytes of operand t's tiles buffer b of level l holds at cycle `at`. */
 static double held_of(const mem_model *m, int l, const mem_buffer *b, int t, double at)
 {
     double bytes = 0;
     for (int k = 0; k < buffering(m, l); k++) {
-        const mem_slot *s = &b->slot[t][k];
+        const mem_slot *s = slot_of(m, l, b, t, k);
         if (s->id >= 0 && s->release > at)
             bytes += s->bytes;
     }
@@ -167,7 +196,7 @@ static double next_release(const mem_model *m, int l, const mem_buffer *b, doubl
     double next = INFINITY;
     for (int i = 0; i < m->ntensors; i++)
         for (int k = 0; k < buffering(m, l); k++) {
-            const mem_slot *s = &b->slot[i][k];
+            const mem_slot *s = slot_of(m, l, b, i, k);
             if (s->id >= 0 && s->release > t && s->release < next)
                 next = s->release;
         }
@@ -195,14 +224,14 @@ static double fetch(mem_model *m, int l, const mem_visit *v, int t, mem_tile til
     int pe = v->pe;
     int n = buffering(m, l);
     mem_buffer *b = buffer_of(m, l, pe);
-    mem_slot *cur = &b->slot[t][(b->next[t] + n - 1) % n];
+    mem_slot *cur = slot_of(m, l, b, t, (b->next[t] + n - 1) % n);
     if (cur->id == tile.id)
         return cur->ready;
     hw_memory_id src = mem_tensor_source(m, t, l), dst = m->at[l];
     double cap = m->hw.mem[dst].capacity;
     if (tile.bytes > cap)
         return refuse(v, names, t, &tile, dst, cap, err);
-    mem_slot *victim = &b->slot[t][b->next[t] % n];
+    mem_slot *victim = slot_of(m, l, b, t, b->next[t] % n);
     victim->id = -1;
     double start = fmax(victim->release, parent);
     while (held(m, l, b, start) + tile.bytes > cap) {
@@ -377,7 +406,8 @@ int mem_point(mem_model *m, const mem_visit *v, const char *const *names, double
               sam_error *err)
 {
     double ready = v->earliest;
-    if (partials_by_pe(m) && (grow_touched(m, err) || grow_stays(m, err)))
+    if (open_pe(m, v->pe, err) ||
+        (partials_by_pe(m) && (grow_touched(m, err) || grow_stays(m, err))))
         return -1;
     for (int t = 0; t < m->ntensors; t++) {
         double parent = 0;
@@ -404,7 +434,7 @@ int mem_point(mem_model *m, const mem_visit *v, const char *const *names, double
         for (int t = 0; t < m->ntensors; t++)
             if (v->tile[t * m->nlevels + l].id >= 0 && mem_tensor_held(m, t, l)) {
                 int n = buffering(m, l);
-                b->slot[t][(b->next[t] + n - 1) % n].release = end;
+                slot_of(m, l, b, t, (b->next[t] + n - 1) % n)->release = end;
             }
     }
     return 0;
@@ -427,7 +457,7 @@ double mem_finish(mem_model *m)
     count_skipped(m);
     double end = m->compute_end;
     for (int l = m->nlevels - 1; l >= 0; l--)
-        for (int pe = 0; pe < (l == m->nlevels - 1 ? m->npe : 1); pe++) {
+        for (int pe = 0; pe < buffer_count(m, l); pe++) {
             mem_buffer *b = buffer_of(m, l, pe);
             double bytes = l ? b->out_bytes : llb_out_bytes(m, b);
             if (bytes > 0)

@@ -7,6 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "../formats/fibertree.h"
 #include "../formats/tensor_file.h"
@@ -304,6 +307,65 @@ static void test_memory_refusals(void **state)
     test_tmpdir_remove(dir);
 }
 
+/* The most memory (kB) samsim held running args (NULL-terminated), and
+ * its exit status: run from a child process of its own, whose children's
+ * peak is then samsim's alone. */
+static long peak_kb(const char *const *args, int *rc)
+{
+    int fd[2];
+    assert_int_equal(pipe(fd), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        close(fd[0]);
+        long got[2] = {0, test_run_samsim_argv(NULL, NULL, args)};
+        struct rusage ru;
+        getrusage(RUSAGE_CHILDREN, &ru);
+        got[0] = ru.ru_maxrss;
+        _exit(write(fd[1], got, sizeof got) == sizeof got ? 0 : 1);
+    }
+    close(fd[1]);
+    long got[2];
+    int status;
+    assert_true(read(fd[0], got, sizeof got) == sizeof got);
+    close(fd[0]);
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    *rc = (int)got[1];
+    return got[0];
+}
+
+static const char ones4[] = "%%MatrixMarket matrix coordinate real general\n4 4 16\n"
+    "1 1 1\n1 2 1\n1 3 1\n1 4 1\n2 1 1\n2 2 1\n2 3 1\n2 4 1\n"
+    "3 1 1\n3 2 1\n3 3 1\n3 4 1\n4 1 1\n4 2 1\n4 3 1\n4 4 1\n";
+
+/* 4096 processing elements on a product of eight tile points: the PEs no
+ * point goes to cost nothing (each PE's buffers were allocated for 16
+ * operands of 64 slots whatever the run: 135 MB). */
+static void test_many_pes_cost_what_is_used(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir();
+    char *ones = test_write_file(dir, "ones.mtx", ones4);
+    char *one = test_write_file(dir, "one.hw", "pe.count = 1\n");
+    char *many = test_write_file(dir, "many.hw", "pe.count = 4096\n");
+    char *graph = test_compile_to(dir, "mm", MM "-f=X:ss -f=B:ss -f=C:ss -s=reorder(i,k,j) "
+                                  "-s=split(i,i1,i0,2) -s=split(k,k1,k0,2) -s=split(j,j1,j0,2)");
+    char bind_b[512], bind_c[512];
+    snprintf(bind_b, sizeof bind_b, "B=%s", ones);
+    snprintf(bind_c, sizeof bind_c, "C=%s", ones);
+    const char *args[] = {"run", graph, "-t", bind_b, "-t", bind_c, "--check", "--hw", one, NULL};
+    int rc;
+    long base = peak_kb(args, &rc);
+    assert_int_equal(rc, 0);
+    args[8] = many;
+    long used = peak_kb(args, &rc);
+    assert_int_equal(rc, 0);
+    if (used - base > 4096)
+        fail_msg("pe.count = 4096 took %ld kB, pe.count = 1 %ld kB", used, base);
+    free(ones), free(one), free(many), free(graph);
+    test_tmpdir_remove(dir);
+}
+
 /* Tiled runs refused in one line, writing nothing: --hw without tiles, a
  * bad split, a graph without its expression. */
 static void test_tiled_refusals(void **state)
@@ -351,6 +413,7 @@ int main(void)
         cmocka_unit_test(test_traffic_at_least_the_minimum),
         cmocka_unit_test(test_memory_refusals),
         cmocka_unit_test(test_tiled_refusals),
+        cmocka_unit_test(test_many_pes_cost_what_is_used),
     };
     return cmocka_run_group_tests_name("tiled", tests, NULL, NULL);
 }
