@@ -180,14 +180,44 @@ static double held_of(const mem_model *m, int l, const mem_buffer *b, int t, dou
     return bytes;
 }
 
-/* Bytes buffer b of level l holds at cycle t: tiles not yet released,
- * and the result's tile. */
-static double held(const mem_model *m, int l, const mem_buffer *b, double t)
+/* Bytes of operand tiles buffer b of level l holds at cycle t: those
+ * not yet released. */
+static double operands_held(const mem_model *m, int l, const mem_buffer *b, double t)
 {
-    double bytes = b->out_id >= 0 ? b->out_bytes : 0;
+    double bytes = 0;
     for (int i = 0; i < m->ntensors; i++)
         bytes += held_of(m, l, b, i, t);
     return bytes;
+}
+
+/* Whether a result tile back in the LLB moves by the PE tiles points
+ * touch (llb.partials), rather than whole. */
+static int partials_by_pe(const mem_model *m)
+{
+    return m->hw.llb_partials > 0 && m->nlevels == 2 && mem_tensor_held(m, m->ntensors, 0);
+}
+
+/* The bytes the LLB's result tile writes out: what its stay touched, or
+ * all of it. */
+static double llb_out_bytes(const mem_model *m, const mem_buffer *b)
+{
+    return partials_by_pe(m) ? b->dirty : b->out_bytes;
+}
+
+/* Bytes of the result's tile buffer b of level l holds (with
+ * llb.partials, the LLB holds what its stay touched). */
+static double result_held(const mem_model *m, int l, const mem_buffer *b)
+{
+    if (b->out_id < 0)
+        return 0;
+    return l ? b->out_bytes : llb_out_bytes(m, b);
+}
+
+/* Bytes buffer b of level l holds at cycle t: operand tiles not yet
+ * released, and the result's tile. */
+static double held(const mem_model *m, int l, const mem_buffer *b, double t)
+{
+    return operands_held(m, l, b, t) + result_held(m, l, b);
 }
 
 /* The first release after t in buffer b of level l, or INFINITY. */
@@ -203,17 +233,43 @@ static double next_release(const mem_model *m, int l, const mem_buffer *b, doubl
     return next;
 }
 
-/* A refusal of operand t's tile at point v. */
-static int refuse(const mem_visit *v, const char *const *names, int t, const mem_tile *tile,
-                  hw_memory_id dst, double cap, sam_error *err)
+/* A refusal of tensor t's tile of `bytes` at point v in buffer dst. */
+static int refuse(const mem_model *m, const mem_visit *v, const char *const *names, int t,
+                  double bytes, hw_memory_id dst, sam_error *err)
 {
     char where[256];
+    double cap = m->hw.mem[dst].capacity;
     v->where(v->where_ctx, where, sizeof where);
-    if (tile->bytes > cap)
+    if (bytes > cap)
         return error_set(err, "tile %s of %s (%.0f bytes) does not fit in the %s buffer (%.0f "
-                         "bytes)", where, names[t], tile->bytes, hw_memory_names[dst], cap);
+                         "bytes)", where, names[t], bytes, hw_memory_names[dst], cap);
     return error_set(err, "tile %s of %s (%.0f bytes) does not fit in the %s buffer beside the "
-                     "point's other tiles", where, names[t], tile->bytes, hw_memory_names[dst]);
+                     "point's other tiles", where, names[t], bytes, hw_memory_names[dst]);
+}
+
+/* A result tile that a point's replaces in its buffer: its bytes, there
+ * until the cycle its write-out has left. */
+typedef struct mem_leaving {
+    double bytes, gone;
+} mem_leaving;
+
+/* The first cycle from t on at which buffer b of level l has room for
+ * `bytes` more beside the operand tiles it holds and the result tile
+ * leaving it; INFINITY when none comes. What a buffer holds only shrinks
+ * as time goes on, its tiles released, so a later cycle has room too. */
+static double room_at(const mem_model *m, int l, const mem_buffer *b, double bytes,
+                      const mem_leaving *old, double t)
+{
+    double cap = m->hw.mem[m->at[l]].capacity;
+    while (operands_held(m, l, b, t) + (t < old->gone ? old->bytes : 0) + bytes > cap) {
+        double next = next_release(m, l, b, t);
+        if (t < old->gone && old->gone < next)
+            next = old->gone;
+        if (isinf(next))
+            return INFINITY;
+        t = next;
+    }
+    return t;
 }
 
 /* Operand t's tile for level l in place: reused, or fetched after parent
@@ -225,19 +281,22 @@ static double fetch(mem_model *m, int l, const mem_visit *v, int t, mem_tile til
     int n = buffering(m, l);
     mem_buffer *b = buffer_of(m, l, pe);
     mem_slot *cur = slot_of(m, l, b, t, (b->next[t] + n - 1) % n);
-    if (cur->id == tile.id)
+    if (cur->id == tile.id) {
+        /* Held again until this point is computed (mem_point). */
+        cur->release = INFINITY;
         return cur->ready;
+    }
     hw_memory_id src = mem_tensor_source(m, t, l), dst = m->at[l];
     double cap = m->hw.mem[dst].capacity;
     if (tile.bytes > cap)
-        return refuse(v, names, t, &tile, dst, cap, err);
+        return refuse(m, v, names, t, tile.bytes, dst, err);
     mem_slot *victim = slot_of(m, l, b, t, b->next[t] % n);
     victim->id = -1;
     double start = fmax(victim->release, parent);
     while (held(m, l, b, start) + tile.bytes > cap) {
         start = next_release(m, l, b, start);
         if (isinf(start))
-            return refuse(v, names, t, &tile, dst, cap, err);
+            return refuse(m, v, names, t, tile.bytes, dst, err);
     }
     double moved = rounded(m, src, tile.bytes), occupy = moved / bytes_per_cycle(m, src, l);
     start = link_book(link_of(m, src, pe), start, occupy);
@@ -275,13 +334,6 @@ static double result_transfer(mem_model *m, int l, int pe, double bytes, double 
     return start + latency_of(m, home, l) + occupy;
 }
 
-/* Whether a result tile back in the LLB moves by the PE tiles points
- * touch (llb.partials), rather than whole. */
-static int partials_by_pe(const mem_model *m)
-{
-    return m->hw.llb_partials > 0 && m->nlevels == 2 && mem_tensor_held(m, m->ntensors, 0);
-}
-
 static mem_touch *touch_slot(mem_touch *t, size_t n, int64_t id)
 {
     size_t i = ((uint64_t)id * 0x9E3779B97F4A7C15u >> 17) & (n - 1);
@@ -310,13 +362,6 @@ static int grow_touched(mem_model *m, sam_error *err)
     return 0;
 }
 
-/* The bytes the LLB's result tile writes out: what its stay touched, or
- * all of it. */
-static double llb_out_bytes(const mem_model *m, const mem_buffer *b)
-{
-    return partials_by_pe(m) ? b->dirty : b->out_bytes;
-}
-
 /* Room for the LLB's next stay in stay_written. */
 static int grow_stays(mem_model *m, sam_error *err)
 {
@@ -335,8 +380,11 @@ static int grow_stays(mem_model *m, sam_error *err)
 
 /* With llb.partials, the point's PE tile out: read back from DRAM the
  * first time this stay of the LLB's tile touches it, if it went out
- * before; its growth is what the stay will write. When it is in place. */
-static double touch_pe_tile(mem_model *m, int pe, const mem_result *out, double in_place)
+ * before, once the LLB has room for it (beside the tile old, leaving);
+ * its growth is what the stay will write. When it is in place, INFINITY
+ * when the LLB never has room. */
+static double touch_pe_tile(mem_model *m, int pe, const mem_result *out, const mem_leaving *old,
+                            double in_place)
 {
     mem_buffer *llb = buffer_of(m, 0, pe);
     mem_touch *t = touch_slot(m->touched, m->ntouched, out->id);
@@ -350,9 +398,13 @@ static double touch_pe_tile(mem_model *m, int pe, const mem_result *out, double 
     if (t->stay != llb->stay) {
         /* Its bytes come back once the stay that last touched it wrote
          * them out. */
-        if (llb->refilled && out->before > 0)
-            in_place = result_transfer(m, 0, pe, out->before,
-                                       fmax(in_place, m->stay_written[t->stay]), 0);
+        if (llb->refilled && out->before > 0) {
+            double from = room_at(m, 0, llb, llb->dirty + out->after, old,
+                                  fmax(in_place, m->stay_written[t->stay]));
+            if (isinf(from))
+                return from;
+            in_place = result_transfer(m, 0, pe, out->before, from, 0);
+        }
         t->stay = llb->stay;
         had = 0;
     }
@@ -360,46 +412,112 @@ static double touch_pe_tile(mem_model *m, int pe, const mem_result *out, double 
     return in_place;
 }
 
-/* The result's tiles for a point on processing element pe: those it
- * leaves written out, inner level first (the outer holds what the inner
- * wrote), once the points that made them are done, and those it returns
- * to read back in, outer first. When the point may start. */
-static double result_tiles(mem_model *m, int pe, const mem_result *out, double ready)
+/* The result's tiles the point on processing element pe leaves, written
+ * out, inner level first (the outer holds what the inner wrote), once
+ * the points that made them are done: old[l], what leaves level l's
+ * buffer. */
+static void write_out_results(mem_model *m, int pe, const mem_result *out, mem_leaving *old)
 {
     double written = 0;
-    int r = m->ntensors, by_pe = partials_by_pe(m);
+    int r = m->ntensors;
     for (int l = m->nlevels - 1; l >= 0; l--) {
         mem_buffer *b = buffer_of(m, l, pe);
-        double bytes = l ? b->out_bytes : llb_out_bytes(m, b);
+        double bytes = result_held(m, l, b);
+        old[l] = (mem_leaving){0, 0};
         if (mem_tensor_held(m, r, l) && out[l].id != b->out_id && bytes > 0) {
             written = result_transfer(m, l, pe, bytes, fmax(written, b->done), 1);
             b->written = written - latency_of(m, mem_tensor_source(m, r, l), l);
-            if (by_pe && l == 0)
+            if (partials_by_pe(m) && l == 0)
                 m->stay_written[b->stay] = b->written;
+            old[l] = (mem_leaving){bytes, b->written};
         }
     }
+}
+
+/* A refusal of the result's tile at point v in level l's buffer. */
+static int refuse_result(const mem_model *m, const mem_visit *v, const char *const *names, int l,
+                         double bytes, sam_error *err)
+{
+    return refuse(m, v, names, m->ntensors, bytes, m->at[l], err);
+}
+
+/* The result's tiles the point returns to, read back in, outer level
+ * first, each once its buffer has room for it as the point leaves it
+ * (beside the tile leaving); *in_place, when they are all in. */
+static int bring_in_results(mem_model *m, const mem_visit *v, const mem_leaving *old,
+                            const char *const *names, double *in_place, sam_error *err)
+{
+    const mem_result *out = v->out;
+    int r = m->ntensors, by_pe = partials_by_pe(m);
     /* A partial tile read back went out from the same buffer, at the
      * latest in the last write-out there: it comes back after that. */
-    double in_place = 0;
     for (int l = 0; l < m->nlevels; l++) {
-        mem_buffer *b = buffer_of(m, l, pe);
+        mem_buffer *b = buffer_of(m, l, v->pe);
         if (!mem_tensor_held(m, r, l))
             continue;
-        if (out[l].id != b->out_id && out[l].before > 0 && !(by_pe && l == 0))
-            in_place = result_transfer(m, l, pe, out[l].before, fmax(in_place, b->written), 0);
+        if (out[l].id != b->out_id && out[l].before > 0 && !(by_pe && l == 0)) {
+            double from = room_at(m, l, b, out[l].after, &old[l], fmax(*in_place, b->written));
+            if (isinf(from))
+                return refuse_result(m, v, names, l, out[l].after, err);
+            *in_place = result_transfer(m, l, v->pe, out[l].before, from, 0);
+        }
         if (by_pe && l == 0 && out[l].id != b->out_id) {
             b->stay++;
             b->refilled = out[l].before > 0;
             b->dirty = 0;
         }
-        if (by_pe && l == 1)
-            in_place = touch_pe_tile(m, pe, &out[l], in_place);
+        if (by_pe && l == 1) {
+            const mem_buffer *llb = buffer_of(m, 0, v->pe);
+            double dirty = llb->dirty;
+            *in_place = touch_pe_tile(m, v->pe, &out[l], &old[0], *in_place);
+            if (isinf(*in_place))
+                return refuse_result(m, v, names, 0, dirty + out[l].after, err);
+        }
         b->out_id = out[l].id;
         b->out_bytes = out[l].after;
-        double *peak = &m->traffic[m->ntensors].peak[m->at[l]];
-        *peak = fmax(*peak, b->out_bytes);
     }
-    return fmax(ready, in_place);
+    return 0;
+}
+
+/* The point's result tiles, each as large as the point leaves it, from
+ * the cycle it starts: from `at` on, the first cycle every buffer has
+ * room for them beside its operand tiles and the tiles leaving, into
+ * *start; the peaks counted there. */
+static int room_for_results(mem_model *m, const mem_visit *v, const mem_leaving *old, double at,
+                            const char *const *names, double *start, sam_error *err)
+{
+    for (int l = 0; l < m->nlevels; l++) {
+        const mem_buffer *b = buffer_of(m, l, v->pe);
+        at = room_at(m, l, b, result_held(m, l, b), &old[l], at);
+        if (isinf(at))
+            return refuse_result(m, v, names, l, result_held(m, l, b), err);
+    }
+    /* The PE's pipeline starts a point on a whole cycle. */
+    *start = ceil(at);
+    for (int l = 0; l < m->nlevels; l++) {
+        const mem_buffer *b = buffer_of(m, l, v->pe);
+        double bytes = result_held(m, l, b), leaving = *start < old[l].gone ? old[l].bytes : 0;
+        hw_memory_id at_l = m->at[l];
+        m->usage[at_l].peak = fmax(m->usage[at_l].peak,
+                                   operands_held(m, l, b, *start) + bytes + leaving);
+        double *peak = &m->traffic[m->ntensors].peak[at_l];
+        *peak = fmax(*peak, bytes);
+    }
+    return 0;
+}
+
+/* The result's tiles for a point: those it leaves written out, those it
+ * returns to read back in, and room for all it adds. *start, when the
+ * point may start. */
+static int result_tiles(mem_model *m, const mem_visit *v, double ready, const char *const *names,
+                        double *start, sam_error *err)
+{
+    mem_leaving old[MEM_MAX_LEVELS];
+    double in_place = 0;
+    write_out_results(m, v->pe, v->out, old);
+    if (bring_in_results(m, v, old, names, &in_place, err))
+        return -1;
+    return room_for_results(m, v, old, fmax(ready, in_place), names, start, err);
 }
 
 int mem_point(mem_model *m, const mem_visit *v, const char *const *names, double *start,
@@ -421,8 +539,8 @@ int mem_point(mem_model *m, const mem_visit *v, const char *const *names, double
         }
         ready = fmax(ready, parent);
     }
-    /* The PE's pipeline starts a point on a whole cycle. */
-    *start = ceil(result_tiles(m, v->pe, v->out, ready));
+    if (result_tiles(m, v, ready, names, start, err))
+        return -1;
     double end = *start + v->compute;
     m->compute_end = fmax(m->compute_end, end);
     /* Points overlap in the pipeline: the PE is busy over their union. */

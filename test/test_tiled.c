@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../common/csv_table.h"
 #include "../formats/fibertree.h"
 #include "../formats/tensor_file.h"
 #include "test_util.h"
@@ -307,6 +308,124 @@ static void test_memory_refusals(void **state)
     test_tmpdir_remove(dir);
 }
 
+/* The number in column `column` of the statistics file path's row of
+ * kind `row` and id `id` (for a tensor, held in buffer `memory`). */
+static long long stats_cell(const char *path, const char *row, const char *id,
+                            const char *memory, const char *column)
+{
+    csv_table t;
+    sam_error err;
+    if (csv_table_read(path, &t, &err))
+        fail_msg("%s", err.msg);
+    int c_row = csv_table_column(&t, "row"), c_id = csv_table_column(&t, "id");
+    int c_mem = csv_table_column(&t, "memory"), c = csv_table_column(&t, column);
+    assert_true(c_row >= 0 && c_id >= 0 && c_mem >= 0 && c >= 0);
+    for (size_t r = 1; r < t.nrows; r++) {
+        char **cell = t.rows[r].cells;
+        if (!strcmp(cell[c_row], row) && !strcmp(cell[c_id], id) &&
+            (!memory || !strcmp(cell[c_mem], memory))) {
+            long long v = atoll(cell[c]);
+            csv_table_free(&t);
+            return v;
+        }
+    }
+    fail_msg("%s: no %s row %s", path, row, id);
+    return -1;
+}
+
+static const char ones4[] = "%%MatrixMarket matrix coordinate real general\n4 4 16\n"
+    "1 1 1\n1 2 1\n1 3 1\n1 4 1\n2 1 1\n2 2 1\n2 3 1\n2 4 1\n"
+    "3 1 1\n3 2 1\n3 3 1\n3 4 1\n4 1 1\n4 2 1\n4 3 1\n4 4 1\n";
+
+static const char col4[] = "%%MatrixMarket matrix coordinate real general\n4 1 4\n"
+                           "1 1 1\n2 1 1\n3 1 1\n4 1 1\n";
+static const char row4[] = "%%MatrixMarket matrix coordinate real general\n1 4 4\n"
+                           "1 1 1\n1 2 1\n1 3 1\n1 4 1\n";
+
+/* X = B C with B and C in the files b and c, graph compiled with splits,
+ * the hardware file text hw, statistics to dir/s.csv: the exit status,
+ * the summary or the error. */
+static int run_product(const char *dir, const char *graph, const char *b, const char *c,
+                       const char *hw, char **text)
+{
+    char *h = test_write_file(dir, "p.hw", hw), *stats = test_path(dir, "s.csv");
+    char tb[512], tc[512], *out = NULL, *se = NULL;
+    snprintf(tb, sizeof tb, "B=%s", b);
+    snprintf(tc, sizeof tc, "C=%s", c);
+    remove(stats);
+    int rc = test_run_samsim(&out, &se, "run", graph, "-t", tb, "-t", tc, "--hw", h, "--check",
+                             "--stats", stats, NULL);
+    *text = rc ? se : out;
+    free(rc ? out : se);
+    if (rc)
+        assert_false(test_exists(stats));
+    free(h), free(stats);
+    return rc;
+}
+
+/* The result's tile must fit its buffer as it grows, as the operands'
+ * tiles must (it was never checked). Worked by hand at 4 bytes a
+ * coordinate, seg entry or value, DCSR:
+ * (1) X = B C, B 4x1 and C 1x4 all ones, i cut once (one tile), no LLB:
+ *     B stores 4 + 4 coordinates, 2 + 5 seg entries, 4 values: 76 bytes;
+ *     C 1 + 4, 2 + 2, 4: 52; X, 4x4 full, 4 + 16, 2 + 5, 16: 172. The PE
+ *     buffer holds the three at once: 300 bytes, its peak; at 299 X does
+ *     not fit beside B and C, and at 128 (B and C exactly) X alone not.
+ * (2) X = B C on 4x4 all ones, LLB tiles 4 a side (B, C and X whole, 172
+ *     bytes each), PE tiles 2: the LLB holds 516 bytes at most, its
+ *     peak; at 515, X does not fit once it is whole, when the points of
+ *     rows 2-3 at k01 = 0 have reached its last column (loops i01, k01,
+ *     j01, every product nonzero). */
+static void test_result_tile_capacity(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir();
+    char *col = test_write_file(dir, "col4.mtx", col4), *row = test_write_file(dir, "row4.mtx", row4);
+    char *ones = test_write_file(dir, "ones.mtx", ones4), *stats = test_path(dir, "s.csv");
+    char *op = test_compile_to(dir, "op", MM "-f=X:ss -f=B:ss -f=C:ss -s=reorder(i,k,j) "
+                               "-s=split(i,i1,i0,4)");
+    char *two = test_compile_to(dir, "two", MM "-f=X:ss -f=B:ss -f=C:ss -s=reorder(i,k,j) "
+                                "-s=split(i,i1,i0,4) -s=split(k,k1,k0,4) -s=split(j,j1,j0,4) "
+                                "-s=split(i0,i01,i00,2) -s=split(k0,k01,k00,2) "
+                                "-s=split(j0,j01,j00,2)");
+    static const struct {
+        int two_levels;
+        const char *hw, *message;   /* NULL: it runs */
+    } cases[] = {
+        {0, "llb.capacity = 0\npe.capacity = 128\n",
+         "samsim: tile (i1=0) of X (172 bytes) does not fit in the pe buffer (128 bytes)\n"},
+        {0, "llb.capacity = 0\npe.capacity = 299\n",
+         "samsim: tile (i1=0) of X (172 bytes) does not fit in the pe buffer beside the point's "
+         "other tiles\n"},
+        {0, "llb.capacity = 0\npe.capacity = 300\n", NULL},
+        {1, "llb.capacity = 515\n",
+         "samsim: tile (i1=0,k1=0,j1=0,i01=1,k01=0,j01=1) of X (172 bytes) does not fit in the "
+         "llb buffer beside the point's other tiles\n"},
+        {1, "llb.capacity = 516\n", NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char hw[128], *text;
+        snprintf(hw, sizeof hw, "bytes.val = 4\n%s", cases[i].hw);
+        int two_levels = cases[i].two_levels;
+        int rc = run_product(dir, two_levels ? two : op, two_levels ? ones : col,
+                             two_levels ? ones : row, hw, &text);
+        if (cases[i].message && (rc != 1 || strcmp(text, cases[i].message)))
+            fail_msg("%s: exit %d: %s", cases[i].hw, rc, text);
+        if (!cases[i].message && (rc != 0 || !strstr(text, "check: pass")))
+            fail_msg("%s: exit %d: %s", cases[i].hw, rc, text);
+        if (!cases[i].message) {
+            const char *buffer = two_levels ? "llb" : "pe";
+            assert_int_equal(test_summary(text, "traffic.X"), 172);
+            assert_int_equal(stats_cell(stats, "memory", buffer, NULL, "peak_bytes"),
+                             two_levels ? 516 : 300);
+            assert_int_equal(stats_cell(stats, "tensor", "X", buffer, "peak_bytes"), 172);
+        }
+        free(text);
+    }
+    free(col), free(row), free(ones), free(stats), free(op), free(two);
+    test_tmpdir_remove(dir);
+}
+
 /* The most memory (kB) samsim held running args (NULL-terminated), and
  * its exit status: run from a child process of its own, whose children's
  * peak is then samsim's alone. */
@@ -333,10 +452,6 @@ static long peak_kb(const char *const *args, int *rc)
     *rc = (int)got[1];
     return got[0];
 }
-
-static const char ones4[] = "%%MatrixMarket matrix coordinate real general\n4 4 16\n"
-    "1 1 1\n1 2 1\n1 3 1\n1 4 1\n2 1 1\n2 2 1\n2 3 1\n2 4 1\n"
-    "3 1 1\n3 2 1\n3 3 1\n3 4 1\n4 1 1\n4 2 1\n4 3 1\n4 4 1\n";
 
 /* 4096 processing elements on a product of eight tile points: the PEs no
  * point goes to cost nothing (each PE's buffers were allocated for 16
@@ -412,6 +527,7 @@ int main(void)
         cmocka_unit_test(test_bandwidth_bound),
         cmocka_unit_test(test_traffic_at_least_the_minimum),
         cmocka_unit_test(test_memory_refusals),
+        cmocka_unit_test(test_result_tile_capacity),
         cmocka_unit_test(test_tiled_refusals),
         cmocka_unit_test(test_many_pes_cost_what_is_used),
     };
