@@ -29,9 +29,14 @@
  * A tensor placed in the PE buffer only (place.T = pe) passes through
  * the LLB: its innermost tiles come from DRAM at the slower of the two
  * links, after both latencies, and the result's go back the same way.
- * A tile larger than its buffer is refused, naming the tile and the
- * buffer; a tile point whose operand's tile is absent needs nothing for
- * it. */
+ * No buffer ever holds more than its capacity: a point's result tile
+ * takes the bytes the point leaves it with from when it is read back or
+ * the point starts, beside the operand tiles held (a tile the point
+ * reuses among them) and the result tile the points left, until its
+ * write-out has gone; a point waits for room as a transfer does. A tile
+ * larger than its buffer, or than the room beside its own point's other
+ * tiles, is refused, naming the tile point and the buffer; a tile point
+ * whose operand's tile is absent needs nothing for it. */
 #ifndef SAMSIM_MEMORY_H
 #define SAMSIM_MEMORY_H
 
