@@ -426,6 +426,145 @@ static void test_result_tile_capacity(void **state)
     test_tmpdir_remove(dir);
 }
 
+static const char ones2[] = "%%MatrixMarket matrix coordinate real general\n2 2 4\n"
+                            "1 1 1\n1 2 1\n2 1 1\n2 2 1\n";
+
+/* A run of graph on B = C = ones with extra arguments (split at spaces)
+ * and --stats dir/NAME.csv: its exit status and standard error. */
+static int stall_run(const char *dir, const char *graph, const char *ones, const char *name,
+                     const char *extra, char **err)
+{
+    char bind_b[512], bind_c[512], file[64], *buf = NULL;
+    snprintf(bind_b, sizeof bind_b, "B=%s", ones);
+    snprintf(bind_c, sizeof bind_c, "C=%s", ones);
+    snprintf(file, sizeof file, "%s.csv", name);
+    char *stats = test_path(dir, file);
+    const char *argv[TEST_MAX_ARGS] = {"run", graph, "-t", bind_b, "-t", bind_c, "--stats", stats};
+    argv[test_split_args(extra, &buf, argv, 8)] = NULL;
+    int rc = test_run_samsim_argv(NULL, err, argv);
+    free(buf), free(stats);
+    return rc;
+}
+
+/* The statistics file dir/NAME.csv. */
+static char *stats_text(const char *dir, const char *name)
+{
+    char file[64];
+    snprintf(file, sizeof file, "%s.csv", name);
+    char *path = test_path(dir, file), *text = test_read_file(path);
+    assert_non_null(text);
+    free(path);
+    return text;
+}
+
+/* What a stalled run's report says its blocks wait on: the lines after
+ * its headline, up to the line that says where the statistics went. */
+static void assert_same_waits(const char *a, const char *b)
+{
+    const char *wa = strchr(a, '\n'), *wb = strchr(b, '\n');
+    assert_true(wa && wb && strstr(wa, "\nsamsim: statistics") && strstr(wb, "\nsamsim: statistics"));
+    size_t na = (size_t)(strstr(wa, "\nsamsim: statistics") - wa);
+    size_t nb = (size_t)(strstr(wb, "\nsamsim: statistics") - wb);
+    if (na != nb || strncmp(wa, wb, na))
+        fail_msg("the blocks wait on other channels:\n%s\n%s", a, b);
+    assert_true(na > 0);
+}
+
+/* The first cycle number after `after` in text. */
+static long long number_after(const char *text, const char *after)
+{
+    const char *at = strstr(text, after);
+    if (!at)
+        fail_msg("no '%s' in: %s", after, text);
+    return atoll(at + strlen(after));
+}
+
+/* --max-cycles bounds a tiled run as a whole, and a tile point that
+ * deadlocks or is stopped ends the run as an untiled run ends: exit 2,
+ * the report, statistics up to the cycle it stopped in. The references
+ * are untiled runs: a tile as large as the operands is the untiled run,
+ * statistics and all; the product of 4x4 all ones in 2x2x2 tiles runs
+ * the untiled graph on 2x2 all ones at each point, so its first point
+ * deadlocks (--depth 1) or stops where that run does, and a stop at
+ * cycle 50 in a later point from cycle S holds the first point's tokens
+ * and those of the untiled run stopped after 50 - S cycles. */
+static void test_max_cycles_bounds_the_run(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir();
+    char *ones = test_write_file(dir, "ones.mtx", ones4), *two = test_write_file(dir, "two.mtx", ones2);
+    char *plain = test_compile_to(dir, "plain", MM "-f=X:ss -f=B:ss -f=C:ss -s=reorder(i,k,j)");
+    char *tiled = test_compile_to(dir, "tiled", MM "-f=X:ss -f=B:ss -f=C:ss -s=reorder(i,k,j) "
+                                  "-s=split(i,i1,i0,2) -s=split(k,k1,k0,2) -s=split(j,j1,j0,2)");
+    char *hw = test_write_file(dir, "h.hw", "llb.capacity = 0\n"), *se, *a, *b, extra[600];
+    static const char *const stalls[] = {"--max-cycles 50", "--depth 1"};
+    for (int k = 0; k < 2; k++) {
+        /* One tile: the untiled run's report and statistics. */
+        snprintf(extra, sizeof extra, "%s --tile split(i,i1,i0,4)", stalls[k]);
+        assert_int_equal(stall_run(dir, plain, ones, "whole", stalls[k], &a), 2);
+        assert_int_equal(stall_run(dir, plain, ones, "one", extra, &b), 2);
+        assert_same_waits(a, b);
+        char *ta = stats_text(dir, "whole"), *tb = stats_text(dir, "one");
+        assert_string_equal(ta, tb);
+        free(a), free(b), free(ta), free(tb);
+        /* The first of eight points: the untiled run on its tiles. */
+        assert_int_equal(stall_run(dir, plain, two, "small", k ? "--depth 1" : "--max-cycles 20",
+                                   &a), 2);
+        assert_int_equal(stall_run(dir, tiled, ones, "first", k ? "--depth 1" : "--max-cycles 20",
+                                   &b), 2);
+        char want[512];
+        if (k)
+            snprintf(want, sizeof want, "deadlock at cycle %lld in tile (i1=0,k1=0,j1=0) (from "
+                     "cycle 0)\n", number_after(a, "deadlock at cycle "));
+        else
+            snprintf(want, sizeof want, "stopped after 20 cycles in tile (i1=0,k1=0,j1=0) (from "
+                     "cycle 0)\n");
+        assert_non_null(strstr(b, want));
+        assert_same_waits(a, b);
+        ta = stats_text(dir, "small"), tb = stats_text(dir, "first");
+        assert_string_equal(ta, tb);
+        free(a), free(b), free(ta), free(tb);
+    }
+    /* Stopped in a later point. */
+    char *full = NULL, *stats = test_path(dir, "later.csv"), *small = test_path(dir, "small.csv");
+    assert_int_equal(stall_run(dir, plain, two, "small", "", &se), 0);
+    free(se);
+    long long first = stats_cell(small, "run", "", NULL, "tokens");
+    assert_int_equal(stall_run(dir, tiled, ones, "later", "--max-cycles 50", &se), 2);
+    long long from = number_after(se, "stopped after 50 cycles in tile (i1=0,k1=0,j1=1) (from cycle ");
+    free(se);
+    assert_true(from > 0 && from < 50);
+    snprintf(extra, sizeof extra, "--max-cycles %lld", 50 - from);
+    assert_int_equal(stall_run(dir, plain, two, "small", extra, &se), 2);
+    free(se);
+    assert_int_equal(stats_cell(stats, "run", "", NULL, "tokens"),
+                     first + stats_cell(small, "run", "", NULL, "tokens"));
+    assert_int_equal(stats_cell(stats, "run", "", NULL, "last_cycle"), 49);
+    /* The whole run's cycles are the bound: N of them complete, N - 1
+     * not, with memories as without (their waits counted). */
+    for (int m = 0; m < 2; m++) {
+        char bind_b[512], bind_c[512], limit[32];
+        snprintf(bind_b, sizeof bind_b, "B=%s", ones);
+        snprintf(bind_c, sizeof bind_c, "C=%s", ones);
+        const char *args[] = {"run", tiled, "-t", bind_b, "-t", bind_c, "--max-cycles", limit,
+                              m ? "--hw" : NULL, hw, NULL};
+        snprintf(limit, sizeof limit, "%d", 1000000);
+        assert_int_equal(test_run_samsim_argv(&full, NULL, args), 0);
+        long long cycles = test_summary(full, "cycles");
+        free(full);
+        snprintf(limit, sizeof limit, "%lld", cycles);
+        assert_int_equal(test_run_samsim_argv(&full, NULL, args), 0);
+        assert_true(test_summary(full, "cycles") == cycles);
+        free(full);
+        snprintf(limit, sizeof limit, "%lld", cycles - 1);
+        assert_int_equal(test_run_samsim_argv(NULL, &se, args), 2);
+        assert_non_null(strstr(se, "stopped after "));
+        free(se);
+    }
+    free(ones), free(two), free(plain), free(tiled), free(hw), free(stats), free(small);
+    test_tmpdir_remove(dir);
+}
+
 /* The most memory (kB) samsim held running args (NULL-terminated), and
  * its exit status: run from a child process of its own, whose children's
  * peak is then samsim's alone. */
@@ -528,6 +667,7 @@ int main(void)
         cmocka_unit_test(test_traffic_at_least_the_minimum),
         cmocka_unit_test(test_memory_refusals),
         cmocka_unit_test(test_result_tile_capacity),
+        cmocka_unit_test(test_max_cycles_bounds_the_run),
         cmocka_unit_test(test_tiled_refusals),
         cmocka_unit_test(test_many_pes_cost_what_is_used),
     };
