@@ -175,7 +175,8 @@ static int outer_tiles(tiled_state *s, int t, int l, sam_error *err)
     for (size_t k = 0; k < o->ntiles; k++) {
         fibertree ft;
         if (fibertree_build(&o->tiles[k].content, &op->gt->format, &ft, err))
-            return -1;
+            return error_wrap(err, "%s: a tile of %s at tiling level %d", s->g->path,
+                              op->gt->name, l);
         op->outer_bytes[l][k] = tree_bytes(s, &ft);
         fibertree_free(&ft);
     }
@@ -236,27 +237,15 @@ static int tile_operands(tiled_state *s, sam_error *err)
 static void level_tile_at(const tiled_state *s, int idx, const int64_t *coord, int level,
                           int64_t *first, int64_t *extent)
 {
-    const tile_split *sp = &s->split[idx];
-    size_t g = 0;
+    int64_t c[TILE_MAX_LEVELS];
     int last = -1;
-    for (int k = 0; k < s->nloop; k++) {
-        if (s->loop_index[k] != idx || s->loop_level[k] > level)
-            continue;
-        int l = last = s->loop_level[k];
-        int64_t parent = l ? sp->start[l - 1][g] : 0;
-        size_t lo = 0, hi = sp->ntiles[l];
-        while (lo < hi) {
-            size_t mid = (lo + hi) / 2;
-            if (sp->start[l][mid] < parent)
-                lo = mid + 1;
-            else
-                hi = mid;
+    /* Every level of a split index is a loop. */
+    for (int k = 0; k < s->nloop; k++)
+        if (s->loop_index[k] == idx && s->loop_level[k] <= level) {
+            c[s->loop_level[k]] = coord[k];
+            last = s->loop_level[k] > last ? s->loop_level[k] : last;
         }
-        g = lo + (size_t)coord[k];
-    }
-    *first = last < 0 ? 0 : sp->start[last][g];
-    int64_t end = last < 0 || g + 1 >= sp->ntiles[last] ? sp->dim : sp->start[last][g + 1];
-    *extent = end - *first;
+    tile_split_at(&s->split[idx], last, c, first, extent);
 }
 
 /* The first coordinate and the extent of index idx's innermost tile at
@@ -598,9 +587,14 @@ static int visit_point(void *ctx, const int64_t *coord, const size_t *tile)
     sim_data_unbind(d);
     for (int t = 1; t < s->e.ntensors && !rc; t++) {
         const fibertree *ft = tree_at(s, t, tile[t], coord, &empty[nempty], s->err);
+        if (!ft) {
+            char where[256];
+            describe_point(s, coord, where, sizeof where);
+            return error_wrap(s->err, "%s: tile %s of %s", s->g->path, where, s->op[t].gt->name);
+        }
         if (ft == &empty[nempty])
             nempty++;
-        rc = !ft || sim_data_borrow(d, s->op[t].gt->name, ft, s->err) ? -1 : 0;
+        rc = sim_data_borrow(d, s->op[t].gt->name, ft, s->err) ? -1 : 0;
     }
     if (!rc)
         rc = run_point(s, d, tile, coord);
@@ -622,7 +616,7 @@ static double grid_points(const tiled_state *s)
     double n = 1;
     for (int i = 0; i < s->e.nindices; i++)
         if (s->split[i].nlevels)
-            n *= (double)s->split[i].ntiles[s->split[i].nlevels - 1];
+            n *= (double)tile_split_count(&s->split[i], s->split[i].nlevels - 1);
     return n;
 }
 

@@ -620,6 +620,42 @@ static void test_many_pes_cost_what_is_used(void **state)
     test_tmpdir_remove(dir);
 }
 
+/* Three entries declared 2e9 x 2e9 through the templates' tilings
+ * (ExTensor's tiles of 4096 then 128 a side, SIGMA's 128 deep): each
+ * level was a list of its tiles' first coordinates, 15.6 million of
+ * them, 380 MB for ExTensor and 128 MB before SIGMA's refusal of its
+ * dense bitvector. Their cost now follows the entries: ExTensor checks,
+ * SIGMA refuses at once, both in a few MB. */
+static void test_huge_dims_cost_the_entries(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir();
+    char *mtx = test_write_file(dir, "h.mtx", "%%MatrixMarket matrix coordinate real general\n"
+                                "2000000000 2000000000 3\n1 1 1\n1999999995 2 2\n"
+                                "2 1999999999 3\n");
+    char bind_a[512], bind_b[512], *out, *se;
+    snprintf(bind_a, sizeof bind_a, "A=%s", mtx);
+    snprintf(bind_b, sizeof bind_b, "B=%s", mtx);
+    static const char *const templates[] = {"extensor", "sigma"};
+    for (int k = 0; k < 2; k++) {
+        char *tdir = test_path(dir, templates[k]);
+        assert_int_equal(test_run_samsim(NULL, NULL, "template", templates[k], "-o", tdir, NULL), 0);
+        const char *args[] = {"run", tdir, "-t", bind_a, "-t", bind_b, "--check", NULL};
+        int rc;
+        long kb = peak_kb(args, &rc);
+        if (kb > 64 * 1024)
+            fail_msg("%s took %ld kB", templates[k], kb);
+        rc = test_run_samsim_argv(&out, &se, args);
+        if (k == 0 && (rc != 0 || !strstr(out, "check: pass")))
+            fail_msg("extensor: exit %d: %s%s", rc, out, se);
+        if (k == 1 && (rc != 1 || !strstr(se, "bitvector level 1 would hold 3 x 31250000 words")))
+            fail_msg("sigma: exit %d: %s", rc, se);
+        free(out), free(se), free(tdir);
+    }
+    free(mtx);
+    test_tmpdir_remove(dir);
+}
+
 /* Tiled runs refused in one line, writing nothing: --hw without tiles, a
  * bad split, a graph without its expression. */
 static void test_tiled_refusals(void **state)
@@ -670,6 +706,7 @@ int main(void)
         cmocka_unit_test(test_max_cycles_bounds_the_run),
         cmocka_unit_test(test_tiled_refusals),
         cmocka_unit_test(test_many_pes_cost_what_is_used),
+        cmocka_unit_test(test_huge_dims_cost_the_entries),
     };
     return cmocka_run_group_tests_name("tiled", tests, NULL, NULL);
 }
