@@ -590,7 +590,8 @@ static int visit_point(void *ctx, const int64_t *coord, const size_t *tile)
         if (!ft) {
             char where[256];
             describe_point(s, coord, where, sizeof where);
-            return error_wrap(s->err, "%s: tile %s of %s", s->g->path, where, s->op[t].gt->name);
+            rc = error_wrap(s->err, "%s: tile %s of %s", s->g->path, where, s->op[t].gt->name);
+            break;
         }
         if (ft == &empty[nempty])
             nempty++;

@@ -652,7 +652,18 @@ static void test_huge_dims_cost_the_entries(void **state)
             fail_msg("sigma: exit %d: %s", rc, se);
         free(out), free(se), free(tdir);
     }
-    free(mtx);
+    /* A tile that needs dense storage is refused naming it. */
+    char *wide = test_write_file(dir, "w.mtx", "%%MatrixMarket matrix coordinate real general\n"
+                                 "4 2000000000 2\n1 1 1\n3 5 2\n");
+    char *graph = test_compile_to(dir, "bv", "X(i,j)=B(i,j)*C(i,j) -f=X:ss -f=B:ss -f=C:sb "
+                                  "-s=split(i,i1,i0,2)");
+    snprintf(bind_a, sizeof bind_a, "B=%s", wide);
+    snprintf(bind_b, sizeof bind_b, "C=%s", wide);
+    assert_int_equal(test_run_samsim(NULL, &se, "run", graph, "-t", bind_a, "-t", bind_b, NULL), 1);
+    if (!strstr(se, ": tile (i1=0) of C: bitvector level 1 would hold 1 x 31250000 words") ||
+        strchr(se, '\n') != se + strlen(se) - 1)
+        fail_msg("%s", se);
+    free(se), free(wide), free(graph), free(mtx);
     test_tmpdir_remove(dir);
 }
 
