@@ -1,7 +1,9 @@
 /* Tiling: splits by shape and by occupancy worked out by hand, the
- * refusals, tiles and their flattening on small matrices, and a random
- * order-3 tensor whose every entry is recovered from its tile's key and
- * its local coordinates by the test's own linear scans. */
+ * refusals, tiles and their flattening on small matrices, random cuts
+ * against the test's own lists of tile starts made by the rules, a mode
+ * of 2e9 held by its rules alone, and a random order-3 tensor whose every
+ * entry is recovered from its tile's key and its local coordinates by the
+ * test's own linear scans. */
 #include <stdlib.h>
 #include <string.h>
 

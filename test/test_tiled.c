@@ -2,8 +2,11 @@
  * expression does (--check) under both engines; one tile as large as the
  * tensors is the untiled run, cycle for cycle; the tile points run are
  * exactly those where every factor's tile holds entries, counted here
- * from the operands themselves; and with memories (--hw), traffic worked
- * out by hand, bandwidth that binds or does not, and refusals. */
+ * from the operands themselves; with memories (--hw), traffic worked
+ * out by hand, bandwidth that binds or does not, result tiles against
+ * their buffers, and refusals; --max-cycles and deadlocks ending a tiled
+ * run as they end an untiled one; and costs that follow the work (PEs no
+ * point uses, sizes declared but empty). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
