@@ -552,6 +552,19 @@ static int simulate(const run_opts *o, sam_graph *g, const tensor *operands,
     return rc;
 }
 
+/* A tiled run that cannot complete, as stalled() says of one run. */
+static int tiled_stalled(const run_opts *o, const sam_graph *g, const tiled_outcome *t,
+                         sam_error *err)
+{
+    fprintf(stderr, "samsim: %s: %s\n", g->path, t->report);
+    if (o->stats && sim_stats_write_rows(t->stats, t->cycles, t->incomplete, o->stats, err))
+        return 1;
+    if (o->stats)
+        fprintf(stderr, "samsim: statistics up to cycle %llu (marked %s) in %s\n",
+                (unsigned long long)t->cycles, t->incomplete, o->stats);
+    return 2;
+}
+
 /* The run tile by tile (run_tiled.h), delivered as a whole. */
 static int simulate_tiled(const run_opts *o, sam_graph *g, const tensor *operands,
                           const char *tiling, sam_error *err)
@@ -569,11 +582,13 @@ static int simulate_tiled(const run_opts *o, sam_graph *g, const tensor *operand
     clock_gettime(CLOCK_MONOTONIC, &start);
     tiled_outcome tiles;
     tensor result;
-    if (run_tiled(g, operands, &r, &tiles, &result, err))
+    int ran = run_tiled(g, operands, &r, &tiles, &result, err);
+    if (ran < 0)
         return 1;
     sim_outcome out = {.cycles = tiles.cycles, .tokens = tiles.tokens};
-    int rc = deliver(o, g, operands, &result, tiles.stats, &out, &tiles, seconds_since(&start),
-                     err);
+    int rc = ran ? tiled_stalled(o, g, &tiles, err)
+                 : deliver(o, g, operands, &result, tiles.stats, &out, &tiles,
+                           seconds_since(&start), err);
     tensor_free(&result);
     if (tiles.stats)
         sim_stats_free(tiles.stats);

@@ -175,7 +175,8 @@ static int outer_tiles(tiled_state *s, int t, int l, sam_error *err)
     for (size_t k = 0; k < o->ntiles; k++) {
         fibertree ft;
         if (fibertree_build(&o->tiles[k].content, &op->gt->format, &ft, err))
-            return -1;
+            return error_wrap(err, "%s: a tile of %s at tiling level %d", s->g->path,
+                              op->gt->name, l);
         op->outer_bytes[l][k] = tree_bytes(s, &ft);
         fibertree_free(&ft);
     }
@@ -236,27 +237,15 @@ static int tile_operands(tiled_state *s, sam_error *err)
 static void level_tile_at(const tiled_state *s, int idx, const int64_t *coord, int level,
                           int64_t *first, int64_t *extent)
 {
-    const tile_split *sp = &s->split[idx];
-    size_t g = 0;
+    int64_t c[TILE_MAX_LEVELS];
     int last = -1;
-    for (int k = 0; k < s->nloop; k++) {
-        if (s->loop_index[k] != idx || s->loop_level[k] > level)
-            continue;
-        int l = last = s->loop_level[k];
-        int64_t parent = l ? sp->start[l - 1][g] : 0;
-        size_t lo = 0, hi = sp->ntiles[l];
-        while (lo < hi) {
-            size_t mid = (lo + hi) / 2;
-            if (sp->start[l][mid] < parent)
-                lo = mid + 1;
-            else
-                hi = mid;
+    /* Every level of a split index is a loop. */
+    for (int k = 0; k < s->nloop; k++)
+        if (s->loop_index[k] == idx && s->loop_level[k] <= level) {
+            c[s->loop_level[k]] = coord[k];
+            last = s->loop_level[k] > last ? s->loop_level[k] : last;
         }
-        g = lo + (size_t)coord[k];
-    }
-    *first = last < 0 ? 0 : sp->start[last][g];
-    int64_t end = last < 0 || g + 1 >= sp->ntiles[last] ? sp->dim : sp->start[last][g + 1];
-    *extent = end - *first;
+    tile_split_at(&s->split[idx], last, c, first, extent);
 }
 
 /* The first coordinate and the extent of index idx's innermost tile at
@@ -337,30 +326,23 @@ static void describe_point(const tiled_state *s, const int64_t *coord, char *buf
         snprintf(buf + used, size - used, ")");
 }
 
-/* Simulates the graph built in e on the bound data: its cycles and
- * result tile. */
-static int simulate_tile(tiled_state *s, sim_engine *e, const sim_data *d, const int64_t *coord,
-                         cycle_t *cycles, tensor *part)
+/* Simulates the graph built in e on the bound data for at most limit
+ * cycles: 0 with its outcome and result tile; 1 when it stops short
+ * (deadlocked or at the limit), report saying how; -1 on an error. */
+static int simulate_tile(tiled_state *s, sim_engine *e, const sim_data *d, cycle_t limit,
+                         sim_outcome *out, tensor *part, char *report, size_t size)
 {
     e->split = s->r->split;
-    sim_outcome out;
-    char report[1024], where[256];
-    int rc = sim_engine_run(e, s->r->engine, s->r->max_cycles, &out, report, sizeof report,
-                            s->err);
-    if (rc > 0) {
-        describe_point(s, coord, where, sizeof where);
-        error_at(s->err, s->g->path, 0, "tile %s: %s", where, report);
-    } else if (rc == 0) {
-        fibertree ft;
-        *cycles = out.cycles;
-        s->out->tokens += out.tokens;
-        s->out->tiles_run++;
-        rc = sim_result_planned(e, &s->result_plan, d, &ft, s->err);
-        if (!rc) {
-            rc = fibertree_to_tensor(&ft, part, s->err);
-            fibertree_free(&ft);
-        }
-    }
+    int rc = sim_engine_run(e, s->r->engine, limit, out, report, size, s->err);
+    if (rc)
+        return rc;
+    fibertree ft;
+    s->out->tokens += out->tokens;
+    s->out->tiles_run++;
+    if (sim_result_planned(e, &s->result_plan, d, &ft, s->err))
+        return -1;
+    rc = fibertree_to_tensor(&ft, part, s->err);
+    fibertree_free(&ft);
     return rc ? -1 : 0;
 }
 
@@ -437,14 +419,17 @@ static int memory_point(tiled_state *s, const size_t *tile, const int64_t *coord
     return mem_point(s->mem, &v, s->out->names, at, s->err);
 }
 
-/* The point's statistics, from start on processing element pe; the
- * first point's engine gives the rows. */
+/* The point's statistics, from start on processing element pe (pe < 0:
+ * none, the rows only); the first point's engine gives the rows. */
 static int add_stats(tiled_state *s, const sim_engine *e, int pe, cycle_t start)
 {
     sim_stats *st = s->out->stats;
+    if (!st)
+        return 0;
     if (!st->cells && sim_stats_init(st, e, s->npe, s->err))
         return -1;
-    sim_stats_add(st, e, pe, start);
+    if (pe >= 0)
+        sim_stats_add(st, e, pe, start);
     return 0;
 }
 
@@ -471,26 +456,126 @@ static int choose_pe(tiled_state *s, const sim_engine *e, int64_t id)
     return best;
 }
 
-/* When the tile e ran starts: as soon as the pipeline of its processing
- * element (choose_pe) takes it and, with memories, its tiles are in
- * place. */
-static int place_tile(tiled_state *s, const sim_engine *e, const size_t *tile,
-                      const int64_t *coord, cycle_t cycles, const tensor *part)
+/* Where the tile e ran goes: *pe, its processing element (choose_pe),
+ * and *start, as soon as that PE's pipeline takes it and, with memories
+ * and its result tile part (NULL for a point that did not complete),
+ * its tiles are in place. */
+static int tile_start(tiled_state *s, const sim_engine *e, const size_t *tile,
+                      const int64_t *coord, cycle_t cycles, const tensor *part, int *pe,
+                      cycle_t *start)
 {
-    int pe = choose_pe(s, e, result_tile_id(s, coord, s->spec.depth - 1));
-    pipeline *p = &s->pipes[pe];
+    *pe = choose_pe(s, e, result_tile_id(s, coord, s->spec.depth - 1));
+    pipeline *p = &s->pipes[*pe];
     if (!p->free_from && pipeline_init(p, e->nblocks, s->err))
         return -1;
-    cycle_t start = pipeline_earliest(p, e);
+    *start = pipeline_earliest(p, e);
     double at;
-    if (s->mem) {
-        if (memory_point(s, tile, coord, cycles, start, pe, part, &at))
+    if (s->mem && part) {
+        if (memory_point(s, tile, coord, cycles, *start, *pe, part, &at))
             return -1;
-        start = (cycle_t)at;
+        *start = (cycle_t)at;
     }
-    pipeline_place(p, e, start, cycles);
+    return 0;
+}
+
+/* The latest end of the points placed so far. */
+static cycle_t points_end(const tiled_state *s)
+{
+    cycle_t end = 0;
+    for (int pe = 0; s->pipes && pe < s->npe; pe++)
+        end = s->pipes[pe].end > end ? s->pipes[pe].end : end;
+    return end;
+}
+
+/* How the run stopped in tile point `where`, which starts at `start`:
+ * out's cycle and reason first, then what the point's blocks wait on
+ * (after the first line of report, its run's). */
+static void report_stop(tiled_outcome *out, cycle_t limit, const char *where, cycle_t start,
+                        const char *report)
+{
+    const char *waits = strchr(report, '\n');
+    waits = waits ? waits : "";
+    if (start >= limit)
+        snprintf(out->report, sizeof out->report, "stopped after %llu cycles: tile %s starts at "
+                 "cycle %llu", (unsigned long long)limit, where, (unsigned long long)start);
+    else if (out->cycles < limit)
+        snprintf(out->report, sizeof out->report, "deadlock at cycle %llu in tile %s (from cycle "
+                 "%llu)%.1500s", (unsigned long long)out->cycles, where, (unsigned long long)start,
+                 waits);
+    else
+        snprintf(out->report, sizeof out->report, "stopped after %llu cycles in tile %s (from "
+                 "cycle %llu)%.1500s", (unsigned long long)limit, where, (unsigned long long)start,
+                 waits);
+}
+
+/* The run stops in the tile point coord, which engine e ran (run: its
+ * outcome, report: the engine's) and which starts at `start` on
+ * processing element pe: where it deadlocked, when that comes before
+ * max_cycles, else at max_cycles, its run then repeated on data d as far
+ * as that. Its statistics are added up to there; out says how. 1, which
+ * ends the walk. */
+static int stop_in_point(tiled_state *s, sim_engine *e, const sim_data *d, const int64_t *coord,
+                         int pe, cycle_t start, const sim_outcome *run, const char *report)
+{
+    cycle_t limit = s->r->max_cycles, end = points_end(s);
+    char where[256], cut_report[sizeof s->out->report];
+    int deadlocked = run->deadlocked && run->cycles < limit && start < limit - run->cycles;
+    if (!deadlocked && start < limit) {
+        sim_outcome cut;
+        sim_engine_clear(e);
+        if (sim_build_planned(e, &s->plan, d, s->err) ||
+            sim_engine_run(e, s->r->engine, limit - start, &cut, cut_report, sizeof cut_report,
+                           s->err) < 0)
+            return -1;
+        report = cut_report;
+    }
+    if (add_stats(s, e, start < limit ? pe : -1, start))
+        return -1;
+    if (deadlocked && start + run->cycles > end)
+        end = start + run->cycles;
+    s->out->cycles = deadlocked && end < limit ? end : limit;
+    s->out->incomplete = s->out->cycles < limit ? "deadlock" : "stopped";
+    describe_point(s, coord, where, sizeof where);
+    report_stop(s->out, limit, where, start, report);
+    return 1;
+}
+
+/* The point engine e ran, placed: 0 when it ends by max_cycles, else the
+ * run stops in it (stop_in_point). */
+static int place_tile(tiled_state *s, sim_engine *e, const sim_data *d, const size_t *tile,
+                      const int64_t *coord, const sim_outcome *run, const tensor *part)
+{
+    int pe;
+    cycle_t start, cycles = run->cycles, limit = s->r->max_cycles;
+    if (tile_start(s, e, tile, coord, cycles, part, &pe, &start))
+        return -1;
+    if (start > limit || cycles > limit - start)
+        return stop_in_point(s, e, d, coord, pe, start, run, "");
+    pipeline_place(&s->pipes[pe], e, start, cycles);
     s->out->compute_cycles += cycles;
-    return s->out->stats ? add_stats(s, e, pe, start) : 0;
+    return add_stats(s, e, pe, start);
+}
+
+/* The point on the bound data d: simulated, its result added, placed.
+ * 0, or 1 when the run stops in it, or -1. */
+static int run_point(tiled_state *s, sim_data *d, const size_t *tile, const int64_t *coord)
+{
+    sim_engine *e = &s->engine;
+    sim_outcome run;
+    tensor part = {0};
+    char report[sizeof s->out->report];
+    int pe, rc = sim_build_planned(e, &s->plan, d, s->err);
+    cycle_t start;
+    if (!rc)
+        rc = simulate_tile(s, e, d, s->r->max_cycles, &run, &part, report, sizeof report);
+    if (rc == 1)
+        rc = tile_start(s, e, tile, coord, run.cycles, NULL, &pe, &start) ? -1 :
+             stop_in_point(s, e, d, coord, pe, start, &run, report);
+    else if (!rc && !(rc = add_result(s, &part, coord, s->err)))
+        rc = place_tile(s, e, d, tile, coord, &run, &part);
+    sim_engine_clear(e);
+    tensor_free(&part);
+    return rc;
 }
 
 static int visit_point(void *ctx, const int64_t *coord, const size_t *tile)
@@ -502,27 +587,21 @@ static int visit_point(void *ctx, const int64_t *coord, const size_t *tile)
     sim_data_unbind(d);
     for (int t = 1; t < s->e.ntensors && !rc; t++) {
         const fibertree *ft = tree_at(s, t, tile[t], coord, &empty[nempty], s->err);
+        if (!ft) {
+            char where[256];
+            describe_point(s, coord, where, sizeof where);
+            rc = error_wrap(s->err, "%s: tile %s of %s", s->g->path, where, s->op[t].gt->name);
+            break;
+        }
         if (ft == &empty[nempty])
             nempty++;
-        rc = !ft || sim_data_borrow(d, s->op[t].gt->name, ft, s->err);
+        rc = sim_data_borrow(d, s->op[t].gt->name, ft, s->err) ? -1 : 0;
     }
-    cycle_t cycles = 0;
-    tensor part = {0};
-    sim_engine *e = &s->engine;
-    if (!rc && sim_build_planned(e, &s->plan, d, s->err) == 0) {
-        rc = simulate_tile(s, e, d, coord, &cycles, &part);
-        if (!rc)
-            rc = add_result(s, &part, coord, s->err);
-        if (!rc)
-            rc = place_tile(s, e, tile, coord, cycles, &part);
-        sim_engine_clear(e);
-    } else {
-        rc = -1;
-    }
-    tensor_free(&part);
+    if (!rc)
+        rc = run_point(s, d, tile, coord);
     for (int k = 0; k < nempty; k++)
         fibertree_free(&empty[k]);
-    return rc ? -1 : 0;
+    return rc;
 }
 
 static int result_dims(const tiled_state *s, int64_t *dims)
@@ -538,7 +617,7 @@ static double grid_points(const tiled_state *s)
     double n = 1;
     for (int i = 0; i < s->e.nindices; i++)
         if (s->split[i].nlevels)
-            n *= (double)s->split[i].ntiles[s->split[i].nlevels - 1];
+            n *= (double)tile_split_count(&s->split[i], s->split[i].nlevels - 1);
     return n;
 }
 
@@ -648,6 +727,25 @@ static int prepare(tiled_state *s, const tensor *operands, sam_error *err)
     return s->r->hw ? prepare_memory(s, err) : 0;
 }
 
+/* The run's cycles: its points through the pipelines, and the memories
+ * ending with the last result tiles written out. 1 when that goes past
+ * max_cycles (the run stops there). */
+static int finish_cycles(tiled_state *s)
+{
+    tiled_outcome *out = s->out;
+    double written = s->mem ? ceil(mem_finish(s->mem)) : 0;
+    out->cycles = points_end(s);
+    out->cycles = written > (double)out->cycles ? (cycle_t)written : out->cycles;
+    if (out->cycles <= s->r->max_cycles)
+        return 0;
+    snprintf(out->report, sizeof out->report, "stopped after %llu cycles: the result's last "
+             "tiles are written out until cycle %llu", (unsigned long long)s->r->max_cycles,
+             (unsigned long long)out->cycles);
+    out->cycles = s->r->max_cycles;
+    out->incomplete = "stopped";
+    return 1;
+}
+
 int run_tiled(const sam_graph *g, const tensor *operands, const tiled_request *r,
               tiled_outcome *out, tensor *result, sam_error *err)
 {
@@ -672,20 +770,21 @@ int run_tiled(const sam_graph *g, const tensor *operands, const tiled_request *r
     if (!rc)
         rc = tensor_canonicalize(result, NULL, err);
     out->tiles_skipped = grid_points(s) - (double)out->tiles_run;
-    /* The memories end with the last result tiles written out. */
-    double written = s->mem && !rc ? ceil(mem_finish(s->mem)) : 0;
-    out->cycles = 0;
-    for (int pe = 0; s->pipes && pe < s->npe; pe++)
-        out->cycles = s->pipes[pe].end > out->cycles ? s->pipes[pe].end : out->cycles;
-    out->cycles = written > (double)out->cycles ? (cycle_t)written : out->cycles;
+    if (!rc)
+        rc = finish_cycles(s);
     free_state(s);
     free(s);
     if (out->stats) {
         out->stats->memory = out->memory;
         out->stats->names = out->names;
     }
-    if (rc) {
+    if (rc)
         tensor_free(result);
+    if (rc > 0) {
+        error_at(err, g->path, 0, "%s", out->report);
+        return 1;
+    }
+    if (rc) {
         if (out->stats)
             sim_stats_free(out->stats);
         free(out->stats);

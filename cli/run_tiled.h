@@ -20,7 +20,7 @@ typedef struct tiled_request {
     const char *expr;           /* what the graph computes */
     engine_mode engine;
     uint64_t split;             /* the engine's random windows, 0: none */
-    uint64_t max_cycles;        /* for each tile */
+    uint64_t max_cycles;        /* the whole run stops at this cycle */
     sim_options sim;
     const hw_desc *hw;          /* the memories (sim/memory.h), NULL: none */
     int stats;                  /* gather the statistics of sim/stats.h */
@@ -42,11 +42,21 @@ typedef struct tiled_outcome {
     sim_stats *stats;           /* asked for: every point's, and the memories'
                                    (the caller frees it, sim_stats_free then
                                    free, before the memory) */
+    const char *incomplete;     /* a run that did not complete: "deadlock" or
+                                   "stopped" (at max_cycles), cycles the
+                                   cycle it stopped in; else NULL */
+    char report[2048];          /* then: the tile point it stopped in and
+                                   what its blocks wait on */
 } tiled_outcome;
 
 /* Runs g on operands (per graph tensor, the result's slot unused) as r
- * says; the result into *result, canonical. A tile whose run deadlocks
- * or stops is an error naming the tile. */
+ * says; the result into *result, canonical. 1 when the run does not
+ * complete: a tile point deadlocks, or the run would go past
+ * max_cycles. The walk then ends there, the point's statistics (its run
+ * up to the cycle the whole stops in) added to those of the points
+ * before; out says how (incomplete, report, cycles) and keeps stats and
+ * memory for the caller to free as after a complete run; *result is
+ * empty and err holds the report too. -1 on an error. */
 int run_tiled(const sam_graph *g, const tensor *operands, const tiled_request *r,
               tiled_outcome *out, tensor *result, sam_error *err);
 

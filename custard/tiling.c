@@ -84,8 +84,10 @@ static int read_size(const expr *e, int idx, const command *c, tiling_level *lv,
     const char *s = c->arg[3], *dot = strchr(s, '.');
     char leader[TILING_NAME + 16] = "";
     lv->leader = -1;
-    if (dot) {
+    if (dot)
         snprintf(leader, sizeof leader, "%.*s", (int)(dot - s), s);
+    /* "2.5" is a size that is not whole, not a leader called 2. */
+    if (dot && is_name(leader)) {
         lv->leader = expr_find_tensor(e, leader);
         if (lv->leader <= 0 || expr_access_mode(expr_access(e, lv->leader), idx) < 0)
             return error_set(err, "schedule: %s: the leader %s is not an operand indexed by %s",

@@ -8,17 +8,6 @@
 #define TILE_RADIX_BITS 11
 #define TILE_RADIX_SIZE (1u << TILE_RADIX_BITS)
 
-/* Writes one level's tile starts into out (NULL: only counts them) and
- * returns how many there are; a count above TILE_MAX_TILES may stop
- * early, so that the counting pass never walks a huge level. */
-typedef size_t tile_cut_fn(const tile_split *s, const void *how, int64_t *out);
-
-typedef struct tile_occupancy {
-    const int64_t *crd;     /* sorted */
-    size_t n;
-    int64_t per_tile;
-} tile_occupancy;
-
 void tile_split_init(tile_split *s, int64_t dim)
 {
     memset(s, 0, sizeof *s);
@@ -27,48 +16,20 @@ void tile_split_init(tile_split *s, int64_t dim)
 
 void tile_split_free(tile_split *s)
 {
-    for (int l = 0; l < s->nlevels; l++)
-        free(s->start[l]);
+    for (int l = 0; l < s->nlevels; l++) {
+        free(s->level[l].breaks);
+        free(s->level[l].extents);
+    }
     tile_split_init(s, s->dim);
 }
 
-/* The end of tile i of level l, a level -1 being the whole range. */
-static int64_t tile_split_end(const tile_split *s, int l, size_t i)
+/* The first of the n increasing values v above x. */
+static size_t tile_first_above(const int64_t *v, size_t n, int64_t x)
 {
-    return l >= 0 && i + 1 < s->ntiles[l] ? s->start[l][i + 1] : s->dim;
-}
-
-static size_t tile_split_parents(const tile_split *s)
-{
-    return s->nlevels ? s->ntiles[s->nlevels - 1] : 1;
-}
-
-static int64_t tile_split_parent_start(const tile_split *s, size_t i)
-{
-    return s->nlevels ? s->start[s->nlevels - 1][i] : 0;
-}
-
-/* The number in level l of the tile that holds x: the last start <= x. */
-static size_t tile_split_index(const tile_split *s, int l, int64_t x)
-{
-    size_t lo = 0, hi = s->ntiles[l];
+    size_t lo = 0, hi = n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (s->start[l][mid] <= x)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo - 1;
-}
-
-/* The number in level l of the first tile starting at or after x. */
-static size_t tile_split_first_from(const tile_split *s, int l, int64_t x)
-{
-    size_t lo = 0, hi = s->ntiles[l];
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (s->start[l][mid] < x)
+        if (v[mid] <= x)
             lo = mid + 1;
         else
             hi = mid;
@@ -76,59 +37,141 @@ static size_t tile_split_first_from(const tile_split *s, int l, int64_t x)
     return lo;
 }
 
-static size_t tile_shape_cut(const tile_split *s, const void *how, int64_t *out)
+/* Level lv's tile holding x within the parent tile [*a, *b): the range
+ * narrowed to it; its number within the parent. */
+static int64_t tile_level_find(const tile_level *lv, int64_t x, int64_t *a, int64_t *b)
 {
-    int64_t size = *(const int64_t *)how;
-    size_t total = 0;
-    for (size_t p = 0; p < tile_split_parents(s); p++) {
-        int64_t a = tile_split_parent_start(s, p), b = tile_split_end(s, s->nlevels - 1, p);
-        /* An empty range (a mode of size 0) is still one tile. */
-        uint64_t k = b > a ? (uint64_t)(b - a - 1) / (uint64_t)size + 1 : 1;
-        if (k > TILE_MAX_TILES - total)
-            return TILE_MAX_TILES + 1;
-        for (uint64_t i = 0; out && i < k; i++)
-            out[total + i] = a + (int64_t)i * size;
-        total += k;
+    if (lv->size) {
+        int64_t c = (x - *a) / lv->size;
+        *a += c * lv->size;
+        if (*b - *a > lv->size)
+            *b = *a + lv->size;
+        return c;
     }
-    return total;
+    size_t lo = tile_first_above(lv->breaks, lv->nbreaks, *a);
+    size_t hi = tile_first_above(lv->breaks, lv->nbreaks, x);
+    if (hi > lo)
+        *a = lv->breaks[hi - 1];
+    if (hi < lv->nbreaks && lv->breaks[hi] < *b)
+        *b = lv->breaks[hi];
+    return (int64_t)(hi - lo);
 }
 
-/* The ranges of parent [a,b) for the sorted coordinates from *j on,
- * *j moved past them. */
-static size_t tile_occupancy_parent(const tile_occupancy *o, size_t *j, int64_t a, int64_t b,
-                                    int64_t *out)
+/* The tile at level `level` (-1: the whole range) holding x, [*first,
+ * *end); with coord, its number within its parent at each level. */
+static void tile_find(const tile_split *s, int level, int64_t x, int64_t *coord, int64_t *first,
+                      int64_t *end)
 {
-    size_t k = 0;
-    if (out)
-        out[k] = a;
-    k++;
-    int64_t count = 0;
-    while (*j < o->n && o->crd[*j] < b) {
-        int64_t x = o->crd[*j];
-        for (; *j < o->n && o->crd[*j] == x; (*j)++)
-            count++;
-        if (count < o->per_tile)
+    int64_t a = 0, b = s->dim;
+    for (int l = 0; l <= level; l++) {
+        int64_t c = tile_level_find(&s->level[l], x, &a, &b);
+        if (coord)
+            coord[l] = c;
+    }
+    *first = a;
+    *end = b;
+}
+
+void tile_split_range_at(const tile_split *s, int level, int64_t x, int64_t *first,
+                         int64_t *extent)
+{
+    int64_t end;
+    tile_find(s, level, x, NULL, first, &end);
+    *extent = end - *first;
+}
+
+void tile_split_range(const tile_split *s, int64_t x, int64_t *first, int64_t *extent)
+{
+    tile_split_range_at(s, s->nlevels - 1, x, first, extent);
+}
+
+void tile_split_locate(const tile_split *s, int64_t x, int64_t *coord, int64_t *local)
+{
+    int64_t first, end;
+    tile_find(s, s->nlevels - 1, x, coord, &first, &end);
+    *local = x - first;
+}
+
+void tile_split_at(const tile_split *s, int level, const int64_t *coord, int64_t *first,
+                   int64_t *extent)
+{
+    int64_t a = 0, b = s->dim;
+    for (int l = 0; l <= level; l++) {
+        const tile_level *lv = &s->level[l];
+        if (lv->size) {
+            a += coord[l] * lv->size;
+            if (b - a > lv->size)
+                b = a + lv->size;
             continue;
-        count = 0;
-        /* After the parent's last coordinate the range runs to its end. */
-        if (*j < o->n && o->crd[*j] < b) {
-            if (out)
-                out[k] = x + 1;
-            k++;
         }
+        size_t k = tile_first_above(lv->breaks, lv->nbreaks, a) + (size_t)coord[l];
+        if (coord[l] > 0)
+            a = lv->breaks[k - 1];
+        if (k < lv->nbreaks && lv->breaks[k] < b)
+            b = lv->breaks[k];
+    }
+    *first = a;
+    *extent = b - a;
+}
+
+size_t tile_split_count(const tile_split *s, int level)
+{
+    return level < 0 ? 1 : s->level[level].ntiles;
+}
+
+int64_t tile_split_width(const tile_split *s, int level)
+{
+    return s->level[level].width;
+}
+
+int64_t tile_split_level_extent(const tile_split *s, int level)
+{
+    int l = level < s->nlevels ? level : s->nlevels - 1;
+    if (l < 0)
+        return s->dim;
+    const tile_level *lv = &s->level[l];
+    return lv->nextents ? lv->extents[lv->nextents - 1].extent : 0;
+}
+
+int64_t tile_split_max_extent(const tile_split *s)
+{
+    return tile_split_level_extent(s, s->nlevels - 1);
+}
+
+/* The extents of the tiles the next level cuts: the last level's, or
+ * the whole range (in *whole). */
+static const tile_extent *tile_parent_extents(const tile_split *s, tile_extent *whole, size_t *n)
+{
+    if (s->nlevels) {
+        *n = s->level[s->nlevels - 1].nextents;
+        return s->level[s->nlevels - 1].extents;
+    }
+    *whole = (tile_extent){s->dim, 1};
+    *n = 1;
+    return whole;
+}
+
+static int tile_extent_cmp(const void *a, const void *b)
+{
+    const tile_extent *x = a, *y = b;
+    return (x->extent > y->extent) - (x->extent < y->extent);
+}
+
+/* Sorts the n extents by length, joins equal ones and drops those no
+ * tile has: how many are left. */
+static size_t tile_merge_extents(tile_extent *e, size_t n)
+{
+    qsort(e, n, sizeof *e, tile_extent_cmp);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (e[i].count == 0)
+            continue;
+        if (k && e[k - 1].extent == e[i].extent)
+            e[k - 1].count += e[i].count;
+        else
+            e[k++] = e[i];
     }
     return k;
-}
-
-static size_t tile_occupancy_cut(const tile_split *s, const void *how, int64_t *out)
-{
-    const tile_occupancy *o = how;
-    size_t total = 0, j = 0;
-    for (size_t p = 0; p < tile_split_parents(s); p++)
-        total += tile_occupancy_parent(o, &j, tile_split_parent_start(s, p),
-                                       tile_split_end(s, s->nlevels - 1, p),
-                                       out ? out + total : NULL);
-    return total;
 }
 
 static int tile_split_room(const tile_split *s, sam_error *err)
@@ -138,19 +181,16 @@ static int tile_split_room(const tile_split *s, sam_error *err)
     return 0;
 }
 
-/* Counts the new level's tiles before allocating them. */
-static int tile_split_add(tile_split *s, tile_cut_fn *cut, const void *how, sam_error *err)
+/* Takes lv as the level below the last, its tiles counted, or frees it. */
+static int tile_split_push(tile_split *s, tile_level *lv, sam_error *err)
 {
-    size_t n = cut(s, how, NULL);
-    if (n > TILE_MAX_TILES)
+    if (lv->ntiles > TILE_MAX_TILES) {
+        free(lv->breaks);
+        free(lv->extents);
         return error_set(err, "cutting a mode of size %lld makes more than %zu tiles at a level",
                          (long long)s->dim, TILE_MAX_TILES);
-    int64_t *start = error_alloc(err, n, sizeof *start);
-    if (!start)
-        return -1;
-    cut(s, how, start);
-    s->start[s->nlevels] = start;
-    s->ntiles[s->nlevels++] = n;
+    }
+    s->level[s->nlevels++] = *lv;
     return 0;
 }
 
@@ -160,7 +200,29 @@ int tile_split_add_shape(tile_split *s, int64_t size, sam_error *err)
         return error_set(err, "tile size %lld is not positive", (long long)size);
     if (tile_split_room(s, err))
         return -1;
-    return tile_split_add(s, tile_shape_cut, &size, err);
+    tile_extent whole;
+    size_t np;
+    const tile_extent *parent = tile_parent_extents(s, &whole, &np);
+    tile_level lv = {.size = size, .extents = error_alloc(err, 2 * np, sizeof *lv.extents)};
+    if (!lv.extents)
+        return -1;
+    /* A parent's count is at most TILE_MAX_TILES, so no sum overflows. */
+    for (size_t i = 0; i < np && lv.ntiles <= TILE_MAX_TILES; i++) {
+        int64_t e = parent[i].extent, rest = e % size;
+        uint64_t full = (uint64_t)(e / size);
+        /* An empty range (a mode of size 0) is still one tile. */
+        uint64_t each = full + (rest > 0 || e == 0);
+        if (each > TILE_MAX_TILES) {
+            lv.ntiles = TILE_MAX_TILES + 1;
+            break;
+        }
+        lv.extents[lv.nextents++] = (tile_extent){size, full * parent[i].count};
+        lv.extents[lv.nextents++] = (tile_extent){rest, each > full ? parent[i].count : 0};
+        lv.ntiles += each * parent[i].count;
+        lv.width = (int64_t)each > lv.width ? (int64_t)each : lv.width;
+    }
+    lv.nextents = tile_merge_extents(lv.extents, lv.nextents);
+    return tile_split_push(s, &lv, err);
 }
 
 static int tile_bits(uint64_t max)
@@ -215,6 +277,70 @@ static int64_t *tile_sorted_crd(const int64_t *crd, size_t n, int64_t dim, sam_e
     return sorted;
 }
 
+/* Where ranges of per_tile of the n sorted coordinates crd end inside
+ * their parent tiles: lv's breaks, the coordinate after the one at which
+ * a range's count reaches per_tile, when the parent has more after it. */
+static int tile_occupancy_breaks(const tile_split *s, const int64_t *crd, size_t n,
+                                 int64_t per_tile, tile_level *lv, sam_error *err)
+{
+    size_t cap = 0;
+    for (size_t j = 0; j < n;) {
+        int64_t a, b, count = 0;
+        tile_find(s, s->nlevels - 1, crd[j], NULL, &a, &b);
+        while (j < n && crd[j] < b) {
+            int64_t x = crd[j];
+            for (; j < n && crd[j] == x; j++)
+                count++;
+            if (count < per_tile)
+                continue;
+            count = 0;
+            /* After the parent's last coordinate the range runs to its end. */
+            if (j == n || crd[j] >= b)
+                continue;
+            int64_t *grown = grow_array(lv->breaks, lv->nbreaks, &cap, sizeof *grown, 16);
+            if (!grown)
+                return error_set(err, "out of memory for %zu tile starts", lv->nbreaks + 1);
+            lv->breaks = grown;
+            lv->breaks[lv->nbreaks++] = x + 1;
+        }
+    }
+    return 0;
+}
+
+/* The extents and counts of occupancy level lv, its breaks known: the
+ * parents' tiles, each parent with breaks replaced by its pieces. */
+static int tile_occupancy_extents(const tile_split *s, tile_level *lv, sam_error *err)
+{
+    tile_extent whole;
+    size_t np, n, nparents = tile_split_count(s, s->nlevels - 1), broken = 0;
+    const tile_extent *parent = tile_parent_extents(s, &whole, &np);
+    lv->extents = error_alloc(err, np + 2 * lv->nbreaks, sizeof *lv->extents);
+    if (!lv->extents)
+        return -1;
+    memcpy(lv->extents, parent, np * sizeof *parent);
+    n = np;
+    for (size_t i = 0; i < lv->nbreaks; broken++) {
+        int64_t a, b;
+        tile_find(s, s->nlevels - 1, lv->breaks[i], NULL, &a, &b);
+        /* The parent's extent is among the first np, which increase. */
+        tile_extent key = {b - a, 0};
+        tile_extent *was = bsearch(&key, lv->extents, np, sizeof key, tile_extent_cmp);
+        was->count--;
+        size_t pieces = 1;
+        for (; i < lv->nbreaks && lv->breaks[i] < b; i++, pieces++) {
+            lv->extents[n++] = (tile_extent){lv->breaks[i] - a, 1};
+            a = lv->breaks[i];
+        }
+        lv->extents[n++] = (tile_extent){b - a, 1};
+        lv->width = (int64_t)pieces > lv->width ? (int64_t)pieces : lv->width;
+    }
+    if (nparents > broken && lv->width < 1)
+        lv->width = 1;
+    lv->nextents = tile_merge_extents(lv->extents, n);
+    lv->ntiles = nparents + lv->nbreaks;
+    return 0;
+}
+
 int tile_split_add_occupancy(tile_split *s, const int64_t *crd, size_t n, int64_t per_tile,
                              sam_error *err)
 {
@@ -226,68 +352,20 @@ int tile_split_add_occupancy(tile_split *s, const int64_t *crd, size_t n, int64_
         if (crd[i] < 0 || crd[i] >= s->dim)
             return error_set(err, "leader coordinate %lld is outside 0..%lld",
                              (long long)crd[i], (long long)s->dim - 1);
-    tile_occupancy o = {tile_sorted_crd(crd, n, s->dim, err), n, per_tile};
-    if (!o.crd)
+    int64_t *sorted = tile_sorted_crd(crd, n, s->dim, err);
+    if (!sorted)
         return -1;
-    int rc = tile_split_add(s, tile_occupancy_cut, &o, err);
-    free((int64_t *)o.crd);
-    return rc;
-}
-
-void tile_split_locate(const tile_split *s, int64_t x, int64_t *coord, int64_t *local)
-{
-    int64_t parent = 0;
-    for (int l = 0; l < s->nlevels; l++) {
-        size_t i = tile_split_index(s, l, x);
-        coord[l] = (int64_t)(i - tile_split_first_from(s, l, parent));
-        parent = s->start[l][i];
+    tile_level lv = {0};
+    int rc = tile_occupancy_breaks(s, sorted, n, per_tile, &lv, err);
+    free(sorted);
+    if (!rc)
+        rc = tile_occupancy_extents(s, &lv, err);
+    if (rc) {
+        free(lv.breaks);
+        free(lv.extents);
+        return -1;
     }
-    *local = x - parent;
-}
-
-void tile_split_range(const tile_split *s, int64_t x, int64_t *first, int64_t *extent)
-{
-    int last = s->nlevels - 1;
-    size_t i = last < 0 ? 0 : tile_split_index(s, last, x);
-    *first = last < 0 ? 0 : s->start[last][i];
-    *extent = tile_split_end(s, last, i) - *first;
-}
-
-int64_t tile_split_width(const tile_split *s, int level)
-{
-    if (level == 0)
-        return (int64_t)s->ntiles[0];
-    size_t most = 0, run = 0, parent = 0;
-    for (size_t i = 0; i < s->ntiles[level]; i++) {
-        int64_t x = s->start[level][i];
-        /* A tile starting where the next parent does begins its run. */
-        if (parent + 1 < s->ntiles[level - 1] && x == s->start[level - 1][parent + 1]) {
-            parent++;
-            run = 0;
-        }
-        if (++run > most)
-            most = run;
-    }
-    return (int64_t)most;
-}
-
-int64_t tile_split_level_extent(const tile_split *s, int level)
-{
-    int l = level < s->nlevels ? level : s->nlevels - 1;
-    if (l < 0)
-        return s->dim;
-    int64_t most = 0;
-    for (size_t i = 0; i < s->ntiles[l]; i++) {
-        int64_t e = tile_split_end(s, l, i) - s->start[l][i];
-        if (e > most)
-            most = e;
-    }
-    return most;
-}
-
-int64_t tile_split_max_extent(const tile_split *s)
-{
-    return tile_split_level_extent(s, s->nlevels - 1);
+    return tile_split_push(s, &lv, err);
 }
 
 void tiled_tensor_free(tiled_tensor *tt)
@@ -332,10 +410,8 @@ static void tiled_keys(tiled_tensor *tt, const tile_split *split)
             }
 }
 
-/* Orders perm by key, stably so that a tile keeps its entries' order.
- * Keys compare as the tiles' numbers in their whole levels do (a level's
- * key is that number less its parent's first, fixed by the keys before
- * it), so each pass sorts by those numbers. */
+/* Orders perm by key, stably so that a tile keeps its entries' order:
+ * a pass per key, last first, by the key itself (below its width). */
 static int tiled_sort(const tiled_tensor *tt, const tile_split *split, const tensor *t,
                       size_t *perm, size_t *tmp, sam_error *err)
 {
@@ -345,9 +421,12 @@ static int tiled_sort(const tiled_tensor *tt, const tile_split *split, const ten
     for (int k = tt->nkeys - 1; k >= 0; k--) {
         const tile_split *s = &split[tt->key_mode[k]];
         const int64_t *crd = t->crd[tt->key_mode[k]];
-        for (size_t e = 0; e < t->nnz; e++)
-            digit[e] = (int64_t)tile_split_index(s, tt->key_level[k], crd[e]);
-        tile_radix_sort(digit, tile_bits(s->ntiles[tt->key_level[k]] - 1), t->nnz, perm, tmp);
+        int64_t coord[TILE_MAX_LEVELS], local;
+        for (size_t e = 0; e < t->nnz; e++) {
+            tile_split_locate(s, crd[e], coord, &local);
+            digit[e] = coord[tt->key_level[k]];
+        }
+        tile_radix_sort(digit, tile_bits((uint64_t)tt->key_dim[k] - 1), t->nnz, perm, tmp);
     }
     free(digit);
     return 0;

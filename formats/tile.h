@@ -5,10 +5,11 @@
  * extent, ExTensor's uniform_shape) or by occupancy (tiles whose ranges
  * hold the same number of a leader tensor's entries, TeAAL's
  * uniform_occupancy, counted over the mode's coordinates in the whole
- * tensor: the ranks above are flattened). Either way a level is the
- * sorted list of its tiles' first coordinates, and every tensor split on
- * the same index takes the same list, so tiles of different tensors meet
- * where their coordinates do.
+ * tensor: the ranks above are flattened). Either way a level is held by
+ * its rule (the shape, or the coordinates where occupancy starts a tile),
+ * never tile by tile, so that its cost follows the entries and not the
+ * mode's size; every tensor split on the same index takes the same
+ * levels, so tiles of different tensors meet where their coordinates do.
  *
  * A tile's coordinate at a level is its number within its parent tile (as
  * taco's split(i, i1, i0, s) gives i1 = i / s), and its entries keep the
@@ -24,18 +25,37 @@
 
 #define TILE_MAX_LEVELS 4
 
-/* A mode may be cut into at most this many tiles at one level: a few bytes
- * of input (a shape of 10^12 and a tile of 1) must not cost gigabytes. */
+/* A mode may be cut into at most this many tiles at one level, so that
+ * tile numbers (the product of several modes' widths numbers a result
+ * tile) stay far inside 64 bits. */
 #define TILE_MAX_TILES ((size_t)1 << 24)
+
+/* A level's tiles by extent: `count` of them are `extent` long. */
+typedef struct tile_extent {
+    int64_t extent;
+    size_t count;
+} tile_extent;
+
+/* One level of a mode's cut, held by its rule rather than by its tiles,
+ * so that a level of millions of tiles costs no more than its rule: by
+ * shape, every parent tile cut every `size` coordinates; by occupancy,
+ * the coordinates inside parent tiles where a new tile starts. */
+typedef struct tile_level {
+    int64_t size;               /* by shape; 0: by occupancy */
+    int64_t *breaks;            /* by occupancy: increasing, none at a
+                                   parent's first coordinate */
+    size_t nbreaks;
+    tile_extent *extents;       /* the tiles' extents, increasing */
+    size_t nextents;
+    size_t ntiles;              /* tiles at this level */
+    int64_t width;              /* the most tiles of one parent */
+} tile_level;
 
 /* How one mode of size dim is cut. */
 typedef struct tile_split {
     int64_t dim;
     int nlevels;                        /* 0: not split */
-    int64_t *start[TILE_MAX_LEVELS];    /* level l: its tiles' first coordinates,
-                                           increasing, start[l][0] = 0; each
-                                           level's list holds the one above */
-    size_t ntiles[TILE_MAX_LEVELS];
+    tile_level level[TILE_MAX_LEVELS];  /* outermost first */
 } tile_split;
 
 /* An unsplit mode of size dim (dim >= 1). */
@@ -64,6 +84,20 @@ void tile_split_locate(const tile_split *s, int64_t x, int64_t *coord, int64_t *
 
 /* The first coordinate and the extent of the innermost tile that holds x. */
 void tile_split_range(const tile_split *s, int64_t x, int64_t *first, int64_t *extent);
+
+/* The same for the tile at level `level` that holds x (level -1: the
+ * whole range). The next tile there starts at first + extent. */
+void tile_split_range_at(const tile_split *s, int level, int64_t x, int64_t *first,
+                         int64_t *extent);
+
+/* The first coordinate and the extent of the tile at level `level` whose
+ * number within its parent is coord[l] at each level l <= level (level
+ * -1: the whole range). */
+void tile_split_at(const tile_split *s, int level, const int64_t *coord, int64_t *first,
+                   int64_t *extent);
+
+/* How many tiles level l has. */
+size_t tile_split_count(const tile_split *s, int level);
 
 /* The most tiles any parent has at level l: the size of that tile mode. */
 int64_t tile_split_width(const tile_split *s, int level);

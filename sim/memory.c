@@ -27,23 +27,25 @@ int mem_init(mem_model *m, const hw_desc *hw, int ntensors, int nlevels, sam_err
         return error_set(err, "out of memory");
     for (int l = 0; l < nlevels; l++) {
         int n = l == nlevels - 1 ? m->npe : 1;
-        m->buffers[l] = malloc((size_t)n * sizeof *m->buffers[l]);
+        m->buffers[l] = calloc((size_t)n, sizeof *m->buffers[l]);
         if (!m->buffers[l])
             return error_set(err, "out of memory");
-        for (int b = 0; b < n; b++) {
-            mem_buffer *buf = &m->buffers[l][b];
-            memset(buf, 0, sizeof *buf);
-            buf->out_id = -1;
-            for (int t = 0; t < MEM_MAX_TENSORS; t++)
-                for (int k = 0; k < MEM_MAX_BUFFERING; k++)
-                    buf->slot[t][k].id = -1;
-        }
+        for (int b = 0; b < n; b++)
+            m->buffers[l][b].out_id = -1;
     }
     return 0;
 }
 
+/* The buffers of level l, one or one per PE. */
+static int buffer_count(const mem_model *m, int l)
+{
+    return l == m->nlevels - 1 ? m->npe : 1;
+}
+
 void mem_free(mem_model *m)
 {
+    for (int pe = 0; m->ports && pe < m->npe; pe++)
+        free(m->ports[pe]);
     free(m->ports);
     m->ports = NULL;
     free(m->touched);
@@ -51,6 +53,8 @@ void mem_free(mem_model *m)
     free(m->stay_written);
     m->stay_written = NULL;
     for (int l = 0; l < MEM_MAX_LEVELS; l++) {
+        for (int b = 0; m->buffers[l] && b < buffer_count(m, l); b++)
+            free(m->buffers[l][b].slot);
         free(m->buffers[l]);
         m->buffers[l] = NULL;
         for (int t = 0; t < MEM_MAX_TENSORS; t++) {
@@ -89,6 +93,36 @@ static mem_buffer *buffer_of(const mem_model *m, int l, int pe)
     return &m->buffers[l][l == m->nlevels - 1 ? pe : 0];
 }
 
+static int buffering(const mem_model *m, int l)
+{
+    return (int)m->hw.mem[m->at[l]].buffering;
+}
+
+/* Operand t's k-th slot in buffer b of level l. */
+static mem_slot *slot_of(const mem_model *m, int l, const mem_buffer *b, int t, int k)
+{
+    return &b->slot[t * buffering(m, l) + k];
+}
+
+/* Processing element pe's buffers and port, allocated when a point first
+ * goes to it: pe.count may be large and a run use few of them. */
+static int open_pe(mem_model *m, int pe, sam_error *err)
+{
+    for (int l = 0; l < m->nlevels; l++) {
+        mem_buffer *b = buffer_of(m, l, pe);
+        size_t n = (size_t)(m->ntensors ? m->ntensors : 1) * (size_t)buffering(m, l);
+        if (b->slot)
+            continue;
+        if (!(b->slot = malloc(n * sizeof *b->slot)))
+            return error_set(err, "out of memory");
+        for (size_t k = 0; k < n; k++)
+            b->slot[k] = (mem_slot){-1, 0, 0, 0};
+    }
+    if (m->nlevels == 2 && !m->ports[pe] && !(m->ports[pe] = calloc(1, sizeof *m->ports[pe])))
+        return error_set(err, "out of memory");
+    return 0;
+}
+
 /* Where level l's tiles come from: the buffer of the level above, or
  * DRAM (through the LLB, when it holds no level). */
 hw_memory_id mem_level_source(const mem_model *m, int l)
@@ -124,7 +158,7 @@ static double latency_of(const mem_model *m, hw_memory_id src, int l)
  * each PE's buffer; DRAM one link for all. */
 static mem_link *link_of(mem_model *m, hw_memory_id src, int pe)
 {
-    return src == HW_LLB ? &m->ports[pe] : &m->link[src];
+    return src == HW_LLB ? m->ports[pe] : &m->link[src];
 }
 
 /* Bytes moved for bytes of data: whole lines of the source. */
@@ -134,31 +168,56 @@ static double rounded(const mem_model *m, hw_memory_id src, double bytes)
     return ceil(bytes / line) * line;
 }
 
-static int buffering(const mem_model *m, int l)
-{
-    return (int)m->hw.mem[m->at[l]].buffering;
-}
-
 /* Bytes of operand t's tiles buffer b of level l holds at cycle `at`. */
 static double held_of(const mem_model *m, int l, const mem_buffer *b, int t, double at)
 {
     double bytes = 0;
     for (int k = 0; k < buffering(m, l); k++) {
-        const mem_slot *s = &b->slot[t][k];
+        const mem_slot *s = slot_of(m, l, b, t, k);
         if (s->id >= 0 && s->release > at)
             bytes += s->bytes;
     }
     return bytes;
 }
 
-/* Bytes buffer b of level l holds at cycle t: tiles not yet released,
- * and the result's tile. */
-static double held(const mem_model *m, int l, const mem_buffer *b, double t)
+/* Bytes of operand tiles buffer b of level l holds at cycle t: those
+ * not yet released. */
+static double operands_held(const mem_model *m, int l, const mem_buffer *b, double t)
 {
-    double bytes = b->out_id >= 0 ? b->out_bytes : 0;
+    double bytes = 0;
     for (int i = 0; i < m->ntensors; i++)
         bytes += held_of(m, l, b, i, t);
     return bytes;
+}
+
+/* Whether a result tile back in the LLB moves by the PE tiles points
+ * touch (llb.partials), rather than whole. */
+static int partials_by_pe(const mem_model *m)
+{
+    return m->hw.llb_partials > 0 && m->nlevels == 2 && mem_tensor_held(m, m->ntensors, 0);
+}
+
+/* The bytes the LLB's result tile writes out: what its stay touched, or
+ * all of it. */
+static double llb_out_bytes(const mem_model *m, const mem_buffer *b)
+{
+    return partials_by_pe(m) ? b->dirty : b->out_bytes;
+}
+
+/* Bytes of the result's tile buffer b of level l holds (with
+ * llb.partials, the LLB holds what its stay touched). */
+static double result_held(const mem_model *m, int l, const mem_buffer *b)
+{
+    if (b->out_id < 0)
+        return 0;
+    return l ? b->out_bytes : llb_out_bytes(m, b);
+}
+
+/* Bytes buffer b of level l holds at cycle t: operand tiles not yet
+ * released, and the result's tile. */
+static double held(const mem_model *m, int l, const mem_buffer *b, double t)
+{
+    return operands_held(m, l, b, t) + result_held(m, l, b);
 }
 
 /* The first release after t in buffer b of level l, or INFINITY. */
@@ -167,24 +226,50 @@ static double next_release(const mem_model *m, int l, const mem_buffer *b, doubl
     double next = INFINITY;
     for (int i = 0; i < m->ntensors; i++)
         for (int k = 0; k < buffering(m, l); k++) {
-            const mem_slot *s = &b->slot[i][k];
+            const mem_slot *s = slot_of(m, l, b, i, k);
             if (s->id >= 0 && s->release > t && s->release < next)
                 next = s->release;
         }
     return next;
 }
 
-/* A refusal of operand t's tile at point v. */
-static int refuse(const mem_visit *v, const char *const *names, int t, const mem_tile *tile,
-                  hw_memory_id dst, double cap, sam_error *err)
+/* A refusal of tensor t's tile of `bytes` at point v in buffer dst. */
+static int refuse(const mem_model *m, const mem_visit *v, const char *const *names, int t,
+                  double bytes, hw_memory_id dst, sam_error *err)
 {
     char where[256];
+    double cap = m->hw.mem[dst].capacity;
     v->where(v->where_ctx, where, sizeof where);
-    if (tile->bytes > cap)
+    if (bytes > cap)
         return error_set(err, "tile %s of %s (%.0f bytes) does not fit in the %s buffer (%.0f "
-                         "bytes)", where, names[t], tile->bytes, hw_memory_names[dst], cap);
+                         "bytes)", where, names[t], bytes, hw_memory_names[dst], cap);
     return error_set(err, "tile %s of %s (%.0f bytes) does not fit in the %s buffer beside the "
-                     "point's other tiles", where, names[t], tile->bytes, hw_memory_names[dst]);
+                     "point's other tiles", where, names[t], bytes, hw_memory_names[dst]);
+}
+
+/* A result tile that a point's replaces in its buffer: its bytes, there
+ * until the cycle its write-out has left. */
+typedef struct mem_leaving {
+    double bytes, gone;
+} mem_leaving;
+
+/* The first cycle from t on at which buffer b of level l has room for
+ * `bytes` more beside the operand tiles it holds and the result tile
+ * leaving it; INFINITY when none comes. What a buffer holds only shrinks
+ * as time goes on, its tiles released, so a later cycle has room too. */
+static double room_at(const mem_model *m, int l, const mem_buffer *b, double bytes,
+                      const mem_leaving *old, double t)
+{
+    double cap = m->hw.mem[m->at[l]].capacity;
+    while (operands_held(m, l, b, t) + (t < old->gone ? old->bytes : 0) + bytes > cap) {
+        double next = next_release(m, l, b, t);
+        if (t < old->gone && old->gone < next)
+            next = old->gone;
+        if (isinf(next))
+            return INFINITY;
+        t = next;
+    }
+    return t;
 }
 
 /* Operand t's tile for level l in place: reused, or fetched after parent
@@ -195,20 +280,23 @@ static double fetch(mem_model *m, int l, const mem_visit *v, int t, mem_tile til
     int pe = v->pe;
     int n = buffering(m, l);
     mem_buffer *b = buffer_of(m, l, pe);
-    mem_slot *cur = &b->slot[t][(b->next[t] + n - 1) % n];
-    if (cur->id == tile.id)
+    mem_slot *cur = slot_of(m, l, b, t, (b->next[t] + n - 1) % n);
+    if (cur->id == tile.id) {
+        /* Held again until this point is computed (mem_point). */
+        cur->release = INFINITY;
         return cur->ready;
+    }
     hw_memory_id src = mem_tensor_source(m, t, l), dst = m->at[l];
     double cap = m->hw.mem[dst].capacity;
     if (tile.bytes > cap)
-        return refuse(v, names, t, &tile, dst, cap, err);
-    mem_slot *victim = &b->slot[t][b->next[t] % n];
+        return refuse(m, v, names, t, tile.bytes, dst, err);
+    mem_slot *victim = slot_of(m, l, b, t, b->next[t] % n);
     victim->id = -1;
     double start = fmax(victim->release, parent);
     while (held(m, l, b, start) + tile.bytes > cap) {
         start = next_release(m, l, b, start);
         if (isinf(start))
-            return refuse(v, names, t, &tile, dst, cap, err);
+            return refuse(m, v, names, t, tile.bytes, dst, err);
     }
     double moved = rounded(m, src, tile.bytes), occupy = moved / bytes_per_cycle(m, src, l);
     start = link_book(link_of(m, src, pe), start, occupy);
@@ -246,13 +334,6 @@ static double result_transfer(mem_model *m, int l, int pe, double bytes, double 
     return start + latency_of(m, home, l) + occupy;
 }
 
-/* Whether a result tile back in the LLB moves by the PE tiles points
- * touch (llb.partials), rather than whole. */
-static int partials_by_pe(const mem_model *m)
-{
-    return m->hw.llb_partials > 0 && m->nlevels == 2 && mem_tensor_held(m, m->ntensors, 0);
-}
-
 static mem_touch *touch_slot(mem_touch *t, size_t n, int64_t id)
 {
     size_t i = ((uint64_t)id * 0x9E3779B97F4A7C15u >> 17) & (n - 1);
@@ -281,13 +362,6 @@ static int grow_touched(mem_model *m, sam_error *err)
     return 0;
 }
 
-/* The bytes the LLB's result tile writes out: what its stay touched, or
- * all of it. */
-static double llb_out_bytes(const mem_model *m, const mem_buffer *b)
-{
-    return partials_by_pe(m) ? b->dirty : b->out_bytes;
-}
-
 /* Room for the LLB's next stay in stay_written. */
 static int grow_stays(mem_model *m, sam_error *err)
 {
@@ -306,8 +380,11 @@ static int grow_stays(mem_model *m, sam_error *err)
 
 /* With llb.partials, the point's PE tile out: read back from DRAM the
  * first time this stay of the LLB's tile touches it, if it went out
- * before; its growth is what the stay will write. When it is in place. */
-static double touch_pe_tile(mem_model *m, int pe, const mem_result *out, double in_place)
+ * before, once the LLB has room for it (beside the tile old, leaving);
+ * its growth is what the stay will write. When it is in place, INFINITY
+ * when the LLB never has room. */
+static double touch_pe_tile(mem_model *m, int pe, const mem_result *out, const mem_leaving *old,
+                            double in_place)
 {
     mem_buffer *llb = buffer_of(m, 0, pe);
     mem_touch *t = touch_slot(m->touched, m->ntouched, out->id);
@@ -321,9 +398,13 @@ static double touch_pe_tile(mem_model *m, int pe, const mem_result *out, double 
     if (t->stay != llb->stay) {
         /* Its bytes come back once the stay that last touched it wrote
          * them out. */
-        if (llb->refilled && out->before > 0)
-            in_place = result_transfer(m, 0, pe, out->before,
-                                       fmax(in_place, m->stay_written[t->stay]), 0);
+        if (llb->refilled && out->before > 0) {
+            double from = room_at(m, 0, llb, llb->dirty + out->after, old,
+                                  fmax(in_place, m->stay_written[t->stay]));
+            if (isinf(from))
+                return from;
+            in_place = result_transfer(m, 0, pe, out->before, from, 0);
+        }
         t->stay = llb->stay;
         had = 0;
     }
@@ -331,53 +412,120 @@ static double touch_pe_tile(mem_model *m, int pe, const mem_result *out, double 
     return in_place;
 }
 
-/* The result's tiles for a point on processing element pe: those it
- * leaves written out, inner level first (the outer holds what the inner
- * wrote), once the points that made them are done, and those it returns
- * to read back in, outer first. When the point may start. */
-static double result_tiles(mem_model *m, int pe, const mem_result *out, double ready)
+/* The result's tiles the point on processing element pe leaves, written
+ * out, inner level first (the outer holds what the inner wrote), once
+ * the points that made them are done: old[l], what leaves level l's
+ * buffer. */
+static void write_out_results(mem_model *m, int pe, const mem_result *out, mem_leaving *old)
 {
     double written = 0;
-    int r = m->ntensors, by_pe = partials_by_pe(m);
+    int r = m->ntensors;
     for (int l = m->nlevels - 1; l >= 0; l--) {
         mem_buffer *b = buffer_of(m, l, pe);
-        double bytes = l ? b->out_bytes : llb_out_bytes(m, b);
+        double bytes = result_held(m, l, b);
+        old[l] = (mem_leaving){0, 0};
         if (mem_tensor_held(m, r, l) && out[l].id != b->out_id && bytes > 0) {
             written = result_transfer(m, l, pe, bytes, fmax(written, b->done), 1);
             b->written = written - latency_of(m, mem_tensor_source(m, r, l), l);
-            if (by_pe && l == 0)
+            if (partials_by_pe(m) && l == 0)
                 m->stay_written[b->stay] = b->written;
+            old[l] = (mem_leaving){bytes, b->written};
         }
     }
+}
+
+/* A refusal of the result's tile at point v in level l's buffer. */
+static int refuse_result(const mem_model *m, const mem_visit *v, const char *const *names, int l,
+                         double bytes, sam_error *err)
+{
+    return refuse(m, v, names, m->ntensors, bytes, m->at[l], err);
+}
+
+/* The result's tiles the point returns to, read back in, outer level
+ * first, each once its buffer has room for it as the point leaves it
+ * (beside the tile leaving); *in_place, when they are all in. */
+static int bring_in_results(mem_model *m, const mem_visit *v, const mem_leaving *old,
+                            const char *const *names, double *in_place, sam_error *err)
+{
+    const mem_result *out = v->out;
+    int r = m->ntensors, by_pe = partials_by_pe(m);
     /* A partial tile read back went out from the same buffer, at the
      * latest in the last write-out there: it comes back after that. */
-    double in_place = 0;
     for (int l = 0; l < m->nlevels; l++) {
-        mem_buffer *b = buffer_of(m, l, pe);
+        mem_buffer *b = buffer_of(m, l, v->pe);
         if (!mem_tensor_held(m, r, l))
             continue;
-        if (out[l].id != b->out_id && out[l].before > 0 && !(by_pe && l == 0))
-            in_place = result_transfer(m, l, pe, out[l].before, fmax(in_place, b->written), 0);
+        if (out[l].id != b->out_id && out[l].before > 0 && !(by_pe && l == 0)) {
+            double from = room_at(m, l, b, out[l].after, &old[l], fmax(*in_place, b->written));
+            if (isinf(from))
+                return refuse_result(m, v, names, l, out[l].after, err);
+            *in_place = result_transfer(m, l, v->pe, out[l].before, from, 0);
+        }
         if (by_pe && l == 0 && out[l].id != b->out_id) {
             b->stay++;
             b->refilled = out[l].before > 0;
             b->dirty = 0;
         }
-        if (by_pe && l == 1)
-            in_place = touch_pe_tile(m, pe, &out[l], in_place);
+        if (by_pe && l == 1) {
+            const mem_buffer *llb = buffer_of(m, 0, v->pe);
+            double dirty = llb->dirty;
+            *in_place = touch_pe_tile(m, v->pe, &out[l], &old[0], *in_place);
+            if (isinf(*in_place))
+                return refuse_result(m, v, names, 0, dirty + out[l].after, err);
+        }
         b->out_id = out[l].id;
         b->out_bytes = out[l].after;
-        double *peak = &m->traffic[m->ntensors].peak[m->at[l]];
-        *peak = fmax(*peak, b->out_bytes);
     }
-    return fmax(ready, in_place);
+    return 0;
+}
+
+/* The point's result tiles, each as large as the point leaves it, from
+ * the cycle it starts: from `at` on, the first cycle every buffer has
+ * room for them beside its operand tiles and the tiles leaving, into
+ * *start; the peaks counted there. */
+static int room_for_results(mem_model *m, const mem_visit *v, const mem_leaving *old, double at,
+                            const char *const *names, double *start, sam_error *err)
+{
+    for (int l = 0; l < m->nlevels; l++) {
+        const mem_buffer *b = buffer_of(m, l, v->pe);
+        at = room_at(m, l, b, result_held(m, l, b), &old[l], at);
+        if (isinf(at))
+            return refuse_result(m, v, names, l, result_held(m, l, b), err);
+    }
+    /* The PE's pipeline starts a point on a whole cycle. */
+    *start = ceil(at);
+    for (int l = 0; l < m->nlevels; l++) {
+        const mem_buffer *b = buffer_of(m, l, v->pe);
+        double bytes = result_held(m, l, b), leaving = *start < old[l].gone ? old[l].bytes : 0;
+        hw_memory_id at_l = m->at[l];
+        m->usage[at_l].peak = fmax(m->usage[at_l].peak,
+                                   operands_held(m, l, b, *start) + bytes + leaving);
+        double *peak = &m->traffic[m->ntensors].peak[at_l];
+        *peak = fmax(*peak, bytes);
+    }
+    return 0;
+}
+
+/* The result's tiles for a point: those it leaves written out, those it
+ * returns to read back in, and room for all it adds. *start, when the
+ * point may start. */
+static int result_tiles(mem_model *m, const mem_visit *v, double ready, const char *const *names,
+                        double *start, sam_error *err)
+{
+    mem_leaving old[MEM_MAX_LEVELS];
+    double in_place = 0;
+    write_out_results(m, v->pe, v->out, old);
+    if (bring_in_results(m, v, old, names, &in_place, err))
+        return -1;
+    return room_for_results(m, v, old, fmax(ready, in_place), names, start, err);
 }
 
 int mem_point(mem_model *m, const mem_visit *v, const char *const *names, double *start,
               sam_error *err)
 {
     double ready = v->earliest;
-    if (partials_by_pe(m) && (grow_touched(m, err) || grow_stays(m, err)))
+    if (open_pe(m, v->pe, err) ||
+        (partials_by_pe(m) && (grow_touched(m, err) || grow_stays(m, err))))
         return -1;
     for (int t = 0; t < m->ntensors; t++) {
         double parent = 0;
@@ -391,8 +539,8 @@ int mem_point(mem_model *m, const mem_visit *v, const char *const *names, double
         }
         ready = fmax(ready, parent);
     }
-    /* The PE's pipeline starts a point on a whole cycle. */
-    *start = ceil(result_tiles(m, v->pe, v->out, ready));
+    if (result_tiles(m, v, ready, names, start, err))
+        return -1;
     double end = *start + v->compute;
     m->compute_end = fmax(m->compute_end, end);
     /* Points overlap in the pipeline: the PE is busy over their union. */
@@ -404,7 +552,7 @@ int mem_point(mem_model *m, const mem_visit *v, const char *const *names, double
         for (int t = 0; t < m->ntensors; t++)
             if (v->tile[t * m->nlevels + l].id >= 0 && mem_tensor_held(m, t, l)) {
                 int n = buffering(m, l);
-                b->slot[t][(b->next[t] + n - 1) % n].release = end;
+                slot_of(m, l, b, t, (b->next[t] + n - 1) % n)->release = end;
             }
     }
     return 0;
@@ -427,7 +575,7 @@ double mem_finish(mem_model *m)
     count_skipped(m);
     double end = m->compute_end;
     for (int l = m->nlevels - 1; l >= 0; l--)
-        for (int pe = 0; pe < (l == m->nlevels - 1 ? m->npe : 1); pe++) {
+        for (int pe = 0; pe < buffer_count(m, l); pe++) {
             mem_buffer *b = buffer_of(m, l, pe);
             double bytes = l ? b->out_bytes : llb_out_bytes(m, b);
             if (bytes > 0)

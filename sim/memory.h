@@ -29,9 +29,14 @@
  * A tensor placed in the PE buffer only (place.T = pe) passes through
  * the LLB: its innermost tiles come from DRAM at the slower of the two
  * links, after both latencies, and the result's go back the same way.
- * A tile larger than its buffer is refused, naming the tile and the
- * buffer; a tile point whose operand's tile is absent needs nothing for
- * it. */
+ * No buffer ever holds more than its capacity: a point's result tile
+ * takes the bytes the point leaves it with from when it is read back or
+ * the point starts, beside the operand tiles held (a tile the point
+ * reuses among them) and the result tile the points left, until its
+ * write-out has gone; a point waits for room as a transfer does. A tile
+ * larger than its buffer, or than the room beside its own point's other
+ * tiles, is refused, naming the tile point and the buffer; a tile point
+ * whose operand's tile is absent needs nothing for it. */
 #ifndef SAMSIM_MEMORY_H
 #define SAMSIM_MEMORY_H
 
@@ -46,7 +51,6 @@
 
 /* One tensor's tile as a point needs it: which (equal ids, the same
  * tile) and its size in storage. */
-#define MEM_MAX_BUFFERING 64
 typedef struct mem_tile {
     int64_t id;             /* -1: the point has no tile of this tensor */
     double bytes;
@@ -81,8 +85,10 @@ typedef struct mem_slot {
 
 /* One buffer: the LLB, or one processing element's buffer. */
 typedef struct mem_buffer {
-    /* Per operand, the slots of the tiles held, the current at next - 1. */
-    mem_slot slot[MEM_MAX_TENSORS][MEM_MAX_BUFFERING];
+    /* Per operand t, its `buffering` slots from slot + t * buffering, the
+     * current at next[t] - 1; allocated when a point first uses the
+     * buffer, so that unused PEs cost nothing. */
+    mem_slot *slot;
     int next[MEM_MAX_TENSORS];
     int64_t out_id;             /* the result tile it holds, -1: none */
     double out_bytes;
@@ -111,7 +117,8 @@ typedef struct mem_model {
     mem_buffer *buffers[MEM_MAX_LEVELS];   /* per level: one, or per PE */
     int npe;                    /* processing elements (pe.count) */
     mem_link link[HW_MEMORIES];  /* each memory's, toward the PEs */
-    mem_link *ports;            /* the LLB's to each PE's buffer */
+    mem_link **ports;           /* the LLB's to each PE's buffer, allocated
+                                   with the PE's buffer */
     double compute_end;         /* when the points so far are all computed */
     mem_usage usage[HW_MEMORIES];   /* usage[HW_PE].busy: cycles PEs computed */
     mem_traffic traffic[MEM_MAX_TENSORS + 1];

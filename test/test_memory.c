@@ -12,7 +12,8 @@
 #include "../sim/result_tiles.h"
 #include "test_util.h"
 
-static const char *const names[] = {"B", "C"};
+/* Operands, then the result (of a model of two operands). */
+static const char *const names[] = {"B", "C", "X"};
 
 /* A point's name, where it is a fixed text. */
 static void fixed_name(const void *ctx, char *buf, size_t size)
@@ -431,6 +432,104 @@ static void test_result_tile_bytes(void **state)
     result_tiles_free(&r);
 }
 
+/* The result's tile grows as a point adds to it, and the buffer must
+ * have room for what it grows to when the point starts. 150 bytes, two
+ * slots: B's tile a (100 bytes) is in place at 110, its point adds 20
+ * bytes to X's tile 7 and computes 110..210. The next point's tile b (30)
+ * comes while it does (held then: 100 + 20 + 30 = 150), in place at 140,
+ * but its point makes X's tile 60 bytes: 100 + 30 + 60 do not fit until
+ * a is released at 210, so it starts then, not at 140. */
+static void test_result_growth_waits_for_room(void **state)
+{
+    (void)state;
+    hw_desc hw = small_hw(2, 150);
+    mem_model *m = model(&hw, 2, 1);
+    mem_tile a[2] = {{0, 100}, {-1, 0}}, b[2] = {{1, 30}, {-1, 0}};
+    mem_result first = {7, 0, 20}, second = {7, 20, 60};
+    mem_visit v0 = {a, &first, 100, 0, 0, fixed_name, "(0)"};
+    mem_visit v1 = {b, &second, 10, 0, 0, fixed_name, "(1)"};
+    double start;
+    sam_error err;
+    assert_int_equal(mem_point(m, &v0, names, &start, &err), 0);
+    assert_true(start == 110);
+    assert_int_equal(mem_point(m, &v1, names, &start, &err), 0);
+    assert_true(start == 210 && m->compute_end == 220);
+    assert_true(m->usage[HW_PE].peak == 150);
+    assert_true(m->traffic[2].peak[HW_PE] == 60);
+    mem_free(m);
+    free(m);
+}
+
+/* A result tile the points leave holds its room until its write-out has
+ * left: 500 bytes, one slot; X's tile 7 grows to 400 bytes beside B's
+ * tile a (50, in place at 60) in the point computed 60..70. The next
+ * point keeps a and starts X's tile 8 (300 bytes): tile 7 goes out over
+ * DRAM's link 70..470, and 50 + 400 + 300 do not fit before 470, when
+ * the point starts; tile 8 goes out 480..780, arriving 10 later. At no
+ * time more than 50 + 400 bytes. */
+static void test_result_leaving_holds_room(void **state)
+{
+    (void)state;
+    hw_desc hw = small_hw(1, 500);
+    mem_model *m = model(&hw, 2, 1);
+    mem_tile a[2] = {{0, 50}, {-1, 0}};
+    mem_result first = {7, 0, 400}, second = {8, 0, 300};
+    sam_error err;
+    assert_int_equal(visit(m, a, 10, &first, "(0)", &err), 0);
+    assert_true(m->compute_end == 70);
+    assert_int_equal(visit(m, a, 10, &second, "(1)", &err), 0);
+    assert_true(m->compute_end == 480);
+    assert_true(mem_finish(m) == 790);
+    assert_true(m->usage[HW_PE].peak == 450);
+    mem_free(m);
+    free(m);
+}
+
+/* A tile the point reuses is held until the point is computed, so the
+ * other operand's next tile must fit beside it: 40 + 70 > 100 bytes.
+ * (The reused tile counted as released when its last point ended, and
+ * the buffer held 110.) */
+static void test_reused_tile_stays_counted(void **state)
+{
+    (void)state;
+    hw_desc hw = small_hw(1, 100);
+    mem_model *m = model(&hw, 2, 1);
+    mem_tile first[2] = {{0, 40}, {0, 40}}, second[2] = {{0, 40}, {1, 70}};
+    mem_result none = {-1, 0, 0};
+    sam_error err;
+    assert_int_equal(visit(m, first, 10, &none, "(0)", &err), 0);
+    assert_int_equal(visit(m, second, 10, &none, "(k1=1)", &err), -1);
+    assert_string_equal(err.msg, "tile (k1=1) of C (70 bytes) does not fit in the pe buffer "
+                                 "beside the point's other tiles");
+    mem_free(m);
+    free(m);
+}
+
+/* A result tile larger than its buffer, alone or beside the point's
+ * operand tiles, is refused naming the point and the buffer. */
+static void test_result_refusals(void **state)
+{
+    (void)state;
+    hw_desc hw = small_hw(2, 1000);
+    static const struct {
+        double operand, result;
+        const char *message;
+    } bad[] = {
+        {10, 1001, "tile (i1=2) of X (1001 bytes) does not fit in the pe buffer (1000 bytes)"},
+        {600, 401, "tile (i1=2) of X (401 bytes) does not fit in the pe buffer beside the "
+                   "point's other tiles"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        mem_model *m = model(&hw, 2, 1);
+        mem_tile t[2] = {{0, bad[i].operand}, {-1, 0}};
+        sam_error err;
+        assert_int_equal(visit(m, t, 10, &(mem_result){3, 0, bad[i].result}, "(i1=2)", &err), -1);
+        assert_string_equal(err.msg, bad[i].message);
+        mem_free(m);
+        free(m);
+    }
+}
+
 static void test_refusals(void **state)
 {
     (void)state;
@@ -521,6 +620,10 @@ int main(void)
         cmocka_unit_test(test_link_gaps),
         cmocka_unit_test(test_pipeline),
         cmocka_unit_test(test_result_tile_bytes),
+        cmocka_unit_test(test_result_growth_waits_for_room),
+        cmocka_unit_test(test_result_leaving_holds_room),
+        cmocka_unit_test(test_reused_tile_stays_counted),
+        cmocka_unit_test(test_result_refusals),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_hw_file),
     };

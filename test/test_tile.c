@@ -1,7 +1,9 @@
 /* Tiling: splits by shape and by occupancy worked out by hand, the
- * refusals, tiles and their flattening on small matrices, and a random
- * order-3 tensor whose every entry is recovered from its tile's key and
- * its local coordinates by the test's own linear scans. */
+ * refusals, tiles and their flattening on small matrices, random cuts
+ * against the test's own lists of tile starts made by the rules, a mode
+ * of 2e9 held by its rules alone, and a random order-3 tensor whose every
+ * entry is recovered from its tile's key and its local coordinates by the
+ * test's own linear scans. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,10 +22,129 @@ static void matrix(tensor *t, int64_t rows, int64_t cols, size_t n, const int64_
         assert_int_equal(tensor_append(t, c[e], v[e], &err), 0);
 }
 
+/* A split's levels as the test's own lists of tile starts: read off a
+ * split tile after tile (listed), or made cut by cut as the rules say
+ * (ref_shape, ref_occupancy), one parent after another. */
+typedef struct listing {
+    int64_t dim;
+    int nlevels;
+    int64_t *start[TILE_MAX_LEVELS];
+    size_t ntiles[TILE_MAX_LEVELS];
+} listing;
+
+static void push_start(listing *L, int l, int64_t x)
+{
+    L->start[l] = realloc(L->start[l], (L->ntiles[l] + 1) * sizeof *L->start[l]);
+    assert_non_null(L->start[l]);
+    L->start[l][L->ntiles[l]++] = x;
+}
+
+/* Each level's tiles, the next starting where one ends. */
+static void listed(const tile_split *s, listing *L)
+{
+    memset(L, 0, sizeof *L);
+    L->dim = s->dim;
+    L->nlevels = s->nlevels;
+    for (int l = 0; l < s->nlevels; l++) {
+        int64_t x = 0, first, extent;
+        do {
+            push_start(L, l, x);
+            tile_split_range_at(s, l, x, &first, &extent);
+            assert_int_equal(first, x);
+            x += extent;
+        } while (extent > 0 && x < s->dim);
+        assert_int_equal(L->ntiles[l], tile_split_count(s, l));
+    }
+}
+
+static void listing_free(listing *L)
+{
+    for (int l = 0; l < L->nlevels; l++)
+        free(L->start[l]);
+}
+
+/* The end of tile i of level l, a level -1 being the whole range. */
+static int64_t list_end(const listing *L, int l, size_t i)
+{
+    return l >= 0 && i + 1 < L->ntiles[l] ? L->start[l][i + 1] : L->dim;
+}
+
+static size_t list_parents(const listing *L)
+{
+    return L->nlevels ? L->ntiles[L->nlevels - 1] : 1;
+}
+
+static int64_t list_parent_start(const listing *L, size_t p)
+{
+    return L->nlevels ? L->start[L->nlevels - 1][p] : 0;
+}
+
+/* Each parent cut every size coordinates, an empty one into one tile. */
+static void ref_shape(listing *L, int64_t size)
+{
+    int l = L->nlevels;
+    for (size_t p = 0; p < list_parents(L); p++) {
+        int64_t a = list_parent_start(L, p), b = list_end(L, l - 1, p);
+        for (int64_t x = a; x < b || x == a; x += size)
+            push_start(L, l, x);
+    }
+    L->nlevels++;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Each parent cut after the coordinate at which per of its n leader
+ * coordinates crd are counted, when more follow in it. */
+static void ref_occupancy(listing *L, const int64_t *crd, size_t n, int64_t per)
+{
+    int l = L->nlevels;
+    int64_t *sorted = malloc((n + 1) * sizeof *sorted);
+    assert_non_null(sorted);
+    memcpy(sorted, crd, n * sizeof *crd);
+    qsort(sorted, n, sizeof *sorted, cmp_i64);
+    for (size_t p = 0; p < list_parents(L); p++) {
+        int64_t a = list_parent_start(L, p), b = list_end(L, l - 1, p), count = 0;
+        push_start(L, l, a);
+        for (size_t j = 0; j < n; j++) {
+            if (sorted[j] < a || sorted[j] >= b)
+                continue;
+            count++;
+            int last_of_x = j + 1 == n || sorted[j + 1] != sorted[j];
+            int more = 0;
+            for (size_t k = j + 1; k < n && !more; k++)
+                more = sorted[k] > sorted[j] && sorted[k] < b;
+            if (last_of_x && count >= per && more) {
+                push_start(L, l, sorted[j] + 1);
+                count = 0;
+            } else if (last_of_x && count >= per) {
+                count = 0;
+            }
+        }
+    }
+    L->nlevels++;
+    free(sorted);
+}
+
+static void assert_same_listing(const listing *a, const listing *b)
+{
+    assert_int_equal(a->nlevels, b->nlevels);
+    for (int l = 0; l < a->nlevels; l++) {
+        assert_int_equal(a->ntiles[l], b->ntiles[l]);
+        assert_memory_equal(a->start[l], b->start[l], a->ntiles[l] * sizeof *a->start[l]);
+    }
+}
+
 static void assert_level(const tile_split *s, int l, size_t n, const int64_t *start)
 {
-    assert_int_equal(s->ntiles[l], n);
-    assert_memory_equal(s->start[l], start, n * sizeof *start);
+    listing L;
+    listed(s, &L);
+    assert_int_equal(L.ntiles[l], n);
+    assert_memory_equal(L.start[l], start, n * sizeof *start);
+    listing_free(&L);
 }
 
 /* Tile tl has the key (k0, k1), dims and the n entries (r, c) = v in this
@@ -343,7 +464,7 @@ static void test_refusals(void **state)
     tile_split_init(&s, (int64_t)TILE_MAX_TILES + 1);
     assert_refused(tile_split_add_shape(&s, 1, &err), &err, "more than 16777216 tiles");
     assert_int_equal(tile_split_add_shape(&s, 2, &err), 0);
-    assert_int_equal(s.ntiles[0], TILE_MAX_TILES / 2 + 1);
+    assert_int_equal(tile_split_count(&s, 0), TILE_MAX_TILES / 2 + 1);
     tile_split_free(&s);
 }
 
@@ -412,7 +533,7 @@ static void test_scalar_is_one_tile(void **state)
 /* ------------------------------------------------------------- random round trip */
 
 /* The number in level l of the tile holding x, by a linear scan. */
-static size_t scan_index(const tile_split *s, int l, int64_t x)
+static size_t scan_index(const listing *s, int l, int64_t x)
 {
     size_t i = 0;
     while (i + 1 < s->ntiles[l] && s->start[l][i + 1] <= x)
@@ -420,7 +541,7 @@ static size_t scan_index(const tile_split *s, int l, int64_t x)
     return i;
 }
 
-static size_t scan_first_from(const tile_split *s, int l, int64_t x)
+static size_t scan_first_from(const listing *s, int l, int64_t x)
 {
     size_t i = 0;
     while (i < s->ntiles[l] && s->start[l][i] != x)
@@ -430,7 +551,7 @@ static size_t scan_first_from(const tile_split *s, int l, int64_t x)
 }
 
 /* Levels start at 0, increase, and hold the level above. */
-static void assert_nested(const tile_split *s)
+static void assert_nested(const listing *s)
 {
     for (int l = 0; l < s->nlevels; l++) {
         assert_int_equal(s->start[l][0], 0);
@@ -442,23 +563,35 @@ static void assert_nested(const tile_split *s)
 }
 
 /* The most children of one parent at level l, by scans. */
-static int64_t scan_width(const tile_split *s, int l)
+static int64_t scan_width(const listing *s, int l)
 {
     if (l == 0)
         return (int64_t)s->ntiles[0];
     size_t most = 0;
     for (size_t p = 0; p < s->ntiles[l - 1]; p++) {
-        int64_t end = p + 1 < s->ntiles[l - 1] ? s->start[l - 1][p + 1] : s->dim;
+        int64_t a = s->start[l - 1][p], end = list_end(s, l - 1, p);
         size_t n = 0;
+        /* An empty parent (a mode of size 0) has one tile. */
         for (size_t i = 0; i < s->ntiles[l]; i++)
-            n += s->start[l][i] >= s->start[l - 1][p] && s->start[l][i] < end;
+            n += s->start[l][i] == a || (s->start[l][i] > a && s->start[l][i] < end);
         most = n > most ? n : most;
     }
     return (int64_t)most;
 }
 
+/* The longest tile of level l, by a scan. */
+static int64_t scan_extent(const listing *s, int l)
+{
+    int64_t most = 0;
+    for (size_t i = 0; i < s->ntiles[l]; i++) {
+        int64_t e = list_end(s, l, i) - s->start[l][i];
+        most = e > most ? e : most;
+    }
+    return most;
+}
+
 /* Mode m's coordinate from its keys and local coordinate. */
-static int64_t recover(const tiled_tensor *tt, const tile_split *s, int m, const int64_t *key,
+static int64_t recover(const tiled_tensor *tt, const listing *s, int m, const int64_t *key,
                        int64_t local, int64_t *extent)
 {
     size_t g = 0;
@@ -479,11 +612,11 @@ static int64_t recover(const tiled_tensor *tt, const tile_split *s, int m, const
 }
 
 /* Entry e's key by linear scans, in the tiled tensor's key layout. */
-static void scan_key(const tiled_tensor *tt, const tile_split *s, const tensor *t, size_t e,
+static void scan_key(const tiled_tensor *tt, const listing *s, const tensor *t, size_t e,
                      int64_t *key)
 {
     for (int k = 0; k < tt->nkeys; k++) {
-        const tile_split *sm = &s[tt->key_mode[k]];
+        const listing *sm = &s[tt->key_mode[k]];
         int l = tt->key_level[k];
         int64_t x = t->crd[tt->key_mode[k]][e];
         int64_t parent = l ? sm->start[l - 1][scan_index(sm, l - 1, x)] : 0;
@@ -498,7 +631,7 @@ static int cmp_keys(const void *a, const void *b)
     return memcmp(a, b, (size_t)nkeys_cmp * sizeof(int64_t));
 }
 
-static size_t distinct_keys(const tiled_tensor *tt, const tile_split *s, const tensor *t)
+static size_t distinct_keys(const tiled_tensor *tt, const listing *s, const tensor *t)
 {
     int64_t(*keys)[TILE_MAX_KEYS] = calloc(t->nnz, sizeof *keys);
     assert_non_null(keys);
@@ -526,7 +659,7 @@ static void assert_keys_increase(const tiled_tensor *tt)
 
 /* Every entry comes back once, at its place, tiles keeping entry order
  * (entry e has value e). */
-static void assert_recovered(const tiled_tensor *tt, const tile_split *s, const tensor *t)
+static void assert_recovered(const tiled_tensor *tt, const listing *s, const tensor *t)
 {
     char *seen = calloc(t->nnz, 1);
     assert_non_null(seen);
@@ -569,14 +702,27 @@ static void test_random_round_trip(void **state)
         assert_int_equal(tensor_append(&t, c, (double)e, &err), 0);
     }
     tile_split s[3];
-    for (int m = 0; m < 3; m++)
+    listing ref[3], L[3];
+    for (int m = 0; m < 3; m++) {
         tile_split_init(&s[m], dims[m]);
+        memset(&ref[m], 0, sizeof ref[m]);
+        ref[m].dim = dims[m];
+    }
     assert_int_equal(tile_split_add_shape(&s[0], 8, &err), 0);
     assert_int_equal(tile_split_add_occupancy(&s[0], t.crd[0], t.nnz, 40, &err), 0);
     assert_int_equal(tile_split_add_occupancy(&s[2], t.crd[2], t.nnz, 300, &err), 0);
     assert_int_equal(tile_split_add_shape(&s[2], 3, &err), 0);
-    for (int m = 0; m < 3; m++)
-        assert_nested(&s[m]);
+    ref_shape(&ref[0], 8);
+    ref_occupancy(&ref[0], t.crd[0], t.nnz, 40);
+    ref_occupancy(&ref[2], t.crd[2], t.nnz, 300);
+    ref_shape(&ref[2], 3);
+    for (int m = 0; m < 3; m++) {
+        listed(&s[m], &L[m]);
+        assert_same_listing(&L[m], &ref[m]);
+        assert_nested(&L[m]);
+        for (int l = 0; l < L[m].nlevels; l++)
+            assert_int_equal(tile_split_level_extent(&s[m], l), scan_extent(&L[m], l));
+    }
 
     tiled_tensor tt;
     assert_int_equal(tensor_tile(&t, s, &tt, &err), 0);
@@ -586,15 +732,99 @@ static void test_random_round_trip(void **state)
     assert_memory_equal(tt.key_level, key_level, sizeof key_level);
     assert_int_equal(tt.key_dim[0], 5);
     for (int k = 0; k < 4; k++)
-        assert_int_equal(tt.key_dim[k], scan_width(&s[key_mode[k]], key_level[k]));
-    assert_recovered(&tt, s, &t);
+        assert_int_equal(tt.key_dim[k], scan_width(&L[key_mode[k]], key_level[k]));
+    assert_recovered(&tt, L, &t);
     assert_keys_increase(&tt);
-    assert_int_equal(tt.ntiles, distinct_keys(&tt, s, &t));
+    assert_int_equal(tt.ntiles, distinct_keys(&tt, L, &t));
     assert_true(tt.ntiles > 50);
     tiled_tensor_free(&tt);
-    for (int m = 0; m < 3; m++)
+    for (int m = 0; m < 3; m++) {
         tile_split_free(&s[m]);
+        listing_free(&L[m]);
+        listing_free(&ref[m]);
+    }
     tensor_free(&t);
+}
+
+/* Random cuts of small modes, by shape and by occupancy in any order,
+ * with empty parents and modes of size 0: each level tile by tile is
+ * the test's own list made by the rules, and the counts, widths, longest
+ * extents, locations and tiles by number agree with those lists. */
+static void test_random_splits_against_lists(void **state)
+{
+    (void)state;
+    prng r;
+    prng_seed(&r, 77);
+    for (int trial = 0; trial < 400; trial++) {
+        int64_t dim = (int64_t)prng_below(&r, 60);
+        size_t n = dim ? prng_below(&r, 40) : 0;
+        int64_t crd[40];
+        for (size_t e = 0; e < n; e++)
+            crd[e] = (int64_t)(prng_below(&r, (uint64_t)dim) * prng_below(&r, (uint64_t)dim) /
+                               (uint64_t)dim);
+        tile_split s;
+        listing ref = {.dim = dim}, L;
+        sam_error err;
+        tile_split_init(&s, dim);
+        int levels = 1 + (int)prng_below(&r, TILE_MAX_LEVELS);
+        for (int l = 0; l < levels; l++) {
+            int64_t size = 1 + (int64_t)prng_below(&r, 12);
+            if (prng_below(&r, 2)) {
+                assert_int_equal(tile_split_add_shape(&s, size, &err), 0);
+                ref_shape(&ref, size);
+            } else {
+                assert_int_equal(tile_split_add_occupancy(&s, crd, n, size, &err), 0);
+                ref_occupancy(&ref, crd, n, size);
+            }
+        }
+        listed(&s, &L);
+        assert_same_listing(&L, &ref);
+        for (int l = 0; l < levels; l++) {
+            assert_int_equal(tile_split_width(&s, l), scan_width(&L, l));
+            assert_int_equal(tile_split_level_extent(&s, l), scan_extent(&L, l));
+            for (size_t i = 0; dim && i < L.ntiles[l]; i++) {
+                int64_t coord[TILE_MAX_LEVELS], local, first, extent;
+                tile_split_locate(&s, L.start[l][i], coord, &local);
+                tile_split_at(&s, l, coord, &first, &extent);
+                assert_int_equal(first, L.start[l][i]);
+                assert_int_equal(extent, list_end(&L, l, i) - first);
+            }
+        }
+        listing_free(&L);
+        listing_free(&ref);
+        tile_split_free(&s);
+    }
+}
+
+/* A mode of 2e9 coordinates cut in 4096 then 128 (ExTensor's LLB and PE
+ * tiles) is held by its two rules: 488,282 and 15,625,000 tiles without
+ * a list of either. */
+static void test_huge_mode_held_by_rule(void **state)
+{
+    (void)state;
+    tile_split s;
+    sam_error err;
+    const int64_t dim = 2000000000;
+    tile_split_init(&s, dim);
+    assert_int_equal(tile_split_add_shape(&s, 4096, &err), 0);
+    assert_int_equal(tile_split_add_shape(&s, 128, &err), 0);
+    assert_true(s.level[0].nextents <= 2 && s.level[1].nextents <= 3);
+    assert_int_equal(tile_split_count(&s, 0), (dim + 4095) / 4096);
+    /* 488,281 whole parents of 32 tiles, and the last, 1,024 long, of 8. */
+    assert_int_equal(tile_split_count(&s, 1), 488281 * 32 + 8);
+    assert_int_equal(tile_split_width(&s, 0), 488282);
+    assert_int_equal(tile_split_width(&s, 1), 32);
+    assert_int_equal(tile_split_level_extent(&s, 0), 4096);
+    assert_int_equal(tile_split_max_extent(&s), 128);
+    int64_t coord[TILE_MAX_LEVELS], local, first, extent;
+    tile_split_locate(&s, dim - 1, coord, &local);
+    assert_int_equal(coord[0], 488281);
+    assert_int_equal(coord[1], 7);
+    assert_int_equal(local, 127);
+    tile_split_at(&s, 1, coord, &first, &extent);
+    assert_int_equal(first, dim - 128);
+    assert_int_equal(extent, 128);
+    tile_split_free(&s);
 }
 
 int main(void)
@@ -611,6 +841,8 @@ int main(void)
         cmocka_unit_test(test_tile_refusals),
         cmocka_unit_test(test_scalar_is_one_tile),
         cmocka_unit_test(test_random_round_trip),
+        cmocka_unit_test(test_random_splits_against_lists),
+        cmocka_unit_test(test_huge_mode_held_by_rule),
     };
     return cmocka_run_group_tests_name("tile", tests, NULL, NULL);
 }

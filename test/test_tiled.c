@@ -2,12 +2,19 @@
  * expression does (--check) under both engines; one tile as large as the
  * tensors is the untiled run, cycle for cycle; the tile points run are
  * exactly those where every factor's tile holds entries, counted here
- * from the operands themselves; and with memories (--hw), traffic worked
- * out by hand, bandwidth that binds or does not, and refusals. */
+ * from the operands themselves; with memories (--hw), traffic worked
+ * out by hand, bandwidth that binds or does not, result tiles against
+ * their buffers, and refusals; --max-cycles and deadlocks ending a tiled
+ * run as they end an untiled one; and costs that follow the work (PEs no
+ * point uses, sizes declared but empty). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include "../common/csv_table.h"
 #include "../formats/fibertree.h"
 #include "../formats/tensor_file.h"
 #include "test_util.h"
@@ -304,6 +311,365 @@ static void test_memory_refusals(void **state)
     test_tmpdir_remove(dir);
 }
 
+/* The number in column `column` of the statistics file path's row of
+ * kind `row` and id `id` (for a tensor, held in buffer `memory`). */
+static long long stats_cell(const char *path, const char *row, const char *id,
+                            const char *memory, const char *column)
+{
+    csv_table t;
+    sam_error err;
+    if (csv_table_read(path, &t, &err))
+        fail_msg("%s", err.msg);
+    int c_row = csv_table_column(&t, "row"), c_id = csv_table_column(&t, "id");
+    int c_mem = csv_table_column(&t, "memory"), c = csv_table_column(&t, column);
+    assert_true(c_row >= 0 && c_id >= 0 && c_mem >= 0 && c >= 0);
+    for (size_t r = 1; r < t.nrows; r++) {
+        char **cell = t.rows[r].cells;
+        if (!strcmp(cell[c_row], row) && !strcmp(cell[c_id], id) &&
+            (!memory || !strcmp(cell[c_mem], memory))) {
+            long long v = atoll(cell[c]);
+            csv_table_free(&t);
+            return v;
+        }
+    }
+    fail_msg("%s: no %s row %s", path, row, id);
+    return -1;
+}
+
+static const char ones4[] = "%%MatrixMarket matrix coordinate real general\n4 4 16\n"
+    "1 1 1\n1 2 1\n1 3 1\n1 4 1\n2 1 1\n2 2 1\n2 3 1\n2 4 1\n"
+    "3 1 1\n3 2 1\n3 3 1\n3 4 1\n4 1 1\n4 2 1\n4 3 1\n4 4 1\n";
+
+static const char col4[] = "%%MatrixMarket matrix coordinate real general\n4 1 4\n"
+                           "1 1 1\n2 1 1\n3 1 1\n4 1 1\n";
+static const char row4[] = "%%MatrixMarket matrix coordinate real general\n1 4 4\n"
+                           "1 1 1\n1 2 1\n1 3 1\n1 4 1\n";
+
+/* X = B C with B and C in the files b and c, graph compiled with splits,
+ * the hardware file text hw, statistics to dir/s.csv: the exit status,
+ * the summary or the error. */
+static int run_product(const char *dir, const char *graph, const char *b, const char *c,
+                       const char *hw, char **text)
+{
+    char *h = test_write_file(dir, "p.hw", hw), *stats = test_path(dir, "s.csv");
+    char tb[512], tc[512], *out = NULL, *se = NULL;
+    snprintf(tb, sizeof tb, "B=%s", b);
+    snprintf(tc, sizeof tc, "C=%s", c);
+    remove(stats);
+    int rc = test_run_samsim(&out, &se, "run", graph, "-t", tb, "-t", tc, "--hw", h, "--check",
+                             "--stats", stats, NULL);
+    *text = rc ? se : out;
+    free(rc ? out : se);
+    if (rc)
+        assert_false(test_exists(stats));
+    free(h), free(stats);
+    return rc;
+}
+
+/* The result's tile must fit its buffer as it grows, as the operands'
+ * tiles must (it was never checked). Worked by hand at 4 bytes a
+ * coordinate, seg entry or value, DCSR:
+ * (1) X = B C, B 4x1 and C 1x4 all ones, i cut once (one tile), no LLB:
+ *     B stores 4 + 4 coordinates, 2 + 5 seg entries, 4 values: 76 bytes;
+ *     C 1 + 4, 2 + 2, 4: 52; X, 4x4 full, 4 + 16, 2 + 5, 16: 172. The PE
+ *     buffer holds the three at once: 300 bytes, its peak; at 299 X does
+ *     not fit beside B and C, and at 128 (B and C exactly) X alone not.
+ * (2) X = B C on 4x4 all ones, LLB tiles 4 a side (B, C and X whole, 172
+ *     bytes each), PE tiles 2: the LLB holds 516 bytes at most, its
+ *     peak; at 515, X does not fit once it is whole, when the points of
+ *     rows 2-3 at k01 = 0 have reached its last column (loops i01, k01,
+ *     j01, every product nonzero). */
+static void test_result_tile_capacity(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir();
+    char *col = test_write_file(dir, "col4.mtx", col4), *row = test_write_file(dir, "row4.mtx", row4);
+    char *ones = test_write_file(dir, "ones.mtx", ones4), *stats = test_path(dir, "s.csv");
+    char *op = test_compile_to(dir, "op", MM "-f=X:ss -f=B:ss -f=C:ss -s=reorder(i,k,j) "
+                               "-s=split(i,i1,i0,4)");
+    char *two = test_compile_to(dir, "two", MM "-f=X:ss -f=B:ss -f=C:ss -s=reorder(i,k,j) "
+                                "-s=split(i,i1,i0,4) -s=split(k,k1,k0,4) -s=split(j,j1,j0,4) "
+                                "-s=split(i0,i01,i00,2) -s=split(k0,k01,k00,2) "
+                                "-s=split(j0,j01,j00,2)");
+    static const struct {
+        int two_levels;
+        const char *hw, *message;   /* NULL: it runs */
+    } cases[] = {
+        {0, "llb.capacity = 0\npe.capacity = 128\n",
+         "samsim: tile (i1=0) of X (172 bytes) does not fit in the pe buffer (128 bytes)\n"},
+        {0, "llb.capacity = 0\npe.capacity = 299\n",
+         "samsim: tile (i1=0) of X (172 bytes) does not fit in the pe buffer beside the point's "
+         "other tiles\n"},
+        {0, "llb.capacity = 0\npe.capacity = 300\n", NULL},
+        {1, "llb.capacity = 515\n",
+         "samsim: tile (i1=0,k1=0,j1=0,i01=1,k01=0,j01=1) of X (172 bytes) does not fit in the "
+         "llb buffer beside the point's other tiles\n"},
+        {1, "llb.capacity = 516\n", NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char hw[128], *text;
+        snprintf(hw, sizeof hw, "bytes.val = 4\n%s", cases[i].hw);
+        int two_levels = cases[i].two_levels;
+        int rc = run_product(dir, two_levels ? two : op, two_levels ? ones : col,
+                             two_levels ? ones : row, hw, &text);
+        if (cases[i].message && (rc != 1 || strcmp(text, cases[i].message)))
+            fail_msg("%s: exit %d: %s", cases[i].hw, rc, text);
+        if (!cases[i].message && (rc != 0 || !strstr(text, "check: pass")))
+            fail_msg("%s: exit %d: %s", cases[i].hw, rc, text);
+        if (!cases[i].message) {
+            const char *buffer = two_levels ? "llb" : "pe";
+            assert_int_equal(test_summary(text, "traffic.X"), 172);
+            assert_int_equal(stats_cell(stats, "memory", buffer, NULL, "peak_bytes"),
+                             two_levels ? 516 : 300);
+            assert_int_equal(stats_cell(stats, "tensor", "X", buffer, "peak_bytes"), 172);
+        }
+        free(text);
+    }
+    free(col), free(row), free(ones), free(stats), free(op), free(two);
+    test_tmpdir_remove(dir);
+}
+
+static const char ones2[] = "%%MatrixMarket matrix coordinate real general\n2 2 4\n"
+                            "1 1 1\n1 2 1\n2 1 1\n2 2 1\n";
+
+/* A run of graph on B = C = ones with extra arguments (split at spaces)
+ * and --stats dir/NAME.csv: its exit status and standard error. */
+static int stall_run(const char *dir, const char *graph, const char *ones, const char *name,
+                     const char *extra, char **err)
+{
+    char bind_b[512], bind_c[512], file[64], *buf = NULL;
+    snprintf(bind_b, sizeof bind_b, "B=%s", ones);
+    snprintf(bind_c, sizeof bind_c, "C=%s", ones);
+    snprintf(file, sizeof file, "%s.csv", name);
+    char *stats = test_path(dir, file);
+    const char *argv[TEST_MAX_ARGS] = {"run", graph, "-t", bind_b, "-t", bind_c, "--stats", stats};
+    argv[test_split_args(extra, &buf, argv, 8)] = NULL;
+    int rc = test_run_samsim_argv(NULL, err, argv);
+    free(buf), free(stats);
+    return rc;
+}
+
+/* The statistics file dir/NAME.csv. */
+static char *stats_text(const char *dir, const char *name)
+{
+    char file[64];
+    snprintf(file, sizeof file, "%s.csv", name);
+    char *path = test_path(dir, file), *text = test_read_file(path);
+    assert_non_null(text);
+    free(path);
+    return text;
+}
+
+/* What a stalled run's report says its blocks wait on: the lines after
+ * its headline, up to the line that says where the statistics went. */
+static void assert_same_waits(const char *a, const char *b)
+{
+    const char *wa = strchr(a, '\n'), *wb = strchr(b, '\n');
+    assert_true(wa && wb && strstr(wa, "\nsamsim: statistics") && strstr(wb, "\nsamsim: statistics"));
+    size_t na = (size_t)(strstr(wa, "\nsamsim: statistics") - wa);
+    size_t nb = (size_t)(strstr(wb, "\nsamsim: statistics") - wb);
+    if (na != nb || strncmp(wa, wb, na))
+        fail_msg("the blocks wait on other channels:\n%s\n%s", a, b);
+    assert_true(na > 0);
+}
+
+/* The first cycle number after `after` in text. */
+static long long number_after(const char *text, const char *after)
+{
+    const char *at = strstr(text, after);
+    if (!at)
+        fail_msg("no '%s' in: %s", after, text);
+    return atoll(at + strlen(after));
+}
+
+/* --max-cycles bounds a tiled run as a whole, and a tile point that
+ * deadlocks or is stopped ends the run as an untiled run ends: exit 2,
+ * the report, statistics up to the cycle it stopped in. The references
+ * are untiled runs: a tile as large as the operands is the untiled run,
+ * statistics and all; the product of 4x4 all ones in 2x2x2 tiles runs
+ * the untiled graph on 2x2 all ones at each point, so its first point
+ * deadlocks (--depth 1) or stops where that run does, and a stop at
+ * cycle 50 in a later point from cycle S holds the first point's tokens
+ * and those of the untiled run stopped after 50 - S cycles. */
+static void test_max_cycles_bounds_the_run(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir();
+    char *ones = test_write_file(dir, "ones.mtx", ones4), *two = test_write_file(dir, "two.mtx", ones2);
+    char *plain = test_compile_to(dir, "plain", MM "-f=X:ss -f=B:ss -f=C:ss -s=reorder(i,k,j)");
+    char *tiled = test_compile_to(dir, "tiled", MM "-f=X:ss -f=B:ss -f=C:ss -s=reorder(i,k,j) "
+                                  "-s=split(i,i1,i0,2) -s=split(k,k1,k0,2) -s=split(j,j1,j0,2)");
+    char *hw = test_write_file(dir, "h.hw", "llb.capacity = 0\n"), *se, *a, *b, extra[600];
+    static const char *const stalls[] = {"--max-cycles 50", "--depth 1"};
+    for (int k = 0; k < 2; k++) {
+        /* One tile: the untiled run's report and statistics. */
+        snprintf(extra, sizeof extra, "%s --tile split(i,i1,i0,4)", stalls[k]);
+        assert_int_equal(stall_run(dir, plain, ones, "whole", stalls[k], &a), 2);
+        assert_int_equal(stall_run(dir, plain, ones, "one", extra, &b), 2);
+        assert_same_waits(a, b);
+        char *ta = stats_text(dir, "whole"), *tb = stats_text(dir, "one");
+        assert_string_equal(ta, tb);
+        free(a), free(b), free(ta), free(tb);
+        /* The first of eight points: the untiled run on its tiles. */
+        assert_int_equal(stall_run(dir, plain, two, "small", k ? "--depth 1" : "--max-cycles 20",
+                                   &a), 2);
+        assert_int_equal(stall_run(dir, tiled, ones, "first", k ? "--depth 1" : "--max-cycles 20",
+                                   &b), 2);
+        char want[512];
+        if (k)
+            snprintf(want, sizeof want, "deadlock at cycle %lld in tile (i1=0,k1=0,j1=0) (from "
+                     "cycle 0)\n", number_after(a, "deadlock at cycle "));
+        else
+            snprintf(want, sizeof want, "stopped after 20 cycles in tile (i1=0,k1=0,j1=0) (from "
+                     "cycle 0)\n");
+        assert_non_null(strstr(b, want));
+        assert_same_waits(a, b);
+        ta = stats_text(dir, "small"), tb = stats_text(dir, "first");
+        assert_string_equal(ta, tb);
+        free(a), free(b), free(ta), free(tb);
+    }
+    /* Stopped in a later point. */
+    char *full = NULL, *stats = test_path(dir, "later.csv"), *small = test_path(dir, "small.csv");
+    assert_int_equal(stall_run(dir, plain, two, "small", "", &se), 0);
+    free(se);
+    long long first = stats_cell(small, "run", "", NULL, "tokens");
+    assert_int_equal(stall_run(dir, tiled, ones, "later", "--max-cycles 50", &se), 2);
+    long long from = number_after(se, "stopped after 50 cycles in tile (i1=0,k1=0,j1=1) (from cycle ");
+    free(se);
+    assert_true(from > 0 && from < 50);
+    snprintf(extra, sizeof extra, "--max-cycles %lld", 50 - from);
+    assert_int_equal(stall_run(dir, plain, two, "small", extra, &se), 2);
+    free(se);
+    assert_int_equal(stats_cell(stats, "run", "", NULL, "tokens"),
+                     first + stats_cell(small, "run", "", NULL, "tokens"));
+    assert_int_equal(stats_cell(stats, "run", "", NULL, "last_cycle"), 49);
+    /* The whole run's cycles are the bound: N of them complete, N - 1
+     * not, with memories as without (their waits counted). */
+    for (int m = 0; m < 2; m++) {
+        char bind_b[512], bind_c[512], limit[32];
+        snprintf(bind_b, sizeof bind_b, "B=%s", ones);
+        snprintf(bind_c, sizeof bind_c, "C=%s", ones);
+        const char *args[] = {"run", tiled, "-t", bind_b, "-t", bind_c, "--max-cycles", limit,
+                              m ? "--hw" : NULL, hw, NULL};
+        snprintf(limit, sizeof limit, "%d", 1000000);
+        assert_int_equal(test_run_samsim_argv(&full, NULL, args), 0);
+        long long cycles = test_summary(full, "cycles");
+        free(full);
+        snprintf(limit, sizeof limit, "%lld", cycles);
+        assert_int_equal(test_run_samsim_argv(&full, NULL, args), 0);
+        assert_true(test_summary(full, "cycles") == cycles);
+        free(full);
+        snprintf(limit, sizeof limit, "%lld", cycles - 1);
+        assert_int_equal(test_run_samsim_argv(NULL, &se, args), 2);
+        assert_non_null(strstr(se, "stopped after "));
+        free(se);
+    }
+    free(ones), free(two), free(plain), free(tiled), free(hw), free(stats), free(small);
+    test_tmpdir_remove(dir);
+}
+
+/* The most memory (kB) samsim held running args (NULL-terminated), and
+ * its exit status: run from a child process of its own, whose children's
+ * peak is then samsim's alone. */
+static long peak_kb(const char *const *args, int *rc)
+{
+    int fd[2];
+    assert_int_equal(pipe(fd), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        close(fd[0]);
+        long got[2] = {0, test_run_samsim_argv(NULL, NULL, args)};
+        struct rusage ru;
+        getrusage(RUSAGE_CHILDREN, &ru);
+        got[0] = ru.ru_maxrss;
+        _exit(write(fd[1], got, sizeof got) == sizeof got ? 0 : 1);
+    }
+    close(fd[1]);
+    long got[2];
+    int status;
+    assert_true(read(fd[0], got, sizeof got) == sizeof got);
+    close(fd[0]);
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    *rc = (int)got[1];
+    return got[0];
+}
+
+/* 4096 processing elements on a product of eight tile points: the PEs no
+ * point goes to cost nothing (each PE's buffers were allocated for 16
+ * operands of 64 slots whatever the run: 135 MB). */
+static void test_many_pes_cost_what_is_used(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir();
+    char *ones = test_write_file(dir, "ones.mtx", ones4);
+    char *one = test_write_file(dir, "one.hw", "pe.count = 1\n");
+    char *many = test_write_file(dir, "many.hw", "pe.count = 4096\n");
+    char *graph = test_compile_to(dir, "mm", MM "-f=X:ss -f=B:ss -f=C:ss -s=reorder(i,k,j) "
+                                  "-s=split(i,i1,i0,2) -s=split(k,k1,k0,2) -s=split(j,j1,j0,2)");
+    char bind_b[512], bind_c[512];
+    snprintf(bind_b, sizeof bind_b, "B=%s", ones);
+    snprintf(bind_c, sizeof bind_c, "C=%s", ones);
+    const char *args[] = {"run", graph, "-t", bind_b, "-t", bind_c, "--check", "--hw", one, NULL};
+    int rc;
+    long base = peak_kb(args, &rc);
+    assert_int_equal(rc, 0);
+    args[8] = many;
+    long used = peak_kb(args, &rc);
+    assert_int_equal(rc, 0);
+    if (used - base > 4096)
+        fail_msg("pe.count = 4096 took %ld kB, pe.count = 1 %ld kB", used, base);
+    free(ones), free(one), free(many), free(graph);
+    test_tmpdir_remove(dir);
+}
+
+/* Three entries declared 2e9 x 2e9 through the templates' tilings
+ * (ExTensor's tiles of 4096 then 128 a side, SIGMA's 128 deep): each
+ * level was a list of its tiles' first coordinates, 15.6 million of
+ * them, 380 MB for ExTensor and 128 MB before SIGMA's refusal of its
+ * dense bitvector. Their cost now follows the entries: ExTensor checks,
+ * SIGMA refuses at once, both in a few MB. */
+static void test_huge_dims_cost_the_entries(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir();
+    char *mtx = test_write_file(dir, "h.mtx", "%%MatrixMarket matrix coordinate real general\n"
+                                "2000000000 2000000000 3\n1 1 1\n1999999995 2 2\n"
+                                "2 1999999999 3\n");
+    char bind_a[512], bind_b[512], *out, *se;
+    snprintf(bind_a, sizeof bind_a, "A=%s", mtx);
+    snprintf(bind_b, sizeof bind_b, "B=%s", mtx);
+    static const char *const templates[] = {"extensor", "sigma"};
+    for (int k = 0; k < 2; k++) {
+        char *tdir = test_path(dir, templates[k]);
+        assert_int_equal(test_run_samsim(NULL, NULL, "template", templates[k], "-o", tdir, NULL), 0);
+        const char *args[] = {"run", tdir, "-t", bind_a, "-t", bind_b, "--check", NULL};
+        int rc;
+        long kb = peak_kb(args, &rc);
+        if (kb > 64 * 1024)
+            fail_msg("%s took %ld kB", templates[k], kb);
+        rc = test_run_samsim_argv(&out, &se, args);
+        if (k == 0 && (rc != 0 || !strstr(out, "check: pass")))
+            fail_msg("extensor: exit %d: %s%s", rc, out, se);
+        if (k == 1 && (rc != 1 || !strstr(se, "bitvector level 1 would hold 3 x 31250000 words")))
+            fail_msg("sigma: exit %d: %s", rc, se);
+        free(out), free(se), free(tdir);
+    }
+    /* A tile that needs dense storage is refused naming it. */
+    char *wide = test_write_file(dir, "w.mtx", "%%MatrixMarket matrix coordinate real general\n"
+                                 "4 2000000000 2\n1 1 1\n3 5 2\n");
+    char *graph = test_compile_to(dir, "bv", "X(i,j)=B(i,j)*C(i,j) -f=X:ss -f=B:ss -f=C:sb "
+                                  "-s=split(i,i1,i0,2)");
+    snprintf(bind_a, sizeof bind_a, "B=%s", wide);
+    snprintf(bind_b, sizeof bind_b, "C=%s", wide);
+    assert_int_equal(test_run_samsim(NULL, &se, "run", graph, "-t", bind_a, "-t", bind_b, NULL), 1);
+    if (!strstr(se, ": tile (i1=0) of C: bitvector level 1 would hold 1 x 31250000 words") ||
+        strchr(se, '\n') != se + strlen(se) - 1)
+        fail_msg("%s", se);
+    free(se), free(wide), free(graph), free(mtx);
+    test_tmpdir_remove(dir);
+}
+
 /* Tiled runs refused in one line, writing nothing: --hw without tiles, a
  * bad split, a graph without its expression. */
 static void test_tiled_refusals(void **state)
@@ -350,7 +716,11 @@ int main(void)
         cmocka_unit_test(test_bandwidth_bound),
         cmocka_unit_test(test_traffic_at_least_the_minimum),
         cmocka_unit_test(test_memory_refusals),
+        cmocka_unit_test(test_result_tile_capacity),
+        cmocka_unit_test(test_max_cycles_bounds_the_run),
         cmocka_unit_test(test_tiled_refusals),
+        cmocka_unit_test(test_many_pes_cost_what_is_used),
+        cmocka_unit_test(test_huge_dims_cost_the_entries),
     };
     return cmocka_run_group_tests_name("tiled", tests, NULL, NULL);
 }

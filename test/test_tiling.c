@@ -75,6 +75,10 @@ static void test_splits_refused(void **state)
     refused(mm, "split(i,1x,i0,4)", "'1x' is not a new index name");
     refused(mm, "split(i,i1,i0,0)", "the size '0' is not a whole number of at least 1");
     refused(mm, "split(i,i1,i0,-4)", "the size '-4' is not a whole number of at least 1");
+    refused(mm, "split(i,i1,i0,2.5)", "split(i,i1,i0,2.5): the size '2.5' is not a whole "
+                                      "number of at least 1");
+    refused(mm, "split(i,i1,i0,.5)", "the size '.5' is not a whole number of at least 1");
+    refused(mm, "split(i,i1,i0,B.2.5)", "the size '2.5' is not a whole number of at least 1");
     refused(mm, "split(i,i1,i0,C.4)", "the leader C is not an operand indexed by i");
     refused(mm, "split(i,i1,i0,X.4)", "the leader X is not an operand indexed by i");
     refused(mm, "split(i,a1,a0,2) split(a0,b1,b0,2) split(b0,c1,c0,2) split(c0,d1,d0,2) "
