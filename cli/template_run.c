@@ -165,10 +165,12 @@ static int name_phase(const sam_graph *g, const char *name, sam_error *err)
     return error_set(err, "the %s phase: %s", name, problem);
 }
 
-static int run_graph(trun *r, trun_phase *p, const sam_graph *g, const hw_desc *hw,
-                     sam_error *err)
+static int run_graph(trun *r, trun_phase *p, const sam_graph *g, const char *tiling,
+                     const hw_desc *hw, sam_error *err)
 {
-    const char *tiling = graph_attr_get(g, "tiling"), *expr = graph_attr_get(g, "expr");
+    const char *expr = graph_attr_get(g, "expr");
+    if (!tiling)
+        tiling = graph_attr_get(g, "tiling");
     if (!tiling || !expr || g->ntensors == 0)
         return error_at(err, g->path, 0, "a template's graph records its tiling, expression "
                         "and tensors");
@@ -199,15 +201,15 @@ static int run_graph(trun *r, trun_phase *p, const sam_graph *g, const hw_desc *
     return 0;
 }
 
-int trun_run_phase(trun *r, const char *name, const sam_graph *g, const hw_desc *hw,
-                   sam_error *err)
+int trun_run_phase(trun *r, const char *name, const sam_graph *g, const char *tiling,
+                   const hw_desc *hw, sam_error *err)
 {
     if (r->nphases == TEMPLATE_MAX_PHASES)
         return error_set(err, "at most %d phases", TEMPLATE_MAX_PHASES);
     trun_phase *p = &r->phase[r->nphases++];
     memset(p, 0, sizeof *p);
     snprintf(p->name, sizeof p->name, "%s", name);
-    return run_graph(r, p, g, hw, err) ? name_phase(g, name, err) : 0;
+    return run_graph(r, p, g, tiling, hw, err) ? name_phase(g, name, err) : 0;
 }
 
 trun_tensor *trun_result(trun *r)

@@ -52,12 +52,13 @@ void trun_init(trun *r, engine_mode engine, int stats);
  * name held already is an error. */
 int trun_bind(trun *r, const char *name, tensor *t, sam_error *err);
 
-/* Runs phase name: graph g (which records its tiling and expression) on
- * hw, its operands the tensors of its names, its result a new tensor of
- * r. g must outlive r's statistics. An error names the graph and the
- * phase. */
-int trun_run_phase(trun *r, const char *name, const sam_graph *g, const hw_desc *hw,
-                   sam_error *err);
+/* Runs phase name: graph g (which records its expression) on its tiles
+ * as tiling says (NULL: as g records; the graph is the same whatever the
+ * splits' sizes) through hw's memories, its operands the tensors of its
+ * names, its result a new tensor of r. g must outlive r's statistics. An
+ * error names the graph and the phase. */
+int trun_run_phase(trun *r, const char *name, const sam_graph *g, const char *tiling,
+                   const hw_desc *hw, sam_error *err);
 
 /* The last phase's result, its explicit zeros taken out (counted in its
  * zeros): the template's result. NULL before any phase ran. */
