@@ -320,7 +320,9 @@ static int bind_operands(const trun_opts *o, trun *r, sam_error *err)
 
 /* ---- the summary -------------------------------------------------------- */
 
-#define SUMMARY_KEYS 48
+/* Every line a summary can have: 14 of its own, a cycles line per phase
+ * and a traffic line per tensor. */
+#define SUMMARY_KEYS (14 + TEMPLATE_MAX_PHASES + TRUN_MAX_TENSORS)
 
 /* The summary's "key: value" lines, each key once: the lines come from
  * the phases and the tensors the directory names, so a key given twice
@@ -328,7 +330,8 @@ static int bind_operands(const trun_opts *o, trun *r, sam_error *err)
 typedef struct summary {
     char key[SUMMARY_KEYS][96];
     int nkeys;
-    char text[SUMMARY_KEYS * 160];
+    FILE *lines;            /* into text */
+    char *text;
     size_t len;
     char twice[96];         /* the first key given twice */
 } summary;
@@ -341,20 +344,15 @@ static void summary_add(summary *s, const char *key, const char *fmt, ...)
     for (int i = 0; i < s->nkeys; i++)
         if (!strcmp(s->key[i], key) && !s->twice[0])
             snprintf(s->twice, sizeof s->twice, "%s", key);
-    if (s->nkeys == SUMMARY_KEYS) {
-        if (!s->twice[0])
-            snprintf(s->twice, sizeof s->twice, "%s", key);
-        return;
-    }
+    if (s->nkeys == SUMMARY_KEYS)
+        abort();    /* sized for every line summary_build adds */
     snprintf(s->key[s->nkeys++], sizeof s->key[0], "%s", key);
-    s->len += (size_t)snprintf(s->text + s->len, sizeof s->text - s->len, "%s: ", key);
+    fprintf(s->lines, "%s: ", key);
     va_list ap;
     va_start(ap, fmt);
-    s->len += (size_t)vsnprintf(s->text + s->len, sizeof s->text - s->len, fmt, ap);
+    vfprintf(s->lines, fmt, ap);
     va_end(ap);
-    s->len += (size_t)snprintf(s->text + s->len, sizeof s->text - s->len, "\n");
-    if (s->len >= sizeof s->text)
-        s->len = sizeof s->text - 1;
+    fputc('\n', s->lines);
 }
 
 static void summary_traffic(summary *s, const trun *r, const trun_tensor *z)
@@ -379,6 +377,8 @@ static int summary_build(const trun_opts *o, const template_dir *d, trun *r, con
     char key[96];
     trun_tensor *z = trun_result(r);
     memset(s, 0, sizeof *s);
+    if (!(s->lines = open_memstream(&s->text, &s->len)))
+        return error_set(err, "out of memory");
     summary_add(s, "template", "%s", d->name);
     summary_add(s, "engine", "%s", engine_names[o->engine]);
     for (int i = 0; d->nphases > 1 && i < r->nphases; i++) {
@@ -399,6 +399,8 @@ static int summary_build(const trun_opts *o, const template_dir *d, trun *r, con
     else
         summary_add(s, "result", "%s, %zu nonzeros, not written (-o FILE writes it)", z->name,
                     z->t.nnz);
+    if (fclose(s->lines) || !s->text)
+        return error_set(err, "out of memory");
     if (s->twice[0])
         return error_set(err, "run: %s: the summary would give %s twice (a tensor or phase "
                          "named like another key)", o->dir, s->twice);
@@ -467,6 +469,7 @@ static int run_all(const trun_opts *o, const template_dir *d, trun *r, sam_error
         int to_stdout = (o->out && !strcmp(o->out, "-")) || (o->stats && !strcmp(o->stats, "-"));
         fputs(s->text, to_stdout ? stderr : stdout);
     }
+    free(s->text);
     free(s);
     return mismatch < 0 ? 1 : mismatch ? 3 : 0;
 }
