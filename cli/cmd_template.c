@@ -40,6 +40,8 @@ static int parse(int argc, char **argv, const template_def *t, double *values, c
         } else if ((r = args_option(argc, argv, &i, "-o", &v, err))) {
             if (r < 0)
                 return -1;
+            if (!*v)
+                return error_set(err, "template: -o needs a directory name, not an empty one");
             *dir = v;
         } else {
             return error_set(err, "template: unexpected argument '%s'", argv[i]);

@@ -1,126 +1,94 @@
-/* samsim run DIR (run_template.h). */
+/* samsim run DIR (run_template.h): the directory read and checked whole
+ * before anything runs, its phases run in memory (template_run.h), then
+ * the outputs written, all of them or none, and the summary. */
 #include "run_template.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "../common/atomic_file.h"
 #include "../common/keyval.h"
-#include "../formats/fibertree.h"
+#include "../common/number.h"
 #include "../formats/tensor_file.h"
-#include "../templates/template.h"
 #include "args.h"
-#include "check.h"
 #include "outputs.h"
-#include "run_tiled.h"
+#include "template_run.h"
 
-#define TRUN_MAX_TENSORS 8
-
-typedef struct template_conf {
-    char name[64];
-    char expr[128];
-    char phase[TEMPLATE_MAX_PHASES][32];
-    int nphases;
-} template_conf;
-
-/* The tensors by name: the operands bound with -t, then each phase's
- * result. traffic: bytes moved to and from DRAM; read: of that, read
- * back (a result's partial outputs). */
-typedef struct trun_tensor {
-    char name[64];
-    const char *file;       /* -t's, NULL for a result */
-    tensor t;
-    int loaded;
-    double traffic, read_back, whole_bytes;
-} trun_tensor;
+#define TRUN_PATH 4096
 
 typedef struct trun_opts {
     const char *dir, *out, *stats;
     int check, quiet;
     engine_mode engine;
-    trun_tensor tensors[TRUN_MAX_TENSORS];
-    int ntensors, nbound;
+    char name[TRUN_MAX_TENSORS][64];    /* -t NAME=FILE */
+    const char *file[TRUN_MAX_TENSORS];
+    int nbound;
 } trun_opts;
 
-typedef struct trun_total {
-    cycle_t cycles;
-    double seconds, pe_busy, pe_units, dram_busy;
-    uint64_t tokens;
-    cycle_t phase_cycles[TEMPLATE_MAX_PHASES];
-} trun_total;
+/* What DIR holds: template.conf's keys, and per phase its graph and its
+ * hardware. */
+typedef struct template_dir {
+    char conf[TRUN_PATH];
+    char name[64], expr[128];
+    char phase[TEMPLATE_MAX_PHASES][32];
+    int nphases;
+    char gv[TEMPLATE_MAX_PHASES][TRUN_PATH], hw_path[TEMPLATE_MAX_PHASES][TRUN_PATH];
+    sam_graph g[TEMPLATE_MAX_PHASES];
+    int ngraphs;
+    hw_desc hw[TEMPLATE_MAX_PHASES];
+    char stats[TEMPLATE_MAX_PHASES][TRUN_PATH];    /* where --stats puts each phase's */
+} template_dir;
 
 int run_template_is(const char *path)
 {
-    char conf[4096];
+    char conf[TRUN_PATH];
     struct stat st;
     snprintf(conf, sizeof conf, "%s/template.conf", path);
     return !stat(path, &st) && S_ISDIR(st.st_mode) && !stat(conf, &st);
 }
 
-static int conf_line(void *ctx, const char *key, const char *value, const char *origin,
-                     sam_error *err)
-{
-    template_conf *c = ctx;
-    if (!strcmp(key, "template"))
-        snprintf(c->name, sizeof c->name, "%s", value);
-    else if (!strcmp(key, "expr"))
-        snprintf(c->expr, sizeof c->expr, "%s", value);
-    else if (!strcmp(key, "phase") && c->nphases < TEMPLATE_MAX_PHASES &&
-             strlen(value) < sizeof c->phase[0] && !strchr(value, '/'))
-        snprintf(c->phase[c->nphases++], sizeof c->phase[0], "%s", value);
-    else if (!strcmp(key, "phase"))
-        return error_set(err, "%s: phase '%s': at most %d phases, each a file stem in the "
-                         "directory", origin, value, TEMPLATE_MAX_PHASES);
-    else
-        return error_set(err, "%s: unknown key '%s' (template, expr, phase)", origin, key);
-    return 0;
-}
+/* ---- the command line --------------------------------------------------- */
 
-static int conf_read(const char *dir, template_conf *c, sam_error *err)
-{
-    char path[4096];
-    memset(c, 0, sizeof *c);
-    snprintf(path, sizeof path, "%s/template.conf", dir);
-    if (keyval_read(path, conf_line, c, err))
-        return -1;
-    if (!c->name[0] || !c->expr[0] || !c->nphases)
-        return error_set(err, "%s: needs template, expr and at least one phase", path);
-    return 0;
-}
-
-static trun_tensor *tensor_named(trun_opts *o, const char *name)
-{
-    for (int i = 0; i < o->ntensors; i++)
-        if (!strcmp(o->tensors[i].name, name))
-            return &o->tensors[i];
-    return NULL;
-}
-
-static trun_tensor *tensor_add(trun_opts *o, const char *name, size_t len, sam_error *err)
-{
-    if (o->ntensors == TRUN_MAX_TENSORS || len >= sizeof o->tensors[0].name)
-        return error_set(err, "run: too many tensors or too long a name"), NULL;
-    trun_tensor *t = &o->tensors[o->ntensors++];
-    memset(t, 0, sizeof *t);
-    memcpy(t->name, name, len);
-    return t;
-}
-
+/* A template's operands are matrices; a number names no file (a plain
+ * graph's -t binds a scalar with one). */
 static int parse_bind(trun_opts *o, const char *v, sam_error *err)
 {
     const char *eq = strchr(v, '=');
+    double number;
+    struct stat st;
     if (!eq || eq == v || !eq[1])
         return error_set(err, "run: -t takes NAME=FILE, not '%s'", v);
-    trun_tensor *t = tensor_add(o, v, (size_t)(eq - v), err);
-    if (!t)
-        return -1;
-    if (tensor_named(o, t->name) != t)
-        return error_set(err, "run: -t %s given twice", t->name);
-    t->file = eq + 1;
-    o->nbound++;
+    size_t len = (size_t)(eq - v);
+    if (o->nbound == TRUN_MAX_TENSORS || len >= sizeof o->name[0])
+        return error_set(err, "run: too many -t or too long a name in '%s'", v);
+    for (int i = 0; i < o->nbound; i++)
+        if (strlen(o->name[i]) == len && !strncmp(o->name[i], v, len))
+            return error_set(err, "run: -t %s given twice", o->name[i]);
+    if (!number_parse(eq + 1, &number) && stat(eq + 1, &st))
+        return error_set(err, "run: -t %s: a template's operands are tensor files, not numbers",
+                         v);
+    memcpy(o->name[o->nbound], v, len);
+    o->name[o->nbound][len] = '\0';
+    o->file[o->nbound++] = eq + 1;
     return 0;
+}
+
+/* A file option's value; an empty one names no file. */
+static int file_option(int argc, char **argv, int *i, const char *name, const char **out,
+                       sam_error *err)
+{
+    const char *v;
+    int r = args_option(argc, argv, i, name, &v, err);
+    if (r > 0 && !*v)
+        return error_set(err, "run: %s needs a file name, not an empty one", name);
+    if (r > 0)
+        *out = v;
+    return r;
 }
 
 static int parse_option(int argc, char **argv, int *i, trun_opts *o, sam_error *err)
@@ -129,10 +97,10 @@ static int parse_option(int argc, char **argv, int *i, trun_opts *o, sam_error *
     int r;
     if ((r = args_option(argc, argv, i, "-t", &v, err)))
         return r < 0 ? -1 : parse_bind(o, v, err);
-    if ((r = args_option(argc, argv, i, "-o", &v, err)))
-        return r < 0 ? -1 : (o->out = v, 0);
-    if ((r = args_option(argc, argv, i, "--stats", &v, err)))
-        return r < 0 ? -1 : (o->stats = v, 0);
+    if ((r = file_option(argc, argv, i, "-o", &o->out, err)))
+        return r < 0 ? -1 : 0;
+    if ((r = file_option(argc, argv, i, "--stats", &o->stats, err)))
+        return r < 0 ? -1 : 0;
     if ((r = args_option(argc, argv, i, "--engine", &v, err)))
         return r < 0 ? -1 : args_engine(v, &o->engine, err);
     if (!strcmp(argv[*i], "--check"))
@@ -153,256 +121,381 @@ static int parse_args(int argc, char **argv, trun_opts *o, sam_error *err)
         if (parse_option(argc, argv, &i, o, err))
             return -1;
     }
-    for (int i = 0; i < o->nbound; i++) {
-        tensor_file f = {.path = o->tensors[i].file, .name = o->tensors[i].name};
-        if (tensor_file_read(&f, &o->tensors[i].t, err))
+    return 0;
+}
+
+/* ---- the directory ------------------------------------------------------ */
+
+static int conf_phase(template_dir *d, const char *value, const char *origin, sam_error *err)
+{
+    if (!*value || strlen(value) >= sizeof d->phase[0] || strchr(value, '/') ||
+        !strcmp(value, ".") || !strcmp(value, ".."))
+        return error_set(err, "%s: phase '%s' is not a file stem of the directory", origin,
+                         value);
+    for (int i = 0; i < d->nphases; i++)
+        if (!strcmp(d->phase[i], value))
+            return error_set(err, "%s: phase '%s' is listed twice", origin, value);
+    if (d->nphases == TEMPLATE_MAX_PHASES)
+        return error_set(err, "%s: phase '%s': at most %d phases", origin, value,
+                         TEMPLATE_MAX_PHASES);
+    snprintf(d->phase[d->nphases++], sizeof d->phase[0], "%s", value);
+    return 0;
+}
+
+static int conf_line(void *ctx, const char *key, const char *value, const char *origin,
+                     sam_error *err)
+{
+    template_dir *d = ctx;
+    if (!strcmp(key, "template"))
+        snprintf(d->name, sizeof d->name, "%s", value);
+    else if (!strcmp(key, "expr"))
+        snprintf(d->expr, sizeof d->expr, "%s", value);
+    else if (!strcmp(key, "phase"))
+        return conf_phase(d, value, origin, err);
+    else
+        return error_set(err, "%s: unknown key '%s' (template, expr, phase)", origin, key);
+    return 0;
+}
+
+/* The phase's graph and hardware. */
+static int read_phase(template_dir *d, const char *dir, int p, sam_error *err)
+{
+    char phase[sizeof d->phase[0]];
+    memcpy(phase, d->phase[p], sizeof phase);
+    snprintf(d->gv[p], sizeof d->gv[0], "%s/%s.gv", dir, phase);
+    snprintf(d->hw_path[p], sizeof d->hw_path[0], "%s/%s.hw", dir, phase);
+    if (graph_read_dot(d->gv[p], &d->g[p], err))
+        return -1;
+    d->ngraphs++;
+    if (!graph_attr_get(&d->g[p], "tiling") || !graph_attr_get(&d->g[p], "expr") ||
+        d->g[p].ntensors == 0)
+        return error_at(err, d->gv[p], 0, "a template's graph records its tiling, expression "
+                        "and tensors");
+    hw_defaults(&d->hw[p]);
+    return hw_read(d->hw_path[p], &d->hw[p], err);
+}
+
+static int dir_read(const char *dir, template_dir *d, sam_error *err)
+{
+    snprintf(d->conf, sizeof d->conf, "%s/template.conf", dir);
+    if (keyval_read(d->conf, conf_line, d, err))
+        return -1;
+    if (!d->name[0] || !d->expr[0] || !d->nphases)
+        return error_set(err, "%s: needs template, expr and at least one phase", d->conf);
+    for (int p = 0; p < d->nphases; p++)
+        if (read_phase(d, dir, p, err))
             return -1;
-        o->tensors[i].loaded = 1;
+    return 0;
+}
+
+static void dir_free(template_dir *d)
+{
+    for (int p = 0; p < d->ngraphs; p++)
+        graph_free(&d->g[p]);
+}
+
+/* The first phase whose result is name, or -1. */
+static int maker(const template_dir *d, const char *name)
+{
+    for (int p = 0; p < d->nphases; p++)
+        if (!strcmp(d->g[p].tensors[0].name, name))
+            return p;
+    return -1;
+}
+
+static int reader(const template_dir *d, const char *name)
+{
+    for (int p = 0; p < d->nphases; p++) {
+        const graph_tensor *gt = graph_tensor_find(&d->g[p], name);
+        if (gt && gt != &d->g[p].tensors[0])
+            return p;
+    }
+    return -1;
+}
+
+/* The template's operands are the tensors no phase makes: only those may
+ * be bound, and each must be, and a phase reads only what a phase before
+ * it made. */
+static int check_bindings(const trun_opts *o, const template_dir *d, sam_error *err)
+{
+    for (int i = 0; i < o->nbound; i++) {
+        int m = maker(d, o->name[i]);
+        if (m >= 0)
+            return error_set(err, "run: -t %s: %s is the %s phase's result, not an operand of %s",
+                             o->name[i], o->name[i], d->phase[m], o->dir);
+        if (reader(d, o->name[i]) < 0)
+            return error_set(err, "run: -t %s: no phase of %s reads a tensor %s", o->name[i],
+                             o->dir, o->name[i]);
     }
     return 0;
 }
 
-/* The phase's operands by graph tensor, from -t or an earlier result. */
-static int phase_operands(trun_opts *o, const sam_graph *g, tensor *ops, sam_error *err)
+static int bound(const trun_opts *o, const char *name)
 {
-    for (int k = 1; k < g->ntensors; k++) {
-        trun_tensor *t = tensor_named(o, g->tensors[k].name);
-        if (!t || !t->loaded)
-            return error_at(err, g->path, 0, "tensor %s is not bound (give -t %s=FILE)",
-                            g->tensors[k].name, g->tensors[k].name);
-        if (t->t.order != g->tensors[k].format.nlevels)
-            return error_at(err, g->path, 0, "tensor %s has order %d, but the graph stores it "
-                            "in %d levels", t->name, t->t.order, g->tensors[k].format.nlevels);
-        ops[k] = t->t;
+    for (int i = 0; i < o->nbound; i++)
+        if (!strcmp(o->name[i], name))
+            return 1;
+    return 0;
+}
+
+static int check_phases(const trun_opts *o, const template_dir *d, sam_error *err)
+{
+    for (int p = 0; p < d->nphases; p++) {
+        const sam_graph *g = &d->g[p];
+        int m = maker(d, g->tensors[0].name);
+        if (m != p)
+            return error_at(err, d->gv[p], 0, "its result %s is the %s phase's result too",
+                            g->tensors[0].name, d->phase[m]);
+        for (int k = 1; k < g->ntensors; k++) {
+            const char *name = g->tensors[k].name;
+            m = maker(d, name);
+            if (m >= p)
+                return error_at(err, d->gv[p], 0, "reads %s, the result of the %s phase, which "
+                                "does not run before it", name, d->phase[m]);
+            if (m < 0 && !bound(o, name))
+                return error_at(err, d->gv[p], 0, "tensor %s is not bound (give -t %s=FILE)",
+                                name, name);
+        }
     }
-    return check_index_sizes(g, ops, err);
+    return 0;
 }
 
-static double whole_bytes(const tensor *t, const level_format *f, const hw_desc *hw,
-                          sam_error *err)
-{
-    fibertree ft;
-    if (fibertree_build(t, f, &ft, err))
-        return -1;
-    double bytes = fibertree_bytes(&ft, hw->bytes_crd, hw->bytes_ref, hw->bytes_val);
-    fibertree_free(&ft);
-    return bytes;
-}
-
-/* What a phase moved to and from DRAM, by tensor; an operand's bytes in
- * its format the first time a phase reads it. */
-static int account(trun_opts *o, const sam_graph *g, const tiled_outcome *r, trun_tensor *res,
-                   sam_error *err)
-{
-    const mem_model *m = r->memory;
-    for (int k = 1; k < g->ntensors; k++) {
-        trun_tensor *t = tensor_named(o, g->tensors[k].name);
-        t->traffic += m->traffic[k - 1].read[HW_DRAM];
-        if (t->file && t->whole_bytes == 0 &&
-            (t->whole_bytes = whole_bytes(&t->t, &g->tensors[k].format, &m->hw, err)) < 0)
-            return -1;
-    }
-    const mem_traffic *z = &m->traffic[m->ntensors];
-    res->traffic += z->written[HW_DRAM] + z->read[HW_DRAM];
-    res->read_back += z->read[HW_DRAM];
-    res->whole_bytes = whole_bytes(&res->t, &g->tensors[0].format, &m->hw, err);
-    return res->whole_bytes < 0 ? -1 : 0;
-}
-
-/* FILE.csv for one phase, FILE.PHASE.csv for each of several. */
-static void stats_path(const trun_opts *o, const template_conf *c, int i, char *buf,
-                       size_t size)
+/* FILE for one phase, FILE.PHASE.EXT (the extension kept last) for each
+ * of several. */
+static void stats_paths(const trun_opts *o, template_dir *d)
 {
     const char *dot = strrchr(o->stats, '.');
     size_t stem = dot && !strchr(dot, '/') ? (size_t)(dot - o->stats) : strlen(o->stats);
-    if (c->nphases == 1)
-        snprintf(buf, size, "%s", o->stats);
-    else
-        snprintf(buf, size, "%.*s.%s%s", (int)stem, o->stats, c->phase[i], o->stats + stem);
-}
-
-static void free_outcome(tiled_outcome *r)
-{
-    if (r->stats)
-        sim_stats_free(r->stats);
-    free(r->stats);
-    if (r->memory)
-        mem_free(r->memory);
-    free(r->memory);
-}
-
-static void add_usage(trun_total *tot, const tiled_outcome *r)
-{
-    const mem_model *m = r->memory;
-    tot->pe_busy += m->usage[HW_PE].busy;
-    tot->pe_units += (double)m->npe * (double)r->cycles;
-    tot->dram_busy += m->usage[HW_DRAM].busy;
-}
-
-static int run_phase(trun_opts *o, const template_conf *c, int i, trun_total *tot,
-                     sam_error *err)
-{
-    char path[4096];
-    sam_graph g;
-    hw_desc hw;
-    snprintf(path, sizeof path, "%s/%s.gv", o->dir, c->phase[i]);
-    if (graph_read_dot(path, &g, err))
-        return -1;
-    snprintf(path, sizeof path, "%s/%s.hw", o->dir, c->phase[i]);
-    hw_defaults(&hw);
-    tensor *ops = calloc((size_t)g.ntensors, sizeof *ops);
-    const char *tiling = graph_attr_get(&g, "tiling"), *expr = graph_attr_get(&g, "expr");
-    trun_tensor *res = NULL;
-    tiled_outcome r = {0};
-    int rc = -1;
-    if (!ops)
-        error_set(err, "out of memory");
-    else if (!tiling || !expr || g.ntensors == 0)
-        error_at(err, g.path, 0, "a template's graph records its tiling, expression and "
-                 "tensors");
-    else if (!hw_read(path, &hw, err) && !phase_operands(o, &g, ops, err) &&
-             (res = tensor_add(o, g.tensors[0].name, strlen(g.tensors[0].name), err))) {
-        tiled_request req = {.tiling = tiling, .expr = expr, .engine = o->engine,
-                             .max_cycles = UINT64_MAX, .sim = {.depth = 0, .latency = 1},
-                             .hw = &hw, .stats = o->stats != NULL};
-        rc = run_tiled(&g, ops, &req, &r, &res->t, err);
-        res->loaded = rc == 0;
+    for (int p = 0; p < d->nphases; p++) {
+        char phase[sizeof d->phase[0]];
+        memcpy(phase, d->phase[p], sizeof phase);
+        if (d->nphases == 1)
+            snprintf(d->stats[p], sizeof d->stats[0], "%s", o->stats);
+        else
+            snprintf(d->stats[p], sizeof d->stats[0], "%.*s.%s%s", (int)stem, o->stats, phase,
+                     o->stats + stem);
     }
-    if (!rc && o->stats) {
-        stats_path(o, c, i, path, sizeof path);
-        rc = sim_stats_write_rows(r.stats, r.cycles, NULL, path, err);
-    }
-    if (!rc && !(rc = account(o, &g, &r, res, err))) {
-        tot->cycles += r.cycles;
-        tot->phase_cycles[i] = r.cycles;
-        tot->seconds += (double)r.cycles / (hw.clock_ghz * 1e9);
-        tot->tokens += r.tokens;
-        add_usage(tot, &r);
-    }
-    free_outcome(&r);
-    free(ops);
-    graph_free(&g);
-    return rc;
 }
 
-/* traffic_min: each operand read once and the result written once, in
- * their formats. */
-static void print_traffic(const trun_opts *o, const trun_tensor *z, FILE *f)
-{
-    double min = z->whole_bytes, dram = 0;
-    for (int i = 0; i < o->ntensors; i++) {
-        const trun_tensor *t = &o->tensors[i];
-        dram += t->traffic;
-        if (t == z)
-            continue;
-        fprintf(f, "traffic.%s: %.0f\n", t->name, t->traffic);
-        if (t->file)
-            min += t->whole_bytes;
-    }
-    fprintf(f, "traffic.PO: %.0f\ntraffic.%s: %.0f\ntraffic_min: %.0f\ndram_bytes: %.0f\n",
-            2 * z->read_back, z->name, z->traffic - 2 * z->read_back, min, dram);
-}
-
-static void print_summary(const trun_opts *o, const template_conf *c, const trun_total *tot,
-                          const char *verdict, double wall)
-{
-    const trun_tensor *z = &o->tensors[o->ntensors - 1];
-    printf("template: %s\nengine: %s\n", c->name, engine_names[o->engine]);
-    for (int i = 0; c->nphases > 1 && i < c->nphases; i++)
-        printf("cycles.%s: %llu\n", c->phase[i], (unsigned long long)tot->phase_cycles[i]);
-    printf("cycles: %llu\nseconds: %.9g\ntokens: %llu\ncheck: %s\nwall_seconds: %.6f\n",
-           (unsigned long long)tot->cycles, tot->seconds, (unsigned long long)tot->tokens,
-           verdict, wall);
-    print_traffic(o, z, stdout);
-    printf("pe_busy: %.4f\ndram_busy: %.4f\n", tot->pe_units > 0 ? tot->pe_busy / tot->pe_units : 0,
-           tot->cycles ? tot->dram_busy / (double)tot->cycles : 0);
-    if (o->out)
-        printf("result: %s written to %s\n", z->name, o->out);
-    else
-        printf("result: %s, %zu nonzeros, not written (-o FILE writes it)\n", z->name, z->t.nnz);
-}
-
-static int check_template(const trun_opts *o, const template_conf *c, char *verdict,
-                          size_t size, sam_error *err)
-{
-    const char *names[TRUN_MAX_TENSORS];
-    const tensor *ops[TRUN_MAX_TENSORS];
-    for (int i = 0; i < o->nbound; i++) {
-        names[i] = o->tensors[i].name;
-        ops[i] = &o->tensors[i].t;
-    }
-    return check_result(o->dir, c->expr, names, ops, o->nbound, &o->tensors[o->ntensors - 1].t,
-                        verdict, size, err);
-}
-
-/* A -t for a tensor no phase reads would be ignored; -o and --stats must
- * not replace an input. */
-static int check_files(const trun_opts *o, const template_conf *c, sam_error *err)
+/* -o and every phase's --stats file must replace no input and no other
+ * output; standard output takes one table. */
+static int check_files(const trun_opts *o, template_dir *d, sam_error *err)
 {
     io_file in[TRUN_MAX_TENSORS + 2 * TEMPLATE_MAX_PHASES + 1];
-    char own[2 * TEMPLATE_MAX_PHASES + 1][4096];
-    int used[TRUN_MAX_TENSORS] = {0}, n = o->nbound;
-    for (int p = 0; p < c->nphases; p++) {
-        sam_graph g;
-        snprintf(own[2 * p + 1], sizeof own[0], "%s/%s.gv", o->dir, c->phase[p]);
-        snprintf(own[2 * p + 2], sizeof own[0], "%s/%s.hw", o->dir, c->phase[p]);
-        if (graph_read_dot(own[2 * p + 1], &g, err))
-            return -1;
-        for (int i = 0; i < o->nbound; i++) {
-            const graph_tensor *gt = graph_tensor_find(&g, o->tensors[i].name);
-            used[i] |= gt && gt != &g.tensors[0];
-        }
-        graph_free(&g);
-        in[n++] = (io_file){"the template", own[2 * p + 1], NULL};
-        in[n++] = (io_file){"the template", own[2 * p + 2], NULL};
+    io_file out[1 + TEMPLATE_MAX_PHASES] = {{"-o", o->out, NULL}};
+    int n = 0, nout = 1;
+    for (int i = 0; i < o->nbound; i++)
+        in[n++] = (io_file){"-t", o->file[i], o->name[i]};
+    for (int p = 0; p < d->nphases; p++) {
+        in[n++] = (io_file){"the template", d->gv[p], NULL};
+        in[n++] = (io_file){"the template", d->hw_path[p], NULL};
     }
-    for (int i = 0; i < o->nbound; i++) {
-        if (!used[i])
-            return error_set(err, "run: -t %s: no phase of %s reads a tensor %s",
-                             o->tensors[i].name, o->dir, o->tensors[i].name);
-        in[i] = (io_file){"-t", o->tensors[i].file, o->tensors[i].name};
+    in[n++] = (io_file){"the template", d->conf, NULL};
+    if (o->stats && !strcmp(o->stats, "-") && d->nphases > 1)
+        return error_set(err, "run: --stats -: %s has %d phases, each with its own statistics "
+                         "table; give --stats FILE.csv (FILE.%s.csv, ...)", o->dir, d->nphases,
+                         d->phase[0]);
+    if (o->stats) {
+        stats_paths(o, d);
+        for (int p = 0; p < d->nphases; p++)
+            out[nout++] = (io_file){"--stats", d->stats[p], NULL};
     }
-    snprintf(own[0], sizeof own[0], "%s/template.conf", o->dir);
-    in[n++] = (io_file){"the template", own[0], NULL};
-    const io_file out[] = {{"-o", o->out, NULL}, {"--stats", o->stats, NULL}};
-    return outputs_check("run", in, n, out, 2, err);
+    return outputs_check("run", in, n, out, nout, err);
 }
 
-static int run_all(trun_opts *o, const template_conf *c, sam_error *err)
+static int bind_operands(const trun_opts *o, trun *r, sam_error *err)
 {
-    struct timespec t0, t1;
-    trun_total tot = {0};
-    char verdict[64] = "skipped";
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    for (int i = 0; i < c->nphases; i++)
-        if (run_phase(o, c, i, &tot, err))
-            return 1;
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    double wall = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
-    int mismatch = o->check ? check_template(o, c, verdict, sizeof verdict, err) : 0;
-    const trun_tensor *z = &o->tensors[o->ntensors - 1];
+    for (int i = 0; i < o->nbound; i++) {
+        tensor t;
+        tensor_file f = {.path = o->file[i], .name = o->name[i]};
+        if (tensor_file_read(&f, &t, err))
+            return -1;
+        if (trun_bind(r, o->name[i], &t, err)) {
+            tensor_free(&t);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* ---- the summary -------------------------------------------------------- */
+
+/* Every line a summary can have: 14 of its own, a cycles line per phase
+ * and a traffic line per tensor. */
+#define SUMMARY_KEYS (14 + TEMPLATE_MAX_PHASES + TRUN_MAX_TENSORS)
+
+/* The summary's "key: value" lines, each key once: the lines come from
+ * the phases and the tensors the directory names, so a key given twice
+ * is refused rather than printed twice. */
+typedef struct summary {
+    char key[SUMMARY_KEYS][96];
+    int nkeys;
+    FILE *lines;            /* into text */
+    char *text;
+    size_t len;
+    char twice[96];         /* the first key given twice */
+} summary;
+
+static void summary_add(summary *s, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void summary_add(summary *s, const char *key, const char *fmt, ...)
+{
+    for (int i = 0; i < s->nkeys; i++)
+        if (!strcmp(s->key[i], key) && !s->twice[0])
+            snprintf(s->twice, sizeof s->twice, "%s", key);
+    if (s->nkeys == SUMMARY_KEYS)
+        abort();    /* sized for every line summary_build adds */
+    snprintf(s->key[s->nkeys++], sizeof s->key[0], "%s", key);
+    fprintf(s->lines, "%s: ", key);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(s->lines, fmt, ap);
+    va_end(ap);
+    fputc('\n', s->lines);
+}
+
+static void summary_traffic(summary *s, const trun *r, const trun_tensor *z)
+{
+    char key[96];
+    for (int i = 0; i < r->ntensors; i++)
+        if (&r->tensor[i] != z) {
+            snprintf(key, sizeof key, "traffic.%s", r->tensor[i].name);
+            summary_add(s, key, "%.0f", r->tensor[i].traffic);
+        }
+    summary_add(s, "traffic.PO", "%.0f", 2 * z->read_back);
+    snprintf(key, sizeof key, "traffic.%s", z->name);
+    summary_add(s, key, "%.0f", z->traffic - 2 * z->read_back);
+    summary_add(s, "traffic_min", "%.0f", trun_traffic_min(r));
+    summary_add(s, "dram_bytes", "%.0f", trun_dram_bytes(r));
+    summary_add(s, "zeros_written", "%zu", z->zeros);
+}
+
+static int summary_build(const trun_opts *o, const template_dir *d, trun *r, const char *verdict,
+                         double wall, summary *s, sam_error *err)
+{
+    char key[96];
+    trun_tensor *z = trun_result(r);
+    memset(s, 0, sizeof *s);
+    if (!(s->lines = open_memstream(&s->text, &s->len)))
+        return error_set(err, "out of memory");
+    summary_add(s, "template", "%s", d->name);
+    summary_add(s, "engine", "%s", engine_names[o->engine]);
+    for (int i = 0; d->nphases > 1 && i < r->nphases; i++) {
+        snprintf(key, sizeof key, "cycles.%s", r->phase[i].name);
+        summary_add(s, key, "%llu", (unsigned long long)r->phase[i].cycles);
+    }
+    summary_add(s, "cycles", "%llu", (unsigned long long)r->cycles);
+    summary_add(s, "seconds", "%.9g", r->seconds);
+    summary_add(s, "tokens", "%llu", (unsigned long long)r->tokens);
+    summary_add(s, "check", "%s", verdict);
+    summary_add(s, "wall_seconds", "%.6f", wall);
+    summary_traffic(s, r, z);
+    summary_add(s, "pe_busy", "%.4f", r->pe_units > 0 ? r->pe_busy / r->pe_units : 0);
+    summary_add(s, "dram_busy", "%.4f", r->cycles ? r->dram_busy / (double)r->cycles : 0);
+    if (o->out)
+        summary_add(s, "result", "%s written to %s", z->name,
+                    strcmp(o->out, "-") ? o->out : "standard output");
+    else
+        summary_add(s, "result", "%s, %zu nonzeros, not written (-o FILE writes it)", z->name,
+                    z->t.nnz);
+    if (fclose(s->lines) || !s->text)
+        return error_set(err, "out of memory");
+    if (s->twice[0])
+        return error_set(err, "run: %s: the summary would give %s twice (a tensor or phase "
+                         "named like another key)", o->dir, s->twice);
+    return 0;
+}
+
+/* ---- the run ------------------------------------------------------------ */
+
+/* Removes the first n statistics files written, so that a run that fails
+ * leaves none; devices and standard output keep what they got. */
+static void remove_stats(const template_dir *d, int n)
+{
+    for (int p = 0; p < n; p++)
+        if (strcmp(d->stats[p], "-") && !atomic_file_special(d->stats[p]))
+            unlink(d->stats[p]);
+}
+
+/* Every phase's statistics, then the result: all of them or none. */
+static int write_outputs(const trun_opts *o, const template_dir *d, trun *r, sam_error *err)
+{
+    int written = 0;
+    for (; o->stats && written < r->nphases; written++) {
+        const trun_phase *p = &r->phase[written];
+        if (sim_stats_write_rows(p->out.stats, p->cycles, NULL, d->stats[written], err)) {
+            remove_stats(d, written);
+            return -1;
+        }
+    }
+    const trun_tensor *z = trun_result(r);
     tensor_file f = {.path = o->out, .name = z->name};
-    if (mismatch >= 0 && o->out && outputs_write_tensor(&f, &z->t, err))
+    if (o->out && outputs_write_tensor(&f, &z->t, err)) {
+        remove_stats(d, written);
+        return -1;
+    }
+    return 0;
+}
+
+static double seconds_since(const struct timespec *t0)
+{
+    struct timespec t1;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    return (double)(t1.tv_sec - t0->tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0->tv_nsec);
+}
+
+/* The phases run, the result checked, the summary made, the outputs
+ * written and the summary printed (on standard error when an output is
+ * standard output). */
+static int run_all(const trun_opts *o, const template_dir *d, trun *r, sam_error *err)
+{
+    struct timespec t0;
+    char verdict[64] = "skipped";
+    summary *s = calloc(1, sizeof *s);
+    if (!s)
+        return error_set(err, "out of memory"), 1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int rc = 0;
+    for (int p = 0; p < d->nphases && !rc; p++)
+        rc = trun_run_phase(r, d->phase[p], &d->g[p], NULL, &d->hw[p], err);
+    double wall = seconds_since(&t0);
+    int mismatch = rc ? -1 : o->check ? trun_check(r, o->dir, d->expr, verdict, sizeof verdict,
+                                                   err) : 0;
+    if (mismatch >= 0 && (summary_build(o, d, r, verdict, wall, s, err) ||
+                          write_outputs(o, d, r, err)))
         mismatch = -1;
-    if (mismatch < 0)
-        return 1;
-    print_summary(o, c, &tot, verdict, wall);
-    return mismatch ? 3 : 0;
+    if (mismatch >= 0) {
+        int to_stdout = (o->out && !strcmp(o->out, "-")) || (o->stats && !strcmp(o->stats, "-"));
+        fputs(s->text, to_stdout ? stderr : stdout);
+    }
+    free(s->text);
+    free(s);
+    return mismatch < 0 ? 1 : mismatch ? 3 : 0;
 }
 
 int run_template(int argc, char **argv)
 {
     trun_opts o;
-    template_conf c;
+    template_dir *d = calloc(1, sizeof *d);
+    trun r;
     sam_error err;
     int rc = 1;
-    if (!parse_args(argc, argv, &o, &err) && !conf_read(o.dir, &c, &err) &&
-        !check_files(&o, &c, &err))
-        rc = run_all(&o, &c, &err);
+    trun_init(&r, ENGINE_EVENT, 0);
+    if (!d)
+        error_set(&err, "out of memory");
+    else if (!parse_args(argc, argv, &o, &err) && !dir_read(o.dir, d, &err) &&
+             !check_bindings(&o, d, &err) && !check_phases(&o, d, &err) &&
+             !check_files(&o, d, &err)) {
+        trun_init(&r, o.engine, o.stats != NULL);
+        if (!bind_operands(&o, &r, &err))
+            rc = run_all(&o, d, &r, &err);
+    }
     if (rc == 1)
         args_fail(&err);
-    for (int i = 0; i < o.ntensors; i++)
-        if (o.tensors[i].loaded)
-            tensor_free(&o.tensors[i].t);
+    trun_free(&r);
+    if (d)
+        dir_free(d);
+    free(d);
     return rc;
 }

@@ -6,6 +6,10 @@
  * (loop j outermost) and the rows of A are dealt out to lanes (at most
  * 32, far fewer than SIGMA's 16,384 multipliers), each intersecting A's
  * row with B's column as bitmaps (A and B store k as bitvector levels).
+ * Every pair of a row and a column met gets its sum written, 0 where the
+ * two have no k in common (no coordinate dropper, as in SAM's inner
+ * product): Z's traffic counts those zeros, Z itself does not hold them
+ * (template_run.h).
  * The flexible dot-product array is one PE; its data SRAM is the LLB. */
 #include <stdio.h>
 

@@ -219,21 +219,35 @@ int template_check(const template_def *t, const double *values, sam_error *err)
     return rc;
 }
 
+int template_build(const template_def *t, const double *values, template_plan *plan,
+                   sam_graph *graphs, sam_error *err)
+{
+    memset(plan, 0, sizeof *plan);
+    t->plan(t, values, plan);
+    if (check_plan(t, plan, err))
+        return -1;
+    for (int i = 0; i < plan->nphases; i++)
+        if (compile_phase(&plan->phase[i], &graphs[i], err)) {
+            while (i-- > 0)
+                graph_free(&graphs[i]);
+            return -1;
+        }
+    return 0;
+}
+
 int template_write(const template_def *t, const double *values, const char *dir,
                    sam_error *err)
 {
     template_plan *plan = calloc(1, sizeof *plan);
     sam_graph g[TEMPLATE_MAX_PHASES];
-    int made = 0, rc = 0;
     char text[TEMPLATE_TEXT], path[4096];
     if (!plan)
         return error_set(err, "out of memory");
-    t->plan(t, values, plan);
-    rc = check_plan(t, plan, err);
-    for (; !rc && made < plan->nphases; made++)
-        if ((rc = compile_phase(&plan->phase[made], &g[made], err)))
-            break;
-    rc = rc || make_dir(dir, err);
+    if (template_build(t, values, plan, g, err)) {
+        free(plan);
+        return -1;
+    }
+    int rc = make_dir(dir, err);
     for (int i = 0; i < plan->nphases && !rc; i++) {
         const template_phase *p = &plan->phase[i];
         snprintf(path, sizeof path, "%s/%s.gv", dir, p->name);
@@ -244,7 +258,7 @@ int template_write(const template_def *t, const double *values, const char *dir,
     conf_text(t, values, plan, text, sizeof text);
     snprintf(path, sizeof path, "%s/template.conf", dir);
     rc = rc || write_text(path, text, err);
-    for (int i = 0; i < made; i++)
+    for (int i = 0; i < plan->nphases; i++)
         graph_free(&g[i]);
     free(plan);
     return rc ? -1 : 0;

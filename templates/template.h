@@ -83,6 +83,13 @@ int template_check(const template_def *t, const double *values, sam_error *err);
 /* The value of key (which the template declares). */
 double template_value(const template_def *t, const double *values, const char *key);
 
+/* The plan of t at values, checked as template_check checks it, and each
+ * phase's graph compiled with its settings applied into graphs[0..
+ * plan->nphases - 1] (each freed with graph_free), in memory: what
+ * template_write writes. On failure nothing is left to free. */
+int template_build(const template_def *t, const double *values, template_plan *plan,
+                   sam_graph *graphs, sam_error *err);
+
 /* Compiles every phase of t at values and writes into dir (made when
  * missing): template.conf, and per phase NAME.gv and NAME.hw. Every file
  * is made before any is written, so a failure writes nothing. */

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "test_util.h"
 
@@ -95,7 +96,7 @@ static void test_check_every_engine(void **state)
 
 typedef struct hand_case {
     const char *name, *params;
-    long long a, b, t, po, z, min;
+    long long a, b, t, po, z, min, zeros;
 } hand_case;
 
 /* Bytes: a coordinate or seg entry 4, a value 8 (SIGMA 4), a bitvector
@@ -127,14 +128,16 @@ typedef struct hand_case {
  * has three rows of one bitvector word (A 2 + 3 x 4, 3 x 8 words,
  * 3 x 4 values: 56, twice), and so has B's (by columns, 56 twice); the
  * inner products write every (j, i) pair met, zeros included: 17 of them
- * under j {0,1,2,5,7}: 2 + 5 + 6 + 17 = 30 x 4 + 17 x 4 = 188, once.
- * A and B whole: 2 + 5 x 4, 5 words, 6 values: 92. */
+ * under j {0,1,2,5,7}: 2 + 5 + 6 + 17 = 30 x 4 + 17 x 4 = 188, once; 13
+ * of the 17 are zeros, which Z does not hold: once, in its format (by
+ * columns {0,5,7}), Z costs 2 + 3 + 4 + 4 = 13 x 4 + 4 x 4 = 68. A and B
+ * whole: 2 + 5 x 4, 5 words, 6 values: 92. */
 static const hand_case hand[] = {
-    {"gamma", "--param tile.entries=3 --param pe.count=2", 136, 124, -1, 0, 96, 332},
+    {"gamma", "--param tile.entries=3 --param pe.count=2", 136, 124, -1, 0, 96, 332, 0},
     {"extensor", "--param pe.tile=4 --param llb.tile.i=1 --param llb.tile.k=1 "
-                 "--param llb.tile.j=2 --param pe.count=2", 168, 136, -1, 128, 116, 332},
-    {"outerspace", "--param a.per.pe=6 --param merge.rows=8", 124, 124, 256, 0, 84, 332},
-    {"sigma", "--param k.tile=4 --param a.per.tile=6", 112, 112, -1, 0, 188, 372},
+                 "--param llb.tile.j=2 --param pe.count=2", 168, 136, -1, 128, 116, 332, 0},
+    {"outerspace", "--param a.per.pe=6 --param merge.rows=8", 124, 124, 256, 0, 84, 332, 0},
+    {"sigma", "--param k.tile=4 --param a.per.tile=6", 112, 112, -1, 0, 188, 252, 13},
 };
 
 static void test_hand_traffic(void **state)
@@ -151,6 +154,8 @@ static void test_hand_traffic(void **state)
         assert_int_equal(test_summary(out, "traffic.PO"), h->po);
         assert_int_equal(test_summary(out, "traffic.Z"), h->z);
         assert_int_equal(test_summary(out, "traffic_min"), h->min);
+        assert_int_equal(test_summary(out, "zeros_written"), h->zeros);
+        assert_non_null(strstr(out, "result: Z, 4 nonzeros"));
         if (h->t >= 0)
             assert_int_equal(test_summary(out, "traffic.T"), h->t);
         else
@@ -302,6 +307,229 @@ static void test_refusals(void **state)
     test_tmpdir_remove(dir);
 }
 
+/* Every line of a summary is "key: value", each key once. */
+static void assert_keys_once(const char *summary)
+{
+    char seen[64][64];
+    int n = 0;
+    for (const char *line = summary; *line; line = strchr(line, '\n') + 1) {
+        const char *colon = strstr(line, ": "), *end = strchr(line, '\n');
+        if (!end || !colon || colon > end || colon - line >= 64)
+            fail_msg("not a summary line: %s", line);
+        for (int i = 0; i < n; i++)
+            if (!strncmp(seen[i], line, (size_t)(colon - line)) &&
+                seen[i][colon - line] == '\0')
+                fail_msg("key %s twice in:\n%s", seen[i], summary);
+        assert_true(n < 64);
+        snprintf(seen[n++], sizeof seen[0], "%.*s", (int)(colon - line), line);
+    }
+}
+
+/* The text of path with `from` replaced by `to` (once), written back. */
+static void edit_file(const char *path, const char *from, const char *to)
+{
+    char *text = test_read_file(path), *at = text ? strstr(text, from) : NULL;
+    if (!at)
+        fail_msg("%s lacks '%s'", path, from);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
+    fclose(f);
+    free(text);
+}
+
+/* The line of path that `text` starts on. */
+static int line_of(const char *path, const char *text)
+{
+    char *all = test_read_file(path), *at = strstr(all, text);
+    assert_non_null(at);
+    int line = 1;
+    for (const char *p = all; p < at; p++)
+        line += *p == '\n';
+    free(all);
+    return line;
+}
+
+/* Only the template's operands, the tensors no phase makes, may be
+ * bound: the merge phase reads the multiply phase's T, never a file. A
+ * phase is listed once and reads only what an earlier phase made. */
+static void test_operands_only(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir();
+    char *m = test_write_file(dir, "a.mtx", hand_mtx), *z = test_path(dir, "z.mtx");
+    char *os = write_template(dir, "outerspace", ""), *g = write_template(dir, "gamma", "");
+    char ta[4096], tb[4096], tt[4096], tz[4096], want[4096];
+    snprintf(ta, sizeof ta, "A=%s", m);
+    snprintf(tb, sizeof tb, "B=%s", m);
+    snprintf(tt, sizeof tt, "T=%s", m);
+    snprintf(tz, sizeof tz, "Z=%s", m);
+    const char *bind_t[] = {"run", os, "-t", ta, "-t", tb, "-t", tt, "-o", z, NULL};
+    snprintf(want, sizeof want, "run: -t T: T is the multiply phase's result, not an operand "
+             "of %s", os);
+    refused(bind_t, want);
+    const char *bind_z[] = {"run", g, "-t", ta, "-t", tb, "-t", tz, "-o", z, NULL};
+    snprintf(want, sizeof want, "run: -t Z: Z is the graph phase's result, not an operand of %s",
+             g);
+    refused(bind_z, want);
+    assert_false(test_exists(z));
+
+    char *conf = test_path(g, "template.conf");
+    edit_file(conf, "phase = graph\n", "phase = graph\nphase = graph\n");
+    const char *twice[] = {"run", g, "-t", ta, "-t", tb, NULL};
+    snprintf(want, sizeof want, "%s:%d: phase 'graph' is listed twice", conf,
+             line_of(conf, "phase = graph\n") + 1);
+    refused(twice, want);
+    free(conf);
+
+    conf = test_path(os, "template.conf");
+    edit_file(conf, "phase = multiply\nphase = merge\n", "phase = merge\nphase = multiply\n");
+    char *merge = test_path(os, "merge.gv");
+    const char *order[] = {"run", os, "-t", ta, "-t", tb, NULL};
+    snprintf(want, sizeof want, "%s: reads T, the result of the multiply phase, which does not "
+             "run before it", merge);
+    refused(order, want);
+    free(merge), free(conf), free(os), free(g), free(z), free(m);
+    test_tmpdir_remove(dir);
+}
+
+/* Every summary key appears once, however the phases' tensors are named:
+ * a multiply phase whose result is named PO would give traffic.PO twice
+ * (its traffic and the partial outputs'), which is refused. */
+static void test_summary_keys_once(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir();
+    char *a = test_write_file(dir, "a.mtx", hand_mtx), ta[4096], tb[4096];
+    snprintf(ta, sizeof ta, "A=%s", a);
+    snprintf(tb, sizeof tb, "B=%s", a);
+    for (size_t t = 0; t < sizeof small / sizeof small[0]; t++) {
+        char *tdir = write_template(dir, small[t][0], small[t][1]);
+        char *out = run_template(tdir, a, "event");
+        assert_keys_once(out);
+        free(out), free(tdir);
+    }
+    char *os = write_template(dir, "outerspace", "");
+    free(test_compile_to(os, "multiply", "PO(i,k,j)=A(i,k)*B(k,j) -f=PO:dls -f=A:ss:1,0 "
+                         "-f=B:ss -s=reorder(k,i,j) -s=split(k,k1,k0,A.16)"));
+    free(test_compile_to(os, "merge", "Z(i,j)=PO(i,k,j) -f=Z:ss -f=PO:dss -s=reorder(i,k,j) "
+                         "-s=split(i,i1,i0,32)"));
+    char *z = test_path(dir, "z.mtx"), want[4096];
+    const char *po[] = {"run", os, "-t", ta, "-t", tb, "-o", z, NULL};
+    snprintf(want, sizeof want, "run: %s: the summary would give traffic.PO twice", os);
+    refused(po, want);
+    assert_false(test_exists(z));
+    free(z), free(os), free(a);
+    test_tmpdir_remove(dir);
+}
+
+/* SIGMA's inner products write a sum for every pair of a row of A and a
+ * column of B they meet, zeros included (A(0,0) B(1,1): the pair (0,1)
+ * with nothing in common): the writes count in traffic.Z, but Z holds no
+ * zero, as every template's Z: "2 2 0", no nonzeros. Bytes (SIGMA: 4 a
+ * number, 8 a bitvector word): the zero written in Z's format by
+ * columns, 2 + 1 + 2 + 1 entries and a value: 28; A and B once (2 + 1
+ * entries, a word, a value: 24 each) and Z, empty, once (2 + 1: 12). */
+static void test_zeros_not_entries(void **state)
+{
+    (void)state;
+    static const char *const names[] = {"extensor", "outerspace", "gamma", "sigma"};
+    char *dir = test_tmpdir();
+    char *a = test_write_file(dir, "a.mtx", "%%MatrixMarket matrix coordinate real general\n"
+                                            "2 2 1\n1 1 1\n");
+    char *b = test_write_file(dir, "b.mtx", "%%MatrixMarket matrix coordinate real general\n"
+                                            "2 2 1\n2 2 1\n");
+    char *z = test_path(dir, "z.mtx"), ta[4096], tb[4096];
+    snprintf(ta, sizeof ta, "A=%s", a);
+    snprintf(tb, sizeof tb, "B=%s", b);
+    for (size_t t = 0; t < sizeof names / sizeof names[0]; t++) {
+        char *tdir = write_template(dir, names[t], ""), *out = NULL, *err = NULL;
+        assert_int_equal(test_run_samsim(&out, &err, "run", tdir, "-t", ta, "-t", tb, "--check",
+                                         "-o", z, NULL), 0);
+        char *written = test_read_file(z);
+        assert_non_null(strstr(written, "\n2 2 0\n"));
+        assert_int_equal(test_summary(out, "zeros_written"), t == 3);
+        if (t == 3) {
+            assert_int_equal(test_summary(out, "traffic.Z"), 28);
+            assert_int_equal(test_summary(out, "traffic_min"), 60);
+        }
+        free(written), free(out), free(err), free(tdir);
+        assert_int_equal(unlink(z), 0);
+    }
+    free(z), free(a), free(b);
+    test_tmpdir_remove(dir);
+}
+
+/* --stats of several phases: a file each, all written or none. Standard
+ * output takes one phase's table, not several; a run that fails in a
+ * later phase leaves no statistics (its error names the phase); an -o
+ * that is a phase's statistics file is refused before anything runs. */
+static void test_stats_all_or_none(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir();
+    char *a = test_write_file(dir, "a.mtx", hand_mtx), ta[4096], tb[4096], want[4096];
+    snprintf(ta, sizeof ta, "A=%s", a);
+    snprintf(tb, sizeof tb, "B=%s", a);
+    char *os = write_template(dir, "outerspace", ""), *g = write_template(dir, "gamma", "");
+    const char *to_stdout[] = {"run", os, "-t", ta, "-t", tb, "--stats", "-", NULL};
+    snprintf(want, sizeof want, "run: --stats -: %s has 2 phases, each with its own statistics "
+             "table; give --stats FILE.csv (FILE.multiply.csv, ...)", os);
+    refused(to_stdout, want);
+    assert_false(test_exists("-.multiply"));
+    assert_false(test_exists("-.merge"));
+
+    char *out = NULL, *err = NULL;
+    assert_int_equal(test_run_samsim(&out, &err, "run", g, "-t", ta, "-t", tb, "--stats", "-",
+                                     NULL), 0);
+    assert_true(!strncmp(out, "\"row\",", 6));
+    assert_null(strstr(out, "cycles:"));
+    assert_true(test_summary(err, "cycles") > 0);
+    free(out), free(err);
+
+    char *csv = test_path(dir, "x.csv"), *mul = test_path(dir, "x.multiply.csv");
+    char *mer = test_path(dir, "x.merge.csv"), *hw = test_path(os, "merge.hw");
+    char *gv = test_path(os, "merge.gv");
+    edit_file(hw, "pe.capacity = 1e15", "pe.capacity = 8");
+    const char *late[] = {"run", os, "-t", ta, "-t", tb, "--stats", csv, NULL};
+    snprintf(want, sizeof want, "%s: the merge phase: tile (i1=0) of T", gv);
+    refused(late, want);
+    assert_false(test_exists(mul));
+    assert_false(test_exists(mer));
+    edit_file(hw, "pe.capacity = 8", "pe.capacity = 1e15");
+
+    const char *clash[] = {"run", os, "-t", ta, "-t", tb, "--stats", csv, "-o", mer, NULL};
+    snprintf(want, sizeof want, "run: --stats '%s' is the same file as the output -o '%s'", mer,
+             mer);
+    refused(clash, want);
+    assert_false(test_exists(mul));
+    assert_false(test_exists(mer));
+    free(gv), free(hw), free(mer), free(mul), free(csv), free(g), free(os), free(a);
+    test_tmpdir_remove(dir);
+}
+
+/* What names no file is refused with one line naming the option: a number
+ * for a template's operand (a plain graph's -t binds a scalar with one),
+ * an empty -o or --stats. */
+static void test_names_no_file(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir();
+    char *m = test_write_file(dir, "a.mtx", hand_mtx), tb[4096];
+    char *g = write_template(dir, "gamma", "");
+    snprintf(tb, sizeof tb, "B=%s", m);
+    const char *number[] = {"run", g, "-t", "A=2", "-t", tb, NULL};
+    refused(number, "run: -t A=2: a template's operands are tensor files, not numbers");
+    const char *empty_o[] = {"template", "gamma", "-o", "", NULL};
+    refused(empty_o, "template: -o needs a directory name, not an empty one");
+    const char *run_o[] = {"run", g, "-t", tb, "-o", "", NULL};
+    refused(run_o, "run: -o needs a file name, not an empty one");
+    const char *run_stats[] = {"run", g, "--stats", "", NULL};
+    refused(run_stats, "run: --stats needs a file name, not an empty one");
+    free(g), free(m);
+    test_tmpdir_remove(dir);
+}
+
 static void test_list(void **state)
 {
     (void)state;
@@ -325,6 +553,9 @@ int main(void)
         cmocka_unit_test(test_check_every_engine), cmocka_unit_test(test_hand_traffic),
         cmocka_unit_test(test_params_change_files), cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_list),               cmocka_unit_test(test_stats_per_phase),
+        cmocka_unit_test(test_operands_only),      cmocka_unit_test(test_summary_keys_once),
+        cmocka_unit_test(test_zeros_not_entries),  cmocka_unit_test(test_stats_all_or_none),
+        cmocka_unit_test(test_names_no_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,265 @@
+/* A template's phases run in memory (template_run.h). */
+#include "template_run.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../formats/fibertree.h"
+#include "check.h"
+
+void trun_init(trun *r, engine_mode engine, int stats)
+{
+    memset(r, 0, sizeof *r);
+    r->engine = engine;
+    r->stats = stats;
+}
+
+static trun_tensor *tensor_named(trun *r, const char *name)
+{
+    for (int i = 0; i < r->ntensors; i++)
+        if (!strcmp(r->tensor[i].name, name))
+            return &r->tensor[i];
+    return NULL;
+}
+
+/* A new tensor of r: a name r holds already would give the summary two
+ * lines of one key and a phase the wrong operand. */
+static trun_tensor *tensor_add(trun *r, const char *name, sam_error *err)
+{
+    if (tensor_named(r, name))
+        return error_set(err, "tensor %s is both an operand and a result, or the result of two "
+                         "phases", name), NULL;
+    if (r->ntensors == TRUN_MAX_TENSORS || strlen(name) >= sizeof r->tensor[0].name)
+        return error_set(err, "too many tensors or too long a name (%s)", name), NULL;
+    trun_tensor *t = &r->tensor[r->ntensors++];
+    memset(t, 0, sizeof *t);
+    memcpy(t->name, name, strlen(name));
+    return t;
+}
+
+int trun_bind(trun *r, const char *name, tensor *t, sam_error *err)
+{
+    trun_tensor *x = tensor_add(r, name, err);
+    if (!x)
+        return -1;
+    x->operand = 1;
+    x->t = *t;
+    memset(t, 0, sizeof *t);
+    return 0;
+}
+
+/* The phase's operands by graph tensor, from those bound or made. */
+static int phase_operands(trun *r, const sam_graph *g, tensor *ops, sam_error *err)
+{
+    for (int k = 1; k < g->ntensors; k++) {
+        trun_tensor *t = tensor_named(r, g->tensors[k].name);
+        if (!t)
+            return error_at(err, g->path, 0, "tensor %s is not bound (give -t %s=FILE)",
+                            g->tensors[k].name, g->tensors[k].name);
+        if (t->t.order != g->tensors[k].format.nlevels)
+            return error_at(err, g->path, 0, "tensor %s has order %d, but the graph stores it "
+                            "in %d levels", t->name, t->t.order, g->tensors[k].format.nlevels);
+        ops[k] = t->t;
+    }
+    return check_index_sizes(g, ops, err);
+}
+
+static size_t count_zeros(const tensor *t)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < t->nnz; i++)
+        n += t->vals[i] == 0;
+    return n;
+}
+
+/* Takes t's explicit zeros out, keeping the order of the rest. */
+static void drop_zeros(tensor *t)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < t->nnz; i++) {
+        if (t->vals[i] == 0)
+            continue;
+        for (int m = 0; m < t->order; m++)
+            t->crd[m][kept] = t->crd[m][i];
+        t->vals[kept++] = t->vals[i];
+    }
+    t->nnz = kept;
+}
+
+/* t's bytes in format f at hw's sizes, its explicit zeros left out. */
+static int bytes_once(const tensor *t, const level_format *f, const hw_desc *hw, double *bytes,
+                      sam_error *err)
+{
+    tensor copy;
+    const tensor *stored = t;
+    if (count_zeros(t)) {
+        if (tensor_copy(&copy, t, err))
+            return -1;
+        drop_zeros(&copy);
+        stored = &copy;
+    }
+    fibertree ft;
+    int rc = fibertree_build(stored, f, &ft, err);
+    if (!rc) {
+        *bytes = fibertree_bytes(&ft, hw->bytes_crd, hw->bytes_ref, hw->bytes_val);
+        fibertree_free(&ft);
+    }
+    if (stored == &copy)
+        tensor_free(&copy);
+    return rc;
+}
+
+/* What a phase moved to and from DRAM, by tensor; an operand's bytes in
+ * its format the first time a phase reads it. */
+static int account(trun *r, const sam_graph *g, const tiled_outcome *o, trun_tensor *res,
+                   sam_error *err)
+{
+    const mem_model *m = o->memory;
+    for (int k = 1; k < g->ntensors; k++) {
+        trun_tensor *t = tensor_named(r, g->tensors[k].name);
+        t->traffic += m->traffic[k - 1].read[HW_DRAM];
+        if (t->operand && t->once == 0 &&
+            bytes_once(&t->t, &g->tensors[k].format, &m->hw, &t->once, err))
+            return -1;
+    }
+    const mem_traffic *z = &m->traffic[m->ntensors];
+    res->traffic += z->written[HW_DRAM] + z->read[HW_DRAM];
+    res->read_back += z->read[HW_DRAM];
+    res->zeros = count_zeros(&res->t);
+    return bytes_once(&res->t, &g->tensors[0].format, &m->hw, &res->once, err);
+}
+
+static void free_outcome(tiled_outcome *o)
+{
+    if (o->stats)
+        sim_stats_free(o->stats);
+    free(o->stats);
+    if (o->memory)
+        mem_free(o->memory);
+    free(o->memory);
+}
+
+static void add_totals(trun *r, const trun_phase *p, const hw_desc *hw)
+{
+    const mem_model *m = p->out.memory;
+    r->cycles += p->cycles;
+    r->seconds += (double)p->cycles / (hw->clock_ghz * 1e9);
+    r->tokens += p->out.tokens;
+    r->pe_busy += m->usage[HW_PE].busy;
+    r->pe_units += (double)m->npe * (double)p->cycles;
+    r->dram_busy += m->usage[HW_DRAM].busy;
+}
+
+/* "DIR/merge.gv: the merge phase: PROBLEM", whether or not the problem
+ * named the graph already. */
+static int name_phase(const sam_graph *g, const char *name, sam_error *err)
+{
+    char problem[sizeof err->msg];
+    size_t len = g->path ? strlen(g->path) : 0;
+    const char *msg = err->msg;
+    if (len && !strncmp(msg, g->path, len) && !strncmp(msg + len, ": ", 2))
+        msg += len + 2;
+    snprintf(problem, sizeof problem, "%s", msg);
+    if (len)
+        return error_at(err, g->path, 0, "the %s phase: %s", name, problem);
+    return error_set(err, "the %s phase: %s", name, problem);
+}
+
+static int run_graph(trun *r, trun_phase *p, const sam_graph *g, const char *tiling,
+                     const hw_desc *hw, sam_error *err)
+{
+    const char *expr = graph_attr_get(g, "expr");
+    if (!tiling)
+        tiling = graph_attr_get(g, "tiling");
+    if (!tiling || !expr || g->ntensors == 0)
+        return error_at(err, g->path, 0, "a template's graph records its tiling, expression "
+                        "and tensors");
+    tensor *ops = calloc((size_t)g->ntensors, sizeof *ops);
+    if (!ops)
+        return error_set(err, "out of memory");
+    trun_tensor *res = NULL;
+    tensor result;
+    int rc = phase_operands(r, g, ops, err);
+    if (!rc) {
+        tiled_request req = {.tiling = tiling, .expr = expr, .engine = r->engine,
+                             .max_cycles = UINT64_MAX, .sim = {.depth = 0, .latency = 1},
+                             .hw = hw, .stats = r->stats};
+        rc = run_tiled(g, ops, &req, &p->out, &result, err);
+    }
+    free(ops);
+    if (rc)
+        return -1;
+    p->cycles = p->out.cycles;
+    if (!(res = tensor_add(r, g->tensors[0].name, err))) {
+        tensor_free(&result);
+        return -1;
+    }
+    res->t = result;
+    if (account(r, g, &p->out, res, err))
+        return -1;
+    add_totals(r, p, hw);
+    return 0;
+}
+
+int trun_run_phase(trun *r, const char *name, const sam_graph *g, const char *tiling,
+                   const hw_desc *hw, sam_error *err)
+{
+    if (r->nphases == TEMPLATE_MAX_PHASES)
+        return error_set(err, "at most %d phases", TEMPLATE_MAX_PHASES);
+    trun_phase *p = &r->phase[r->nphases++];
+    memset(p, 0, sizeof *p);
+    snprintf(p->name, sizeof p->name, "%s", name);
+    return run_graph(r, p, g, tiling, hw, err) ? name_phase(g, name, err) : 0;
+}
+
+trun_tensor *trun_result(trun *r)
+{
+    if (!r->nphases || r->tensor[r->ntensors - 1].operand)
+        return NULL;
+    trun_tensor *z = &r->tensor[r->ntensors - 1];
+    drop_zeros(&z->t);
+    return z;
+}
+
+int trun_check(trun *r, const char *path, const char *expr, char *verdict, size_t size,
+               sam_error *err)
+{
+    const char *names[TRUN_MAX_TENSORS];
+    const tensor *ops[TRUN_MAX_TENSORS];
+    int n = 0;
+    trun_tensor *z = trun_result(r);
+    if (!z)
+        return error_set(err, "%s: no phase ran", path);
+    for (int i = 0; i < r->ntensors; i++)
+        if (r->tensor[i].operand) {
+            names[n] = r->tensor[i].name;
+            ops[n++] = &r->tensor[i].t;
+        }
+    return check_result(path, expr, names, ops, n, &z->t, verdict, size, err);
+}
+
+double trun_traffic_min(const trun *r)
+{
+    double min = 0;
+    for (int i = 0; i < r->ntensors; i++)
+        if (r->tensor[i].operand || i == r->ntensors - 1)
+            min += r->tensor[i].once;
+    return min;
+}
+
+double trun_dram_bytes(const trun *r)
+{
+    double dram = 0;
+    for (int i = 0; i < r->ntensors; i++)
+        dram += r->tensor[i].traffic;
+    return dram;
+}
+
+void trun_free(trun *r)
+{
+    for (int i = 0; i < r->nphases; i++)
+        free_outcome(&r->phase[i].out);
+    for (int i = 0; i < r->ntensors; i++)
+        tensor_free(&r->tensor[i].t);
+    r->nphases = r->ntensors = 0;
+}
