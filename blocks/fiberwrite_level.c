@@ -108,7 +108,7 @@ static int writer_collect(const block *b, fibertree *result, sam_error *err)
         fiber_level *l = &result->lv[k];
         if (l->mode != w->mode)
             continue;
-        l->seg = malloc((w->nseg + 1) * sizeof *l->seg);
+        l->seg = malloc(w->nseg * sizeof *l->seg);
         l->crd = malloc((w->ncrd + 1) * sizeof *l->crd);
         if (!l->seg || !l->crd)
             return error_set(err, "out of memory");
@@ -117,11 +117,6 @@ static int writer_collect(const block *b, fibertree *result, sam_error *err)
             memcpy(l->crd, w->crd, w->ncrd * sizeof *l->crd);
         l->nseg = w->nseg;
         l->ncrd = w->ncrd;
-        /* The top level is one fiber even when it stays empty; the
-         * reference writes seg [0] for it (SAM-BLOCKS.md 8.7), which
-         * describes no fiber at all. */
-        if (k == 0 && l->nseg == 1)
-            l->seg[l->nseg++] = 0;
         l->kind = 's';
         return 0;
     }

@@ -124,6 +124,32 @@ static int check_unwritten(const fibertree *out, const sim_data *d, sam_error *e
                : 0;
 }
 
+/* A writer closes only the fibers that hold something, as the
+ * reference's does (SAM-BLOCKS.md 5.5), and a crddrop keeps the level
+ * above consistent with it. A graph without one leaves a fiber above for
+ * every empty fiber the writer dropped; when the writer met no coordinate
+ * at all (an inner product by an operand without entries, whose j fibers
+ * are one empty fiber repeated), every fiber of the level is empty, and
+ * each gets its seg entry. The top level is one such fiber of its own
+ * (the reference writes seg [0] for it, SAM-BLOCKS.md 8.7). */
+static int seg_empty_fibers(fibertree *out, sam_error *err)
+{
+    int64_t positions = 1;
+    for (int k = 0; k < out->order; k++) {
+        fiber_level *l = &out->lv[k];
+        if (l->kind == 's' && l->ncrd == 0 && l->nseg == 1 && positions > 0) {
+            int64_t *seg = calloc((size_t)positions + 1, sizeof *seg);
+            if (!seg)
+                return error_set(err, "out of memory");
+            free(l->seg);
+            l->seg = seg;
+            l->nseg = (size_t)positions + 1;
+        }
+        positions = fibertree_positions(out, k);
+    }
+    return 0;
+}
+
 int sim_result_planned(const sim_engine *e, const sim_result_plan *p, const sim_data *d,
                        fibertree *out, sam_error *err)
 {
@@ -140,7 +166,7 @@ int sim_result_planned(const sim_engine *e, const sim_result_plan *p, const sim_
             return error_prefix(err, g->path);
         }
     }
-    if (check_unwritten(out, d, err)) {
+    if (check_unwritten(out, d, err) || seg_empty_fibers(out, err)) {
         fibertree_free(out);
         return error_wrap(err, "%s: the result %s", g->path, g->tensors[0].name);
     }

@@ -273,6 +273,41 @@ static void test_check_failure_report(void **state)
     test_tmpdir_remove(dir);
 }
 
+/* An inner product has no coordinate dropper: X's j fibers are C's one
+ * column fiber repeated for every row of B. With C empty, every one of
+ * them is empty; the writer drops empty fibers as the reference's does,
+ * and the result is still a matrix, B's rows each with an empty fiber:
+ * no entry. */
+static void test_inner_product_by_empty_operand(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir();
+    char *graph = test_path(dir, "ijk.gv");
+    assert_int_equal(test_run_samsim(NULL, NULL, "compile", "X(i,j)=B(i,k)*C(k,j)", "-f=X:ss",
+                                     "-f=B:ss", "-f=C:ss:1,0", "-s=reorder(i,j,k)", "-o", graph,
+                                     NULL),
+                     0);
+    char *b = test_write_file(dir, "B.mtx", "%%MatrixMarket matrix coordinate real general\n"
+                                            "3 4 2\n1 1 1.5\n3 4 2.0\n");
+    char *c = test_write_file(dir, "C.mtx", "%%MatrixMarket matrix coordinate real general\n"
+                                            "4 2 0\n");
+    char *x = test_path(dir, "X.mtx");
+    char bb[4200], bc[4200], *out = NULL, *err = NULL;
+    snprintf(bb, sizeof bb, "B=%s", b);
+    snprintf(bc, sizeof bc, "C=%s", c);
+    int rc = test_run_samsim(&out, &err, "run", graph, "-t", bb, "-t", bc, "--check", "-o", x,
+                             NULL);
+    if (rc != 0)
+        fail_msg("exit %d: %s", rc, err);
+    assert_non_null(strstr(out, "check: pass"));
+    char *written = test_read_file(x);
+    assert_string_equal(written, "%%MatrixMarket matrix coordinate real general\n"
+                                 "% written by samsim\n3 2 0\n");
+    free(written);
+    free(out), free(err), free(graph), free(b), free(c), free(x);
+    test_tmpdir_remove(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -284,6 +319,7 @@ int main(void)
         cmocka_unit_test(test_bounded_channels),
         cmocka_unit_test(test_graph_errors),
         cmocka_unit_test(test_check_failure_report),
+        cmocka_unit_test(test_inner_product_by_empty_operand),
     };
     return cmocka_run_group_tests_name("run", tests, NULL, NULL);
 }
