@@ -1,6 +1,7 @@
-/* common/number.h and the NUL check of common/keyval.h: every number a
- * samsim file or option holds is decimal, and a line is what its bytes
- * say, so a typo can never become a value. */
+/* common/number.h and the NUL check of common/keyval.h, and the hardware
+ * reader built on both: every number a samsim file or option holds is
+ * decimal, and a line is what its bytes say, so a typo can never become a
+ * value. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 
 #include "../common/keyval.h"
 #include "../common/number.h"
+#include "../sim/hw.h"
 #include "test_util.h"
 
 static void test_decimal_accepted(void **state)
@@ -77,6 +79,23 @@ static void test_keyval_nul_refused(void **state)
     assert_string_equal(err.msg, want);
 }
 
+/* The readers of --hw and of a template's hardware take numbers only as
+ * number_parse does: `pe.count = 0x10` was 16. */
+static void test_hw_numbers_decimal(void **state)
+{
+    (void)state;
+    hw_desc hw;
+    sam_error err;
+    hw_defaults(&hw);
+    assert_int_equal(hw_read_text("t.hw", "pe.count = 16\nclock.ghz = 1.5e0\n", &hw, &err), 0);
+    assert_true(hw.pe_count == 16 && hw.clock_ghz == 1.5);
+    assert_int_equal(hw_read_text("t.hw", "# PEs\npe.count = 0x10\n", &hw, &err), -1);
+    assert_string_equal(err.msg, "t.hw:2: pe.count = 0x10 is not a whole number 1..4096 (PEs)");
+    assert_int_equal(hw_read_text("t.hw", "clock.ghz = inf\n", &hw, &err), -1);
+    assert_string_equal(err.msg, "t.hw:1: clock.ghz = inf is not a number 0.001..1000 (GHz)");
+    assert_true(hw.pe_count == 16);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -84,6 +103,7 @@ int main(void)
         cmocka_unit_test(test_other_spellings_refused),
         cmocka_unit_test(test_whole_numbers),
         cmocka_unit_test(test_keyval_nul_refused),
+        cmocka_unit_test(test_hw_numbers_decimal),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
