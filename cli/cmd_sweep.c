@@ -17,6 +17,7 @@
 #include "commands.h"
 #include "process.h"
 #include "sweep_job.h"
+#include "sweep_plan.h"
 #include "sweep_spec.h"
 #include "sweep_store.h"
 
@@ -151,7 +152,7 @@ static int parse(int argc, char **argv, sweep_opts *o, sam_error *err)
 
 /* ---- modes ------------------------------------------------------------ */
 
-static int sweep_list(const sweep_plan *plan, sam_error *err)
+static int sweep_list(sweep_plan *plan, sam_error *err)
 {
     if (sweep_store_print_list(plan, stdout, err))
         return -1;
@@ -159,28 +160,32 @@ static int sweep_list(const sweep_plan *plan, sam_error *err)
     return 0;
 }
 
-static int sweep_collect(const char *dir, const sweep_plan *plan, sam_error *err)
+static int sweep_collect(const char *dir, sam_error *err)
 {
     sweep_tally t;
-    if (sweep_store_collect(dir, plan, &t, err))
+    if (sweep_store_collect(dir, &t, err))
         return -1;
     fprintf(stderr, "sweep: %zu jobs: %zu ok, %zu failed, %zu not run; rows in %s/results.csv\n",
-            plan->njobs, t.ok, t.failed, t.pending, dir);
+            t.ok + t.failed + t.pending, t.ok, t.failed, t.pending, dir);
     return t.failed || t.pending ? 1 : 0;
 }
 
 /* The parameters of job index, "order=ijk pair=3", for progress lines. */
-static void describe(const sweep_plan *plan, size_t index, char *buf, size_t size)
+static void describe(sweep_plan *plan, size_t index, char *buf, size_t size)
 {
+    sweep_job job;
+    sam_error ignored;
     size_t n = 0;
     buf[0] = '\0';
+    if (sweep_plan_job(plan, index, &job, &ignored))
+        return;
     for (size_t k = 0; k < plan->ncolumns && n < size; k++)
         n += (size_t)snprintf(buf + n, size - n, "%s%s=%s", k ? " " : "", plan->columns[k],
-                              plan->jobs[index].params[k]);
+                              job.params[k]);
 }
 
 typedef struct progress {
-    const sweep_plan *plan;
+    sweep_plan *plan;
     size_t total, done, failed;
     double start;
     int tty;
@@ -243,25 +248,31 @@ static int check_parallel(sam_error *err)
 }
 
 /* pending.txt: the jobs without a result, one number a line. */
-static int write_pending(const char *dir, const sweep_plan *plan, char *path, size_t *n,
+static int write_pending(const char *dir, sweep_plan *plan, char *path, size_t *n,
                          sam_error *err)
 {
     atomic_file af;
     *n = 0;
     if (sweep_store_path(path, dir, "pending.txt", err) || atomic_file_open(&af, path, err))
         return -1;
-    for (size_t i = 0; i < plan->njobs; i++)
-        if (!sweep_store_done(dir, plan->jobs[i].hash)) {
+    int rc = 0;
+    for (size_t i = 0; !rc && i < plan->njobs; i++) {
+        sweep_job job;
+        rc = sweep_plan_job(plan, i, &job, err);
+        if (!rc && !sweep_store_done(dir, job.hash)) {
             fprintf(af.f, "%zu\n", i);
             (*n)++;
         }
-    int rc = atomic_file_close(&af, err) || atomic_file_publish(&af, err) ? -1 : 0;
+    }
+    if (!rc)
+        rc = atomic_file_close(&af, err) || atomic_file_publish(&af, err) ? -1 : 0;
     atomic_file_discard(&af);
     return rc;
 }
 
-static int run_parallel(const sweep_opts *o, const sweep_plan *plan, const char *pending,
-                        size_t n, sam_error *err)
+/* GNU parallel runs the pending jobs. */
+static int run_parallel(const sweep_opts *o, sweep_plan *plan, const char *pending, size_t n,
+                        sam_error *err)
 {
     char self[SWEEP_PATH], jobs[16];
     if (check_parallel(err) || self_path(self, err))
@@ -282,7 +293,7 @@ static int run_parallel(const sweep_opts *o, const sweep_plan *plan, const char 
     return 0;
 }
 
-static int sweep_local(const sweep_opts *o, const sweep_plan *plan, sam_error *err)
+static int sweep_local(const sweep_opts *o, sweep_plan *plan, sam_error *err)
 {
     char pending[SWEEP_PATH];
     size_t n;
@@ -292,7 +303,7 @@ static int sweep_local(const sweep_opts *o, const sweep_plan *plan, sam_error *e
             plan->njobs, plan->njobs - n, n, o->jobs);
     if (n && run_parallel(o, plan, pending, n, err))
         return -1;
-    return sweep_collect(o->dir, plan, err);
+    return sweep_collect(o->dir, err);
 }
 
 /* Writes s in single quotes for sh. */
@@ -341,18 +352,16 @@ static int sweep_slurm(const sweep_opts *o, const sweep_plan *plan, sam_error *e
     if (!dir)
         return error_at(err, o->dir, 0, "cannot resolve: %s", strerror(errno));
     int64_t chunk = ((int64_t)plan->njobs + o->array_max - 1) / o->array_max;
-    chunk = chunk ? chunk : 1;
     int64_t tasks = ((int64_t)plan->njobs + chunk - 1) / chunk;
     int rc = sweep_store_path(logs, dir, "slurm", err) ||
              (mkdir(logs, 0777) && errno != EEXIST &&
               error_at(err, logs, 0, "cannot create: %s", strerror(errno))) ||
-             write_sbatch(dir, plan->njobs, chunk, tasks ? tasks : 1, path, err);
-    if (!rc) {
+             write_sbatch(dir, plan->njobs, chunk, tasks, path, err);
+    if (!rc)
         fprintf(stderr, "sweep: %zu jobs in %lld array tasks of %lld; submit with\n"
                         "  sbatch %s\nand when they have run, gather their rows with\n"
                         "  samsim sweep --collect %s\n",
-                plan->njobs, (long long)(tasks ? tasks : 1), (long long)chunk, path, dir);
-    }
+                plan->njobs, (long long)tasks, (long long)chunk, path, dir);
     free(dir);
     return rc ? -1 : 0;
 }
@@ -376,17 +385,21 @@ static int sweep_jobs(const sweep_opts *o, sam_error *err)
     return 0;
 }
 
+/* The modes that write into the directory. */
+static int sweep_in_dir(const sweep_opts *o, sweep_plan *plan, sam_error *err)
+{
+    if (sweep_store_create(o->dir, err) || sweep_store_prepare(o->dir, plan, err))
+        return -1;
+    return o->mode == MODE_SLURM ? sweep_slurm(o, plan, err) : sweep_local(o, plan, err);
+}
+
 static int sweep_spec_mode(const sweep_opts *o, sam_error *err)
 {
     sweep_plan plan;
-    if (sweep_spec_expand(o->spec, &plan, err))
+    if (sweep_plan_open(o->spec, SWEEP_MAX_JOBS, &plan, err))
         return -1;
-    int rc = o->mode == MODE_LIST ? sweep_list(&plan, err) : sweep_store_prepare(o->dir, &plan, err);
-    if (!rc && o->mode == MODE_SLURM)
-        rc = sweep_slurm(o, &plan, err);
-    else if (!rc && o->mode == MODE_LOCAL)
-        rc = sweep_local(o, &plan, err);
-    sweep_plan_free(&plan);
+    int rc = o->mode == MODE_LIST ? sweep_list(&plan, err) : sweep_in_dir(o, &plan, err);
+    sweep_plan_close(&plan);
     return rc;
 }
 
@@ -399,13 +412,9 @@ int cmd_sweep(int argc, char **argv)
         return args_fail(&err);
     if (o.mode == MODE_JOB)
         rc = sweep_jobs(&o, &err);
-    else if (o.mode == MODE_COLLECT) {
-        sweep_plan plan;
-        rc = sweep_store_load(o.dir, &plan, &err);
-        if (!rc)
-            rc = sweep_collect(o.dir, &plan, &err);
-        sweep_plan_free(&plan);
-    } else
+    else if (o.mode == MODE_COLLECT)
+        rc = sweep_collect(o.dir, &err);
+    else
         rc = sweep_spec_mode(&o, &err);
     return rc < 0 ? args_fail(&err) : rc;
 }

@@ -16,23 +16,33 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "../common/csv_table.h"
 #include "../common/error.h"
-#include "sweep_spec.h"
+#include "sweep_plan.h"
 
 #define SWEEP_PATH 4096
 
-/* Writes the plan into dir (made when missing); an existing dir keeps its
+/* Makes dir and its subdirectories where missing. */
+int sweep_store_create(const char *dir, sam_error *err);
+
+/* Writes the plan into dir (made by sweep_store_create); dir keeps its
  * results and data. */
-int sweep_store_prepare(const char *dir, const sweep_plan *plan, sam_error *err);
+int sweep_store_prepare(const char *dir, sweep_plan *plan, sam_error *err);
 
 /* Prints the plan as jobs.csv holds it (job, parameters, hash) on f. */
-int sweep_store_print_list(const sweep_plan *plan, FILE *f, sam_error *err);
+int sweep_store_print_list(sweep_plan *plan, FILE *f, sam_error *err);
 
-/* The plan as jobs.csv has it: columns, parameters and hashes (no keys). */
-int sweep_store_load(const char *dir, sweep_plan *plan, sam_error *err);
+/* A job read back from its job file; job's strings live in table. */
+typedef struct sweep_job_file {
+    sweep_job job;
+    csv_table table;
+    sweep_pair *pairs;
+} sweep_job_file;
 
 /* Job index's keys and hash, from its job file. */
-int sweep_store_load_job(const char *dir, size_t index, sweep_job *job, sam_error *err);
+int sweep_store_load_job(const char *dir, size_t index, sweep_job_file *f, sam_error *err);
+
+void sweep_job_file_free(sweep_job_file *f);
 
 /* Whether dir has a job of this number. */
 int sweep_store_has_job(const char *dir, size_t index);
@@ -52,11 +62,10 @@ typedef struct sweep_tally {
     size_t ok, failed, pending;
 } sweep_tally;
 
-/* Writes dir/results.csv: one row per job of plan, in order: its number
- * and parameters, status (ok, failed, timeout, or pending when it has not
- * run), exit status, every summary value any job printed, job_seconds and
- * error. */
-int sweep_store_collect(const char *dir, const sweep_plan *plan, sweep_tally *tally,
-                        sam_error *err);
+/* Writes dir/results.csv from dir/jobs.csv: one row per job, in order: its
+ * number and parameters, status (ok, failed, timeout, or pending when it
+ * has not run), exit status, every summary value any job
+ * printed, job_seconds and error. */
+int sweep_store_collect(const char *dir, sweep_tally *tally, sam_error *err);
 
 #endif

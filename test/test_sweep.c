@@ -1,12 +1,17 @@
 /* samsim sweep: a spec's expansion, its refusals, and sweeps run with GNU
  * parallel and through a Slurm job array, each job's row compared with
  * the same run made directly. */
+/* wait4 is a BSD function. */
+#define _DEFAULT_SOURCE
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <spawn.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -177,6 +182,45 @@ static void assert_orders_rows(const char *dir, const char *out, int pairs)
     csv_table_free(&t);
 }
 
+/* The hash a job is named by, made here from its keys (key, value,
+ * key, value, ..., NULL; sorted by key) as the README describes it:
+ * FNV-1a over each key and value with its terminating NUL. */
+static void job_hash(const char *const *kv, char out[17])
+{
+    uint64_t h = 14695981039346656037ull;
+    for (const char *const *s = kv; *s; s++)
+        for (const char *c = *s;; c++) {
+            h = (h ^ (unsigned char)*c) * 1099511628211ull;
+            if (!*c)
+                break;
+        }
+    snprintf(out, 17, "%016llx", (unsigned long long)h);
+}
+
+extern char **environ;
+
+/* Starts samsim with argv (NULL-terminated, without the program), its
+ * standard output into out_path (or /dev/null) and standard error into
+ * err_path (or /dev/null). */
+static pid_t start_samsim(const char *const *args, const char *out_path, const char *err_path)
+{
+    const char *argv[32] = {getenv("SAMSIM_BIN")};
+    int n = 1;
+    for (; args[n - 1]; n++)
+        argv[n] = args[n - 1];
+    argv[n] = NULL;
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, out_path ? out_path : "/dev/null",
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&fa, 2, err_path ? err_path : "/dev/null",
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    pid_t pid;
+    assert_int_equal(posix_spawn(&pid, argv[0], &fa, NULL, (char **)argv, environ), 0);
+    posix_spawn_file_actions_destroy(&fa);
+    return pid;
+}
+
 /* ---- expansion -------------------------------------------------------- */
 
 /* Groups vary slowest, then keys in the order listed; ranges step and
@@ -222,6 +266,62 @@ static void test_list_expands_in_order(void **state)
     test_tmpdir_remove(dir);
 }
 
+/* A sweep whose keys have no alternatives is one job and no parameter
+ * columns: "0,HASH", the hash that of its keys. */
+static void test_one_job_listed(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir();
+    char *spec = test_write_file(dir, "one.sweep", "expr = X(i,j)=B(i,j)\ntensor.B = ones.mtx\n");
+    char *b = test_path(dir, "ones.mtx");
+    char hash[17], want[64];
+    job_hash((const char *const[]){"expr", "X(i,j)=B(i,j)", "tensor.B", b, NULL}, hash);
+    snprintf(want, sizeof want, "job,hash\n0,%s\n", hash);
+    char *out = NULL, *err = NULL;
+    assert_int_equal(test_run_samsim(&out, &err, "sweep", spec, "--list", NULL), 0);
+    assert_string_equal(out, want);
+    assert_string_equal(err, "sweep: 1 jobs\n");
+    free(out);
+    free(err);
+    free(b);
+    free(spec);
+    test_tmpdir_remove(dir);
+}
+
+/* A spec of 53 bytes standing for a million jobs is listed a job at a
+ * time: every row, the last one's hash that of its keys, in a few
+ * megabytes (the jobs were all held at once: 600 MB). */
+static void test_million_jobs_listed_lean(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir();
+    char *spec = test_write_file(dir, "m.sweep",
+                                 "expr = X(i)=B(i)\ntensor.B = b.tns\nvar.x = 1..1000000\n");
+    char *list = test_path(dir, "list.csv"), *b = test_path(dir, "b.tns");
+    pid_t pid = start_samsim((const char *const[]){"sweep", spec, "--list", NULL}, list, NULL);
+    int status;
+    struct rusage use;
+    assert_int_equal(wait4(pid, &status, 0, &use), pid);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    if (use.ru_maxrss > 100 * 1024)
+        fail_msg("listing a million jobs took %ld kB", use.ru_maxrss);
+    char *text = test_read_file(list);
+    assert_int_equal(count_lines(text), 1000001);
+    char hash[17], want[64];
+    job_hash((const char *const[]){"expr", "X(i)=B(i)", "tensor.B", b, "var.x", "1000000", NULL},
+             hash);
+    snprintf(want, sizeof want, "\n999999,1000000,%s\n", hash);
+    size_t len = strlen(text), wlen = strlen(want);
+    assert_true(len > wlen);
+    assert_string_equal(text + len - wlen, want);
+    assert_true(!strncmp(text, "job,x,hash\n0,1,", 15));
+    free(text);
+    free(b);
+    free(list);
+    free(spec);
+    test_tmpdir_remove(dir);
+}
+
 /* Each bad spec: exit 1, one line naming the file and line, no directory
  * made. */
 static void test_bad_specs_refused(void **state)
@@ -258,6 +358,8 @@ static void test_bad_specs_refused(void **state)
         {"expr = X(i)=B(i)\ntemplate.pe.count = 2\n", "s.sweep:2: key 'template.pe.count' needs"},
         {"expr = X(i)=B(i)\njust words\n", "s.sweep:2: expected KEY = VALUE or [GROUP=NAME]"},
         {"# nothing\n\n", "s.sweep: no keys"},
+        {"[g=a]\n[g=b]\nexpr = X(i)=B(i)\n",
+         "s.sweep: job 0: needs exactly one of graph, expr and template, not 0"},
     };
     char *dir = test_tmpdir();
     char *results = test_path(dir, "out");
@@ -777,6 +879,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_list_expands_in_order),
+        cmocka_unit_test(test_one_job_listed),
+        cmocka_unit_test(test_million_jobs_listed_lean),
         cmocka_unit_test(test_bad_specs_refused),
         cmocka_unit_test(test_bad_arguments_refused),
         cmocka_unit_test(test_local_sweep_resumes),
