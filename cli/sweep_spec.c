@@ -10,24 +10,57 @@
 
 #include "../common/grow.h"
 #include "../common/keyval.h"
+#include "../common/number.h"
 
 /* ---- ranges ----------------------------------------------------------- */
 
+/* Whether alternative s is meant as a range: its first word is made of
+ * digits, '-' and '.', with a digit and "..". Such a word is a range or an
+ * error, never a value taken literally (`..` alone is a directory). */
+static int looks_like_range(const char *s)
+{
+    size_t word = strcspn(s, " \t");
+    const char *dots = strstr(s, ".."), *digit = strpbrk(s, "0123456789");
+    return word && strspn(s, "-0123456789.") >= word && dots && dots < s + word && digit &&
+           digit < s + word;
+}
+
+static int whole(const char *s, size_t n, long long *out)
+{
+    char buf[32];
+    if (n >= sizeof buf)
+        return -1;
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    return number_parse_whole(buf, -LLONG_MAX, LLONG_MAX, out);
+}
+
 /* "A..B", "A..B step S" or "A..B times F" into a and *last (B); -1 when
- * s is no range, a value. */
+ * s is none. */
 static int parse_range(const char *s, spec_alt *a, long long *last)
 {
-    char word[8] = "", rest[2];
-    int n = sscanf(s, "%lld..%lld %7s %lld %1s", &a->first, last, word, &a->by, rest);
-    if (n == 2 && strstr(s, "..")) {
-        a->by = 1;
-        a->times = 0;
-        return strspn(s, "-0123456789.") == strlen(s) ? 0 : -1;
+    char words[3][64];
+    int n = 0;
+    for (const char *p = s; *p && n <= 3;) {
+        p += strspn(p, " \t");
+        size_t len = strcspn(p, " \t");
+        if (!len)
+            break;
+        if (n == 3 || len >= sizeof words[0])
+            return -1;
+        snprintf(words[n++], sizeof words[0], "%.*s", (int)len, p);
+        p += len;
     }
-    if (n != 4)
+    const char *dots = strstr(words[0], "..");
+    if ((n != 1 && n != 3) || whole(words[0], (size_t)(dots - words[0]), &a->first) ||
+        whole(dots + 2, strlen(dots + 2), last))
         return -1;
-    a->times = !strcmp(word, "times");
-    return a->times || !strcmp(word, "step") ? 0 : -1;
+    a->times = n == 3 && !strcmp(words[1], "times");
+    a->by = 1;
+    return n == 3 && ((!a->times && strcmp(words[1], "step")) ||
+                      whole(words[2], strlen(words[2]), &a->by))
+               ? -1
+               : 0;
 }
 
 /* How many values first..last (by) holds; 0 when empty or endless. */
@@ -47,9 +80,13 @@ static unsigned long long range_count(const spec_alt *a, long long last)
     return n;
 }
 
-static int add_range(spec_line *l, const char *path, const char *s, long long last,
-                     size_t max, spec_alt *a, sam_error *err)
+static int add_range(spec_line *l, const char *path, const char *s, size_t max, spec_alt *a,
+                     sam_error *err)
 {
+    long long last;
+    if (parse_range(s, a, &last))
+        return error_at(err, path, l->line, "range '%s' is not A..B, A..B step S or A..B "
+                        "times F of whole numbers", s);
     unsigned long long count = range_count(a, last);
     if (!count)
         return error_at(err, path, l->line, "range '%s' is empty or never ends (%s)", s,
@@ -117,9 +154,8 @@ static int add_alternative(spec_line *l, const char *path, const char *s, size_t
         return error_set(err, "out of memory");
     l->alts = more;
     spec_alt *a = memset(&l->alts[l->nalts], 0, sizeof *a);
-    long long last;
-    if (!parse_range(s, a, &last)) {
-        if (add_range(l, path, s, last, max, a, err))
+    if (looks_like_range(s)) {
+        if (add_range(l, path, s, max, a, err))
             return -1;
     } else if (!(a->text = strdup(s)))
         return error_set(err, "out of memory");
@@ -240,11 +276,21 @@ static int add_line(sweep_spec *s, char *text, long line, size_t max, sam_error 
     return parse_alternatives(l, s->path, eq + 1, max, err);
 }
 
+/* Cuts text at its comment, turning each `\#` into `#`. */
+static void strip_comment(char *text)
+{
+    char *out = text;
+    for (const char *p = text; *p && *p != '#'; p++) {
+        if (p[0] == '\\' && p[1] == '#')
+            p++;
+        *out++ = *p;
+    }
+    *out = '\0';
+}
+
 static int read_line(sweep_spec *s, char *text, long line, size_t max, sam_error *err)
 {
-    char *hash = strchr(text, '#');
-    if (hash)
-        *hash = '\0';
+    strip_comment(text);
     char *t = keyval_trim(text);
     if (!*t)
         return 0;

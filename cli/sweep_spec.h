@@ -1,8 +1,9 @@
 /* A sweep specification as written (README: Sweeps).
  *
- * SPEC is `key = value` lines, as --config. A value may list alternatives
- * separated by `|`, each a value or an integer range (`A..B`, `A..B step
- * S`, `A..B times F`). `[GROUP=NAME]` starts a section: the sections of a
+ * SPEC is `key = value` lines, as --config: `#` starts a comment and `\#`
+ * writes a `#` in a value. A value may list alternatives separated by
+ * `|`, each a value or a range of whole numbers (`A..B`, `A..B step S`,
+ * `A..B times F`). `[GROUP=NAME]` starts a section: the sections of a
  * group are alternatives too, each setting its keys over the ones above
  * the first section. `var.NAME` keys only name values; `{NAME}` in any
  * value stands for a var's or a group's value (or another key's).

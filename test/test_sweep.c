@@ -322,6 +322,34 @@ static void test_million_jobs_listed_lean(void **state)
     test_tmpdir_remove(dir);
 }
 
+/* `\#` writes a `#` in a value, where `#` alone starts a comment. */
+static void test_hash_sign_in_values(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir();
+    char *out = test_path(dir, "out");
+    char *spec = test_write_file(dir, "h.sweep",
+                                 "expr = X(i,j)=B(i,j)   # a comment\n"
+                                 "tensor.B = a\\#b.mtx # the file a#b.mtx\n"
+                                 "var.f = x\\#y | z\n");
+    char *list = NULL;
+    assert_int_equal(test_run_samsim(&list, NULL, "sweep", spec, "--list", NULL), 0);
+    assert_true(!strncmp(list, "job,f,hash\n0,x#y,", 17));
+    assert_non_null(strstr(list, "\n1,z,"));
+    assert_int_equal(test_run_samsim(NULL, NULL, "sweep", spec, "--slurm", "-o", out, NULL), 0);
+    char *job = test_path(out, "jobs/0.job"), *text = test_read_file(job);
+    char want[1024];
+    snprintf(want, sizeof want, "\ntensor.B,%s/a#b.mtx\nvar.f,x#y\n", dir);
+    assert_non_null(strstr(text, want));
+    assert_non_null(strstr(text, "\nexpr,\"X(i,j)=B(i,j)\"\n"));
+    free(text);
+    free(job);
+    free(list);
+    free(spec);
+    free(out);
+    test_tmpdir_remove(dir);
+}
+
 /* Each bad spec: exit 1, one line naming the file and line, no directory
  * made. */
 static void test_bad_specs_refused(void **state)
@@ -360,6 +388,10 @@ static void test_bad_specs_refused(void **state)
         {"# nothing\n\n", "s.sweep: no keys"},
         {"[g=a]\n[g=b]\nexpr = X(i)=B(i)\n",
          "s.sweep: job 0: needs exactly one of graph, expr and template, not 0"},
+        {"expr = X(i)=B(i)\nvar.a = 1..3 step 1.5\n",
+         "s.sweep:2: range '1..3 step 1.5' is not A..B, A..B step S or A..B times F of whole"},
+        {"expr = X(i)=B(i)\nvar.a = 1..3 steps 2\n", "s.sweep:2: range '1..3 steps 2' is not"},
+        {"expr = X(i)=B(i)\nvar.a = 0.5..3\n", "s.sweep:2: range '0.5..3' is not"},
     };
     char *dir = test_tmpdir();
     char *results = test_path(dir, "out");
@@ -881,6 +913,7 @@ int main(void)
         cmocka_unit_test(test_list_expands_in_order),
         cmocka_unit_test(test_one_job_listed),
         cmocka_unit_test(test_million_jobs_listed_lean),
+        cmocka_unit_test(test_hash_sign_in_values),
         cmocka_unit_test(test_bad_specs_refused),
         cmocka_unit_test(test_bad_arguments_refused),
         cmocka_unit_test(test_local_sweep_resumes),
