@@ -105,6 +105,12 @@ typedef struct job_state {
     const char **params;
 } job_state;
 
+/* A set of 64-bit hashes of what was found good, kept up to max. */
+typedef struct hash_set {
+    uint64_t *slot;
+    size_t n, cap, max;
+} hash_set;
+
 typedef struct plan_maker {
     sweep_spec spec;
     const char **keys;      /* each distinct key once */
@@ -123,6 +129,8 @@ typedef struct plan_maker {
     column_src *column;
     combo c;
     job_state j;
+    hash_set *good;         /* per line: values found good, where checks cost */
+    hash_set templates;     /* template settings found good */
 } plan_maker;
 
 static int key_id(const plan_maker *m, const char *key, size_t len)
@@ -416,8 +424,15 @@ static int alloc_state(plan_maker *m, sam_error *err)
     j->abs = calloc(n, sizeof *j->abs);
     j->pairs = calloc(n, sizeof *j->pairs);
     j->params = calloc(m->ncolumns ? m->ncolumns : 1, sizeof *j->params);
+    m->good = calloc(n, sizeof *m->good);
+    for (size_t i = 0; m->good && i < n; i++)
+        m->good[i].max = 1u << 16;
+    /* A template's check writes its hardware descriptions: each setting
+     * once, though every job had its own. */
+    m->templates.max = SWEEP_MAX_JOBS;
     return m->c.section && m->c.act && m->c.at && m->c.order && j->digit && j->state && j->raw &&
-                   j->value && j->raw_len && j->value_len && j->number && j->buf && j->abs && j->pairs && j->params
+                   j->value && j->raw_len && j->value_len && j->number && j->buf && j->abs && j->pairs && j->params &&
+                   m->good
                ? 0
                : error_set(err, "out of memory");
 }
@@ -587,7 +602,8 @@ static long place_line(const plan_maker *m, size_t at)
     return m->spec.lines[m->c.act[at]].line;
 }
 
-/* What a run needs whichever way its graph comes. */
+/* What a run needs whichever way its graph comes, and what a template run
+ * takes. */
 static int combo_check(const plan_maker *m, sam_error *err)
 {
     const combo *c = &m->c;
@@ -607,20 +623,122 @@ static int combo_check(const plan_maker *m, sam_error *err)
             return error_at(err, path, place_line(m, c->order[n]),
                             "key '%s' needs %s in the same job", k, needs);
     }
+    for (size_t n = 0; has[2] && n < c->nact; n++) {
+        const spec_line *l = &m->spec.lines[c->act[c->order[n]]];
+        if (l->kind->with_template)
+            continue;
+        if (!strncmp(l->key, "hw", 2))
+            return error_at(err, path, l->line, "key '%s' cannot go with template: a template's "
+                            "hardware comes from its template.KEY parameters", l->key);
+        return error_at(err, path, l->line, "key '%s' cannot go with template: a template run "
+                        "takes template.KEY, tensor.NAME, engine, check, stats and timeout",
+                        l->key);
+    }
     return 0;
+}
+
+/* The slot holding h, or the empty one where it would go. */
+static size_t hash_slot(const uint64_t *slot, size_t cap, uint64_t h)
+{
+    size_t p = h % cap;
+    while (slot[p] && slot[p] != h)
+        p = (p + 1) % cap;
+    return p;
+}
+
+/* Whether s holds h. */
+static int hash_set_has(const hash_set *s, uint64_t h)
+{
+    h |= 1;     /* 0 marks an empty slot */
+    return s->cap && s->slot[hash_slot(s->slot, s->cap, h)] == h;
+}
+
+/* Adds h unless s is full; *added says whether it was new. */
+static int hash_set_add(hash_set *s, uint64_t h, int *added, sam_error *err)
+{
+    h |= 1;
+    *added = !hash_set_has(s, h);
+    if (!*added || s->n >= s->max)
+        return 0;
+    if (2 * (s->n + 1) > s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 64;
+        uint64_t *slot = calloc(cap, sizeof *slot);
+        if (!slot)
+            return error_set(err, "out of memory");
+        for (size_t k = 0; k < s->cap; k++)
+            if (s->slot[k])
+                slot[hash_slot(slot, cap, s->slot[k])] = s->slot[k];
+        free(s->slot);
+        s->slot = slot;
+        s->cap = cap;
+    }
+    s->slot[hash_slot(s->slot, s->cap, h)] = h;
+    s->n++;
+    return 0;
+}
+
+/* The job's template with its parameters, each set of them checked once. */
+static int template_check(plan_maker *m, sam_error *err)
+{
+    const combo *c = &m->c;
+    if (m->template_key < 0 || c->at[m->template_key] < 0)
+        return 0;
+    size_t at = (size_t)c->at[m->template_key], n = 0;
+    sweep_param params[c->nact];
+    uint64_t h = sweep_hash_add(SWEEP_HASH_START, m->j.raw[at], strlen(m->j.raw[at]) + 1);
+    for (size_t k = 0; k < c->nact; k++) {
+        size_t p = c->order[k];
+        if (strncmp(place_key(m, p), "template.", 9))
+            continue;
+        params[n++] = (sweep_param){place_key(m, p), m->j.raw[p], place_line(m, p)};
+        h = sweep_hash_add(h, place_key(m, p), strlen(place_key(m, p)) + 1);
+        h = sweep_hash_add(h, m->j.raw[p], strlen(m->j.raw[p]) + 1);
+    }
+    int added;
+    if (hash_set_add(&m->templates, h, &added, err))
+        return -1;
+    return added ? sweep_keys_check_template(m->spec.path, place_line(m, at), m->j.raw[at],
+                                             params, n, err)
+                 : 0;
+}
+
+/* Whether checking a value of k costs more than hashing it: what is read
+ * as --hw or --config lines, or looked up among blocks and templates. */
+static int check_costs(const sweep_key *k)
+{
+    return k->kind == KEY_HW || k->kind == KEY_CONFIG || k->kind == KEY_IMPL ||
+           k->kind == KEY_TEMPLATE;
+}
+
+/* The value at place `at` of the job: a costly check made once per value
+ * of its line. */
+static int check_value(plan_maker *m, size_t at, sam_error *err)
+{
+    size_t i = m->c.act[at];
+    const spec_line *l = &m->spec.lines[i];
+    const char *v = m->j.raw[at];
+    if (!check_costs(l->kind))
+        return sweep_key_check(l->kind, l->key, v, m->spec.path, l->line, err);
+    uint64_t h = sweep_hash_add(SWEEP_HASH_START, v, m->j.raw_len[at]);
+    int added;
+    if (hash_set_has(&m->good[i], h))
+        return 0;
+    return sweep_key_check(l->kind, l->key, v, m->spec.path, l->line, err) ||
+                   hash_set_add(&m->good[i], h, &added, err)
+               ? -1
+               : 0;
 }
 
 /* Every value of job index, then what its keys make together. */
 static int check_job(plan_maker *m, size_t index, sam_error *err)
 {
     combo_at(m, index);
-    for (size_t at = 0; at < m->c.nact; at++) {
-        const spec_line *l = &m->spec.lines[m->c.act[at]];
-        if (value_at(m, at, 0, err) ||
-            sweep_key_check(l->kind, l->key, m->j.raw[at], m->spec.path, l->line, err))
+    for (size_t at = 0; at < m->c.nact; at++)
+        if (value_at(m, at, 0, err) || check_value(m, at, err))
             return -1;
-    }
-    return index == m->c.start ? combo_check(m, err) : 0;
+    if (index == m->c.start && combo_check(m, err))
+        return -1;
+    return template_check(m, err);
 }
 
 /* ---- jobs ------------------------------------------------------------- */
@@ -712,6 +830,8 @@ static void free_state(plan_maker *m)
             free(m->j.buf[i].s);
         if (m->j.abs)
             free(m->j.abs[i].s);
+        if (m->good)
+            free(m->good[i].slot);
     }
     free(m->j.digit);
     free(m->j.state);
@@ -724,10 +844,12 @@ static void free_state(plan_maker *m)
     free(m->j.abs);
     free(m->j.pairs);
     free(m->j.params);
+    free(m->good);
     free(m->c.section);
     free(m->c.act);
     free(m->c.at);
     free(m->c.order);
+    free(m->templates.slot);
 }
 
 void sweep_plan_close(sweep_plan *plan)

@@ -392,6 +392,36 @@ static void test_bad_specs_refused(void **state)
          "s.sweep:2: range '1..3 step 1.5' is not A..B, A..B step S or A..B times F of whole"},
         {"expr = X(i)=B(i)\nvar.a = 1..3 steps 2\n", "s.sweep:2: range '1..3 steps 2' is not"},
         {"expr = X(i)=B(i)\nvar.a = 0.5..3\n", "s.sweep:2: range '0.5..3' is not"},
+        /* Each key's value as the step reading it would check it. */
+        {"expr = X(i)=B(i)\nhw.dram.widht = 1 | 2\n",
+         "s.sweep:2: hw: unknown key dram.widht (the keys: clock.ghz,"},
+        {"expr = X(i)=B(i)\nvar.w = 4 | 0\nhw.dram.bandwidth = {w}\n",
+         "s.sweep:3: hw: dram.bandwidth = 0 is not a number"},
+        {"expr = X(i)=B(i)\nhw.place.B = pe | dram\n",
+         "s.sweep:2: hw: place.B = dram"},
+        {"template = nosuch\n",
+         "s.sweep:1: key 'template': no template 'nosuch' (there are extensor, outerspace, "
+         "gamma, sigma)"},
+        {"template = gamma\ntemplate.pe.count = 2 | 5000\n",
+         "s.sweep:2: template gamma: pe.count=5000 is not a whole number from 1 to 4096"},
+        {"template = gamma | sigma\ntemplate.pe.count = 2\n",
+         "s.sweep:2: template sigma: no parameter 'pe.count'"},
+        {"template = outerspace\ntemplate.pt.count = 65\ntemplate.pe.per.pt = 64\n",
+         "s.sweep:1: with pe.per.pt=64 pt.count=65: template outerspace: these parameters make "
+         "hardware samsim cannot run"},
+        {"template = gamma\nhw.pe.count = 2\n",
+         "s.sweep:2: key 'hw.pe.count' cannot go with template: a template's hardware comes "
+         "from its template.KEY parameters"},
+        {"template = gamma\ndepth = 2\n", "s.sweep:2: key 'depth' cannot go with template"},
+        {"expr = X(i)=B(i)\nconfig.intersect.impl = nosuch\n",
+         "s.sweep:2: config: intersect has no implementation 'nosuch'"},
+        {"expr = X(i)=B(i)\nconfig.channel.capacity = many\n",
+         "s.sweep:2: config: channel.capacity must be a whole number"},
+        {"expr = X(i)=B(i)\nconfig.nosuch.ii = 2\n",
+         "s.sweep:2: config: 'nosuch' is not a block type"},
+        {"expr = X(i)=B(i)\nimpl = intersect=skip intersect=nosuch\n",
+         "s.sweep:2: impl: intersect has no implementation 'nosuch'"},
+        {"expr = X(i)=B(i)\nimpl = skip\n", "s.sweep:2: impl: 'skip' is not TYPE=NAME"},
     };
     char *dir = test_tmpdir();
     char *results = test_path(dir, "out");
