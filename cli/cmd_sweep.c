@@ -165,9 +165,13 @@ static int sweep_collect(const char *dir, sam_error *err)
     sweep_tally t;
     if (sweep_store_collect(dir, &t, err))
         return -1;
-    fprintf(stderr, "sweep: %zu jobs: %zu ok, %zu failed, %zu not run; rows in %s/results.csv\n",
-            t.ok + t.failed + t.pending, t.ok, t.failed, t.pending, dir);
-    return t.failed || t.pending ? 1 : 0;
+    char stopped[48] = "";
+    if (t.stopped)
+        snprintf(stopped, sizeof stopped, "%zu stopped, ", t.stopped);
+    fprintf(stderr, "sweep: %zu jobs: %zu ok, %s%zu failed, %zu not run; rows in "
+                    "%s/results.csv\n",
+            t.ok + t.stopped + t.failed + t.pending, t.ok, stopped, t.failed, t.pending, dir);
+    return t.ok == t.ok + t.stopped + t.failed + t.pending ? 0 : 1;
 }
 
 /* The parameters of job index, "order=ijk pair=3", for progress lines. */
@@ -199,7 +203,7 @@ static double now(void)
 }
 
 /* A job's line (sweep_job.h): a line of progress; on a terminal one line
- * rewritten in place, with failures kept above it. */
+ * rewritten in place, with failed and stopped jobs kept above it. */
 static void on_job_line(void *ctx, char *line)
 {
     progress *p = ctx;
@@ -215,20 +219,21 @@ static void on_job_line(void *ctx, char *line)
     size_t index = strtoull(field[0], &end, 10);
     if (*end || index >= p->plan->njobs)
         return;
-    int failed = strcmp(field[1], "ok") && strcmp(field[1], "done");
+    int complete = !strcmp(field[1], "ok") || !strcmp(field[1], "done");
+    int failed = !complete && strcmp(field[1], SWEEP_STOPPED);
     p->done++;
     p->failed += (size_t)failed;
     char about[160];
     describe(p->plan, index, about, sizeof about);
     double spent = now() - p->start, left = spent / (double)p->done * (double)(p->total - p->done);
-    if (failed && p->tty)
+    if (!complete && p->tty)
         fprintf(stderr, "\r\033[Ksweep: job %zu (%s) %s: %s\n", index, about, field[1], field[3]);
     fprintf(stderr, "%ssweep: %zu/%zu done, %zu failed, %.0f s, about %.0f s left; job %zu (%s): %s",
             p->tty ? "\r\033[K" : "", p->done, p->total, p->failed, spent, left, index, about,
             field[1]);
     if (*field[2])
         fprintf(stderr, ", %s cycles", field[2]);
-    if (failed && !p->tty)
+    if (!complete && !p->tty)
         fprintf(stderr, ": %s", field[3]);
     fputs(p->tty ? "" : "\n", stderr);
 }
@@ -247,7 +252,7 @@ static int check_parallel(sam_error *err)
                                     "same name; scripts/install-deps installs GNU's)");
 }
 
-/* pending.txt: the jobs without a result, one number a line. */
+/* pending.txt: the jobs not complete, one number a line. */
 static int write_pending(const char *dir, sweep_plan *plan, char *path, size_t *n,
                          sam_error *err)
 {

@@ -92,11 +92,15 @@ static double now(void)
     return (double)t.tv_sec + t.tv_nsec * 1e-9;
 }
 
-/* Records why step failed: its timeout, signal or first error line. */
+/* Records why step failed: its timeout, signal or first error line. A
+ * run that exits 2 stopped at max-cycles or deadlocked: it is complete,
+ * as a rerun would stop there again. */
 static void step_failed(job_run *j, const char *step, const process_result *r)
 {
     char line[512];
-    snprintf(j->status, sizeof j->status, "%s", r->timed_out ? "timeout" : "failed");
+    int stopped = !strcmp(step, "run") && !r->timed_out && !r->signal && r->status == 2;
+    snprintf(j->status, sizeof j->status, "%s",
+             r->timed_out ? "timeout" : stopped ? SWEEP_STOPPED : "failed");
     j->exit = r->status;
     if (r->timed_out)
         snprintf(j->error, sizeof j->error, "%s: no result after %g s", step, j->timeout);

@@ -252,12 +252,20 @@ static const char *result_value(const csv_table *res, const char *key)
     return "";
 }
 
+static int status_complete(const char *status)
+{
+    return !strcmp(status, "ok") || !strcmp(status, SWEEP_STOPPED);
+}
+
 int sweep_store_done(const char *dir, const char *hash)
 {
-    char path[SWEEP_PATH];
+    csv_table res;
     sam_error err;
-    struct stat st;
-    return !result_file(path, dir, hash, &err) && !stat(path, &st);
+    if (read_result(dir, hash, &res, &err))
+        return 0;
+    int done = status_complete(result_value(&res, "status"));
+    csv_table_free(&res);
+    return done;
 }
 
 /* ---- reading jobs.csv a row at a time --------------------------------- */
@@ -466,6 +474,8 @@ static void tally_add(sweep_tally *t, const char *status)
         t->pending++;
     else if (!strcmp(status, "ok"))
         t->ok++;
+    else if (!strcmp(status, SWEEP_STOPPED))
+        t->stopped++;
     else
         t->failed++;
 }

@@ -2,14 +2,17 @@
  *
  *   jobs.csv          the jobs: number, parameters, hash
  *   jobs/N.job        job N's keys (key,value rows), hash first
- *   results/HASH.csv  a finished job's outcome and summary (key,value rows)
+ *   results/HASH.csv  a job's outcome and summary (key,value rows)
  *   results.csv       every job's row, gathered by sweep_store_collect
  *   data/             tensors generated for the jobs, shared between them
  *   work/HASH/        a running job's files, removed when it ends
  *
  * Results are named by the job's hash, not its number, so a spec that is
  * extended or reordered keeps what already ran. Every file appears whole
- * or not at all: an interrupted job has no result and runs again. */
+ * or not at all: an interrupted job has no result and runs again. A job
+ * is complete when it ran to an end a rerun would repeat (ok, or stopped
+ * at max-cycles or a deadlock); a failed, timed-out or killed job runs
+ * again. */
 #ifndef SAMSIM_SWEEP_STORE_H
 #define SAMSIM_SWEEP_STORE_H
 
@@ -50,8 +53,12 @@ int sweep_store_has_job(const char *dir, size_t index);
 /* "dir/name" into buf; -1 with err set when it does not fit. */
 int sweep_store_path(char *buf, const char *dir, const char *name, sam_error *err);
 
-/* Whether the job of this hash has a result. */
+/* Whether the job of this hash is complete (see above). */
 int sweep_store_done(const char *dir, const char *hash);
+
+/* The status of a job whose run exited with status 2 (it stopped at
+ * max-cycles or deadlocked): complete, not failed. */
+#define SWEEP_STOPPED "stopped"
 
 /* Writes key,value rows to path, all or nothing. */
 int sweep_store_write_pairs(const char *path, const sweep_pair *pairs, size_t n,
@@ -59,12 +66,12 @@ int sweep_store_write_pairs(const char *path, const sweep_pair *pairs, size_t n,
 
 /* What collect counted. */
 typedef struct sweep_tally {
-    size_t ok, failed, pending;
+    size_t ok, stopped, failed, pending;
 } sweep_tally;
 
 /* Writes dir/results.csv from dir/jobs.csv: one row per job, in order: its
- * number and parameters, status (ok, failed, timeout, or pending when it
- * has not run), exit status, every summary value any job
+ * number and parameters, status (ok, stopped, failed, timeout, or pending
+ * when it has no result), exit status, every summary value any job
  * printed, job_seconds and error. */
 int sweep_store_collect(const char *dir, sweep_tally *tally, sam_error *err);
 

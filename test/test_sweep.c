@@ -609,7 +609,7 @@ static void test_failed_jobs_are_rows(void **state)
     char *spec = test_write_file(dir, "cases.sweep", text);
     char *err = NULL;
     assert_int_equal(test_run_samsim(NULL, &err, "sweep", spec, "-o", out, NULL), 1);
-    assert_non_null(strstr(err, "sweep: 4 jobs: 1 ok, 3 failed, 0 not run"));
+    assert_non_null(strstr(err, "sweep: 4 jobs: 1 ok, 1 stopped, 2 failed, 0 not run"));
     free(err);
     csv_table t;
     read_results(out, &t);
@@ -620,7 +620,7 @@ static void test_failed_jobs_are_rows(void **state)
     assert_string_equal(cell(&t, 1, "exit"), "1");
     assert_non_null(strstr(cell(&t, 1, "error"), "run: "));
     assert_non_null(strstr(cell(&t, 1, "error"), "nothing.mtx: cannot open"));
-    assert_string_equal(cell(&t, 2, "status"), "failed");
+    assert_string_equal(cell(&t, 2, "status"), "stopped");
     assert_string_equal(cell(&t, 2, "exit"), "2");
     assert_string_equal(cell(&t, 3, "status"), "timeout");
     assert_string_equal(cell(&t, 3, "error"), "run: no result after 0.2 s");
@@ -629,6 +629,74 @@ static void test_failed_jobs_are_rows(void **state)
     free(summary);
     free(b);
     free(c);
+    free(spec);
+    free(graph);
+    free(out);
+    test_tmpdir_remove(dir);
+}
+
+/* Only complete jobs are kept on a rerun: one that failed (its operand
+ * missing) runs again once the operand is there, while one stopped at
+ * max-cycles, which would stop there again, keeps its result. */
+static void test_failed_jobs_rerun(void **state)
+{
+    (void)state;
+    if (!have_parallel())
+        skip();
+    char *dir = test_tmpdir();
+    char *out = test_path(dir, "out");
+    write_operands(dir, 1);
+    char *graph = test_compile_to(dir, "ijk", "X(i,j)=B(i,k)*C(k,j) -f=X:ss -f=B:ss "
+                                              "-f=C:ss:1,0 -s=reorder(i,j,k)");
+    char text[1024];
+    snprintf(text, sizeof text,
+             "graph = %s\ntensor.C = C1.mtx\n"
+             "[case=late]\ntensor.B = late.mtx\n"
+             "[case=stopped]\ntensor.B = B1.mtx\nmax-cycles = 10\n",
+             graph);
+    char *spec = test_write_file(dir, "late.sweep", text);
+    char *err = NULL;
+    assert_int_equal(test_run_samsim(NULL, &err, "sweep", spec, "-j", "1", "-o", out, NULL), 1);
+    assert_non_null(strstr(err, "sweep: 2 jobs, 0 with results already, 2 to run, 1 at a time\n"));
+    assert_non_null(strstr(err, "sweep: 2 jobs: 0 ok, 1 stopped, 1 failed, 0 not run"));
+    free(err);
+    csv_table t;
+    read_results(out, &t);
+    assert_string_equal(cell(&t, 0, "status"), "failed");
+    assert_non_null(strstr(cell(&t, 0, "error"), "late.mtx: cannot open"));
+    assert_string_equal(cell(&t, 1, "status"), "stopped");
+    assert_string_equal(cell(&t, 1, "exit"), "2");
+    csv_table_free(&t);
+    char *jobs = test_path(out, "jobs.csv"), stopped[1024];
+    sam_error e;
+    if (csv_table_read(jobs, &t, &e))
+        fail_msg("%s", e.msg);
+    snprintf(stopped, sizeof stopped, "%s/results/%s.csv", out, cell(&t, 1, "hash"));
+    csv_table_free(&t);
+    free(jobs);
+    char *kept = test_read_file(stopped);
+    char *b = test_path(dir, "B1.mtx"), *late = test_path(dir, "late.mtx");
+    char *mtx = test_read_file(b);
+    free(test_write_file(dir, "late.mtx", mtx));
+    assert_int_equal(test_run_samsim(NULL, &err, "sweep", spec, "-j", "1", "-o", out, NULL), 1);
+    assert_non_null(strstr(err, "sweep: 2 jobs, 1 with results already, 1 to run, 1 at a time\n"));
+    assert_non_null(strstr(err, "sweep: 2 jobs: 1 ok, 1 stopped, 0 failed, 0 not run"));
+    free(err);
+    char *c = test_path(dir, "C1.mtx");
+    char *summary = direct_run(graph, late, c, NULL);
+    read_results(out, &t);
+    assert_row_is(&t, 0, summary);
+    assert_string_equal(cell(&t, 1, "status"), "stopped");
+    char *again = test_read_file(stopped);
+    assert_string_equal(again, kept);
+    csv_table_free(&t);
+    free(again);
+    free(summary);
+    free(c);
+    free(mtx);
+    free(kept);
+    free(late);
+    free(b);
     free(spec);
     free(graph);
     free(out);
@@ -949,6 +1017,7 @@ int main(void)
         cmocka_unit_test(test_local_sweep_resumes),
         cmocka_unit_test(test_interrupted_sweep_continues),
         cmocka_unit_test(test_failed_jobs_are_rows),
+        cmocka_unit_test(test_failed_jobs_rerun),
         cmocka_unit_test(test_generated_operands_shared),
         cmocka_unit_test(test_generated_pair),
         cmocka_unit_test(test_slurm_script_by_hand),
