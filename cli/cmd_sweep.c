@@ -275,6 +275,13 @@ static int write_pending(const char *dir, sweep_plan *plan, char *path, size_t *
     return rc;
 }
 
+/* Jobs at a time: as many as asked, but no more than there are to run
+ * (GNU parallel would start a process per slot). */
+static size_t slots(const sweep_opts *o, size_t pending)
+{
+    return pending && pending < (size_t)o->jobs ? pending : (size_t)o->jobs;
+}
+
 /* GNU parallel runs the pending jobs. */
 static int run_parallel(const sweep_opts *o, sweep_plan *plan, const char *pending, size_t n,
                         sam_error *err)
@@ -282,7 +289,7 @@ static int run_parallel(const sweep_opts *o, sweep_plan *plan, const char *pendi
     char self[SWEEP_PATH], jobs[16];
     if (check_parallel(err) || self_path(self, err))
         return -1;
-    snprintf(jobs, sizeof jobs, "%d", o->jobs);
+    snprintf(jobs, sizeof jobs, "%zu", slots(o, n));
     /* -q quotes the command's words, which may hold any character. */
     const char *argv[] = {"parallel", "--will-cite", "--halt", "never", "-q", "-j", jobs, "-a",
                           pending, self, "sweep", "--job", o->dir, "{}", NULL};
@@ -304,8 +311,8 @@ static int sweep_local(const sweep_opts *o, sweep_plan *plan, sam_error *err)
     size_t n;
     if (write_pending(o->dir, plan, pending, &n, err))
         return -1;
-    fprintf(stderr, "sweep: %zu jobs, %zu with results already, %zu to run, %d at a time\n",
-            plan->njobs, plan->njobs - n, n, o->jobs);
+    fprintf(stderr, "sweep: %zu jobs, %zu with results already, %zu to run, %zu at a time\n",
+            plan->njobs, plan->njobs - n, n, slots(o, n));
     if (n && run_parallel(o, plan, pending, n, err))
         return -1;
     return sweep_collect(o->dir, err);

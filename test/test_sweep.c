@@ -637,7 +637,8 @@ static void test_failed_jobs_are_rows(void **state)
 
 /* Only complete jobs are kept on a rerun: one that failed (its operand
  * missing) runs again once the operand is there, while one stopped at
- * max-cycles, which would stop there again, keeps its result. */
+ * max-cycles, which would stop there again, keeps its result. -j beyond
+ * the jobs to run starts no more slots than jobs. */
 static void test_failed_jobs_rerun(void **state)
 {
     (void)state;
@@ -656,8 +657,8 @@ static void test_failed_jobs_rerun(void **state)
              graph);
     char *spec = test_write_file(dir, "late.sweep", text);
     char *err = NULL;
-    assert_int_equal(test_run_samsim(NULL, &err, "sweep", spec, "-j", "1", "-o", out, NULL), 1);
-    assert_non_null(strstr(err, "sweep: 2 jobs, 0 with results already, 2 to run, 1 at a time\n"));
+    assert_int_equal(test_run_samsim(NULL, &err, "sweep", spec, "-j", "4096", "-o", out, NULL), 1);
+    assert_non_null(strstr(err, "sweep: 2 jobs, 0 with results already, 2 to run, 2 at a time\n"));
     assert_non_null(strstr(err, "sweep: 2 jobs: 0 ok, 1 stopped, 1 failed, 0 not run"));
     free(err);
     csv_table t;
@@ -678,7 +679,7 @@ static void test_failed_jobs_rerun(void **state)
     char *b = test_path(dir, "B1.mtx"), *late = test_path(dir, "late.mtx");
     char *mtx = test_read_file(b);
     free(test_write_file(dir, "late.mtx", mtx));
-    assert_int_equal(test_run_samsim(NULL, &err, "sweep", spec, "-j", "1", "-o", out, NULL), 1);
+    assert_int_equal(test_run_samsim(NULL, &err, "sweep", spec, "-j", "4096", "-o", out, NULL), 1);
     assert_non_null(strstr(err, "sweep: 2 jobs, 1 with results already, 1 to run, 1 at a time\n"));
     assert_non_null(strstr(err, "sweep: 2 jobs: 1 ok, 1 stopped, 0 failed, 0 not run"));
     free(err);
