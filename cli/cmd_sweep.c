@@ -5,6 +5,7 @@
 /* realpath is an XSI function. */
 #define _XOPEN_SOURCE 700
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -282,9 +283,9 @@ static size_t slots(const sweep_opts *o, size_t pending)
     return pending && pending < (size_t)o->jobs ? pending : (size_t)o->jobs;
 }
 
-/* GNU parallel runs the pending jobs. */
+/* GNU parallel runs the pending jobs; *stop receives a stop signal that came (process.h). */
 static int run_parallel(const sweep_opts *o, sweep_plan *plan, const char *pending, size_t n,
-                        sam_error *err)
+                        int *stop, sam_error *err)
 {
     char self[SWEEP_PATH], jobs[16];
     if (check_parallel(err) || self_path(self, err))
@@ -294,18 +295,23 @@ static int run_parallel(const sweep_opts *o, sweep_plan *plan, const char *pendi
     const char *argv[] = {"parallel", "--will-cite", "--halt", "never", "-q", "-j", jobs, "-a",
                           pending, self, "sweep", "--job", o->dir, "{}", NULL};
     progress p = {.plan = plan, .total = n, .start = now(), .tty = isatty(2)};
-    int status = process_stream(argv, on_job_line, &p, err);
+    int status = process_stream(argv, on_job_line, &p, stop, err);
     if (p.tty && p.done)
         fputc('\n', stderr);
     if (status < 0)
         return -1;
-    if (p.done < n)
+    /* A job may finish as parallel is stopped, its line unreported: the
+     * rows collected next say what was done. */
+    if (*stop)
+        fprintf(stderr, "sweep: stopped by %s; samsim sweep again runs the jobs not done\n",
+                *stop == SIGINT ? "SIGINT" : *stop == SIGTERM ? "SIGTERM" : "SIGHUP");
+    else if (p.done < n)
         fprintf(stderr, "sweep: %zu of %zu jobs did not report (GNU parallel exited with status "
                         "%d); samsim sweep again runs them\n", n - p.done, n, status);
     return 0;
 }
 
-static int sweep_local(const sweep_opts *o, sweep_plan *plan, sam_error *err)
+static int sweep_local(const sweep_opts *o, sweep_plan *plan, int *stop, sam_error *err)
 {
     char pending[SWEEP_PATH];
     size_t n;
@@ -313,7 +319,7 @@ static int sweep_local(const sweep_opts *o, sweep_plan *plan, sam_error *err)
         return -1;
     fprintf(stderr, "sweep: %zu jobs, %zu with results already, %zu to run, %zu at a time\n",
             plan->njobs, plan->njobs - n, n, slots(o, n));
-    if (n && run_parallel(o, plan, pending, n, err))
+    if (n && run_parallel(o, plan, pending, n, stop, err))
         return -1;
     return sweep_collect(o->dir, err);
 }
@@ -398,28 +404,37 @@ static int sweep_jobs(const sweep_opts *o, sam_error *err)
 }
 
 /* The modes that write into the directory. */
-static int sweep_in_dir(const sweep_opts *o, sweep_plan *plan, sam_error *err)
+static int sweep_in_dir(const sweep_opts *o, sweep_plan *plan, int *stop, sam_error *err)
 {
     if (sweep_store_create(o->dir, err) || sweep_store_prepare(o->dir, plan, err))
         return -1;
-    return o->mode == MODE_SLURM ? sweep_slurm(o, plan, err) : sweep_local(o, plan, err);
+    return o->mode == MODE_SLURM ? sweep_slurm(o, plan, err) : sweep_local(o, plan, stop, err);
 }
 
-static int sweep_spec_mode(const sweep_opts *o, sam_error *err)
+static int sweep_spec_mode(const sweep_opts *o, int *stop, sam_error *err)
 {
     sweep_plan plan;
     if (sweep_plan_open(o->spec, SWEEP_MAX_JOBS, &plan, err))
         return -1;
-    int rc = o->mode == MODE_LIST ? sweep_list(&plan, err) : sweep_in_dir(o, &plan, err);
+    int rc = o->mode == MODE_LIST ? sweep_list(&plan, err) : sweep_in_dir(o, &plan, stop, err);
     sweep_plan_close(&plan);
     return rc;
+}
+
+/* A sweep stopped by a signal ends by it, as the programs it ran did, so
+ * that whoever sent it sees it (a shell's loop stops on Ctrl-C). */
+static int end_by(int sig)
+{
+    signal(sig, SIG_DFL);
+    raise(sig);
+    return 128 + sig;
 }
 
 int cmd_sweep(int argc, char **argv)
 {
     sam_error err;
     sweep_opts o;
-    int rc;
+    int rc, stop = 0;
     if (parse(argc, argv, &o, &err))
         return args_fail(&err);
     if (o.mode == MODE_JOB)
@@ -427,6 +442,8 @@ int cmd_sweep(int argc, char **argv)
     else if (o.mode == MODE_COLLECT)
         rc = sweep_collect(o.dir, &err);
     else
-        rc = sweep_spec_mode(&o, &err);
-    return rc < 0 ? args_fail(&err) : rc;
+        rc = sweep_spec_mode(&o, &stop, &err);
+    if (rc < 0)
+        return args_fail(&err);
+    return stop ? end_by(stop) : rc;
 }

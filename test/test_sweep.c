@@ -221,6 +221,71 @@ static pid_t start_samsim(const char *const *args, const char *out_path, const c
     return pid;
 }
 
+/* The processes other than this one whose command line names s. */
+static int processes_naming(const char *s)
+{
+    DIR *d = opendir("/proc");
+    int n = 0;
+    assert_non_null(d);
+    for (struct dirent *e; (e = readdir(d));) {
+        char path[300], cmd[8192];
+        if (e->d_name[0] < '1' || e->d_name[0] > '9' || atoi(e->d_name) == getpid())
+            continue;
+        snprintf(path, sizeof path, "/proc/%s/cmdline", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue;
+        size_t len = fread(cmd, 1, sizeof cmd - 1, f);
+        fclose(f);
+        for (size_t k = 0; k < len; k++)
+            cmd[k] = cmd[k] ? cmd[k] : ' ';
+        cmd[len] = '\0';
+        n += strstr(cmd, s) != NULL;
+    }
+    closedir(d);
+    return n;
+}
+
+/* Waits up to seconds for no process to name s; how many still do. */
+static int processes_left(const char *s, int seconds)
+{
+    struct timespec tick = {0, 20000000};
+    int n;
+    for (int waited = 0; (n = processes_naming(s)) && waited < seconds * 1000; waited += 20)
+        nanosleep(&tick, NULL);
+    return n;
+}
+
+/* Waits up to a minute for n results in out. */
+static void wait_results(const char *out, int n)
+{
+    struct timespec tick = {0, 10000000};
+    for (int waited = 0; count_entries(out, "results", ".csv") < n && waited < 60000;
+         waited += 10)
+        nanosleep(&tick, NULL);
+    assert_int_equal(count_entries(out, "results", ".csv"), n);
+}
+
+/* A graph of SpMSpM in dir, B1.mtx and C1.mtx for its quick job, and
+ * big.mtx for a job that takes many seconds under the cycle engine:
+ * the spec has the quick job first, then the slow one (a timeout of
+ * slow_timeout seconds). */
+static char *write_slow_spec(const char *dir, const char *slow_timeout, char **graph)
+{
+    write_operands(dir, 1);
+    free(test_gen_urandom(dir, "big.mtx", "1500x1500", "0.05", 9));
+    *graph = test_compile_to(dir, "ijk", "X(i,j)=B(i,k)*C(k,j) -f=X:ss -f=B:ss "
+                                         "-f=C:ss:1,0 -s=reorder(i,j,k)");
+    char text[2048];
+    snprintf(text, sizeof text,
+             "graph = %s\n"
+             "[case=quick]\ntensor.B = B1.mtx\ntensor.C = C1.mtx\n"
+             "[case=slow]\ntensor.B = big.mtx\ntensor.C = big.mtx\nengine = cycle\n"
+             "timeout = %s\n",
+             *graph, slow_timeout);
+    return test_write_file(dir, "slow.sweep", text);
+}
+
 /* ---- expansion -------------------------------------------------------- */
 
 /* Groups vary slowest, then keys in the order listed; ranges step and
@@ -704,6 +769,48 @@ static void test_failed_jobs_rerun(void **state)
     test_tmpdir_remove(dir);
 }
 
+/* SIGTERM to the sweep's process alone (kill, timeout, a batch system's
+ * limit) stops GNU parallel and the job running, writes results.csv with
+ * the rows of the jobs done, and ends the sweep by that signal. */
+static void test_sigterm_stops_jobs(void **state)
+{
+    (void)state;
+    if (!have_parallel())
+        skip();
+    char *dir = test_tmpdir(), *graph;
+    char *out = test_path(dir, "out"), *errs = test_path(dir, "stderr");
+    char *spec = write_slow_spec(dir, "60", &graph);
+    pid_t pid = start_samsim((const char *const[]){"sweep", spec, "-j", "1", "-o", out, NULL},
+                             NULL, errs);
+    wait_results(out, 1);
+    kill(pid, SIGTERM);
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+    assert_int_equal(processes_left(out, 2), 0);
+    char *err = test_read_file(errs);
+    assert_non_null(strstr(err, "sweep: stopped by SIGTERM; samsim sweep again runs the jobs "
+                                "not done\n"));
+    assert_non_null(strstr(err, "sweep: 2 jobs: 1 ok, 0 failed, 1 not run"));
+    csv_table t;
+    read_results(out, &t);
+    assert_int_equal(t.nrows, 3);
+    char *b = test_path(dir, "B1.mtx"), *c = test_path(dir, "C1.mtx");
+    char *summary = direct_run(graph, b, c, NULL);
+    assert_row_is(&t, 0, summary);
+    assert_string_equal(cell(&t, 1, "status"), "pending");
+    csv_table_free(&t);
+    free(summary);
+    free(b);
+    free(c);
+    free(err);
+    free(spec);
+    free(graph);
+    free(errs);
+    free(out);
+    test_tmpdir_remove(dir);
+}
+
 /* A generator's tensor is made once for every job that names it, and is
  * the file samsim gen writes. */
 static void test_generated_operands_shared(void **state)
@@ -1019,6 +1126,7 @@ int main(void)
         cmocka_unit_test(test_interrupted_sweep_continues),
         cmocka_unit_test(test_failed_jobs_are_rows),
         cmocka_unit_test(test_failed_jobs_rerun),
+        cmocka_unit_test(test_sigterm_stops_jobs),
         cmocka_unit_test(test_generated_operands_shared),
         cmocka_unit_test(test_generated_pair),
         cmocka_unit_test(test_slurm_script_by_hand),
