@@ -18,6 +18,7 @@
 #include "commands.h"
 #include "process.h"
 #include "sweep_job.h"
+#include "sweep_lock.h"
 #include "sweep_plan.h"
 #include "sweep_spec.h"
 #include "sweep_store.h"
@@ -403,12 +404,18 @@ static int sweep_jobs(const sweep_opts *o, sam_error *err)
     return 0;
 }
 
-/* The modes that write into the directory. */
+/* The modes that write into the directory, under its lock. */
 static int sweep_in_dir(const sweep_opts *o, sweep_plan *plan, int *stop, sam_error *err)
 {
-    if (sweep_store_create(o->dir, err) || sweep_store_prepare(o->dir, plan, err))
-        return -1;
-    return o->mode == MODE_SLURM ? sweep_slurm(o, plan, err) : sweep_local(o, plan, stop, err);
+    int lock = -1;
+    int rc = sweep_store_create(o->dir, err) || sweep_lock_take(o->dir, &lock, err) ||
+                     sweep_store_prepare(o->dir, plan, err)
+                 ? -1
+                 : 0;
+    if (!rc)
+        rc = o->mode == MODE_SLURM ? sweep_slurm(o, plan, err) : sweep_local(o, plan, stop, err);
+    sweep_lock_release(lock);
+    return rc;
 }
 
 static int sweep_spec_mode(const sweep_opts *o, int *stop, sam_error *err)
@@ -418,6 +425,20 @@ static int sweep_spec_mode(const sweep_opts *o, int *stop, sam_error *err)
         return -1;
     int rc = o->mode == MODE_LIST ? sweep_list(&plan, err) : sweep_in_dir(o, &plan, stop, err);
     sweep_plan_close(&plan);
+    return rc;
+}
+
+static int sweep_collect_mode(const char *dir, sam_error *err)
+{
+    char path[SWEEP_PATH];
+    struct stat st;
+    int lock = -1;
+    if (sweep_store_path(path, dir, "jobs.csv", err))
+        return -1;
+    if (stat(path, &st))
+        return error_at(err, dir, 0, "not a sweep directory (no jobs.csv): %s", strerror(errno));
+    int rc = sweep_lock_take(dir, &lock, err) ? -1 : sweep_collect(dir, err);
+    sweep_lock_release(lock);
     return rc;
 }
 
@@ -440,7 +461,7 @@ int cmd_sweep(int argc, char **argv)
     if (o.mode == MODE_JOB)
         rc = sweep_jobs(&o, &err);
     else if (o.mode == MODE_COLLECT)
-        rc = sweep_collect(o.dir, &err);
+        rc = sweep_collect_mode(o.dir, &err);
     else
         rc = sweep_spec_mode(&o, &stop, &err);
     if (rc < 0)

@@ -6,6 +6,7 @@
  *   results.csv       every job's row, gathered by sweep_store_collect
  *   data/             tensors generated for the jobs, shared between them
  *   work/HASH/        a running job's files, removed when it ends
+ *   sweep.lock        locked by the sweep that writes here (sweep_lock.h)
  *
  * Results are named by the job's hash, not its number, so a spec that is
  * extended or reordered keeps what already ran. Every file appears whole

@@ -769,6 +769,55 @@ static void test_failed_jobs_rerun(void **state)
     test_tmpdir_remove(dir);
 }
 
+/* While a sweep runs in a directory, another sweep, a --slurm preparation
+ * and a --collect there are refused at once, naming it. The lock goes
+ * with the sweep, however it dies: after a SIGKILL (its GNU parallel and
+ * jobs stopped too) the next sweep runs. */
+static void test_concurrent_sweep_refused(void **state)
+{
+    (void)state;
+    if (!have_parallel())
+        skip();
+    char *dir = test_tmpdir(), *graph;
+    char *out = test_path(dir, "out"), *sbatch = test_path(out, "sweep.sbatch");
+    char *spec = write_slow_spec(dir, "60", &graph);
+    pid_t first = start_samsim((const char *const[]){"sweep", spec, "-j", "1", "-o", out, NULL},
+                               NULL, NULL);
+    wait_results(out, 1);
+    char want[1200];
+    snprintf(want, sizeof want, "samsim: %s: another sweep is running there", out);
+    static const char *const refused[][6] = {{"sweep", "SPEC", "--local", "-o", "OUT", NULL},
+                                             {"sweep", "SPEC", "--slurm", "-o", "OUT", NULL},
+                                             {"sweep", "--collect", "OUT", NULL}};
+    for (size_t k = 0; k < 3; k++) {
+        const char *argv[6];
+        for (size_t a = 0; a < 6; a++)
+            argv[a] = !refused[k][a]                  ? NULL
+                      : !strcmp(refused[k][a], "SPEC") ? spec
+                      : !strcmp(refused[k][a], "OUT")  ? out
+                                                       : refused[k][a];
+        char *err = NULL;
+        int rc = test_run_samsim_argv(NULL, &err, argv);
+        if (rc != 1 || count_lines(err) != 1 || strncmp(err, want, strlen(want)))
+            fail_msg("case %zu: exit %d, stderr '%s'", k, rc, err);
+        free(err);
+    }
+    assert_false(test_exists(sbatch));
+    kill(first, SIGKILL);
+    int status;
+    assert_int_equal(waitpid(first, &status, 0), first);
+    assert_int_equal(processes_left(out, 5), 0);
+    char *err = NULL;
+    assert_int_equal(test_run_samsim(NULL, &err, "sweep", "--collect", out, NULL), 1);
+    assert_non_null(strstr(err, "sweep: 2 jobs: 1 ok, 0 failed, 1 not run"));
+    free(err);
+    free(spec);
+    free(graph);
+    free(sbatch);
+    free(out);
+    test_tmpdir_remove(dir);
+}
+
 /* SIGTERM to the sweep's process alone (kill, timeout, a batch system's
  * limit) stops GNU parallel and the job running, writes results.csv with
  * the rows of the jobs done, and ends the sweep by that signal. */
@@ -1126,6 +1175,7 @@ int main(void)
         cmocka_unit_test(test_interrupted_sweep_continues),
         cmocka_unit_test(test_failed_jobs_are_rows),
         cmocka_unit_test(test_failed_jobs_rerun),
+        cmocka_unit_test(test_concurrent_sweep_refused),
         cmocka_unit_test(test_sigterm_stops_jobs),
         cmocka_unit_test(test_generated_operands_shared),
         cmocka_unit_test(test_generated_pair),
