@@ -165,7 +165,7 @@ static int sweep_list(sweep_plan *plan, sam_error *err)
 static int sweep_collect(const char *dir, sam_error *err)
 {
     sweep_tally t;
-    if (sweep_store_collect(dir, &t, err))
+    if (sweep_store_collect(dir, &t, stderr, err))
         return -1;
     char stopped[48] = "";
     if (t.stopped)
@@ -334,16 +334,52 @@ static void shell_quote(FILE *f, const char *s)
     fputc('\'', f);
 }
 
-/* sweep.sbatch: an array task per chunk of jobs. #SBATCH lines take no
- * quoting and --output gives % its own meaning, so the directory must
- * not need either. */
+/* dir made absolute (what the Slurm script names), though it may not
+ * exist yet: its parent resolved, its own name kept. */
+static char *absolute_dir(const char *dir, sam_error *err)
+{
+    char *real = realpath(dir, NULL);
+    if (real)
+        return real;
+    char *copy = strdup(dir);
+    if (!copy) {
+        error_set(err, "out of memory");
+        return NULL;
+    }
+    size_t n = strlen(copy);
+    while (n > 1 && copy[n - 1] == '/')
+        copy[--n] = '\0';
+    char *slash = strrchr(copy, '/');
+    const char *name = slash ? slash + 1 : copy;
+    if (slash)
+        slash[slash == copy] = '\0';
+    char *parent = realpath(slash ? copy : ".", NULL);
+    size_t size = parent ? strlen(parent) + strlen(name) + 2 : 0;
+    char *abs = parent ? malloc(size) : NULL;
+    if (abs)
+        snprintf(abs, size, "%s%s%s", parent, strcmp(parent, "/") ? "/" : "", name);
+    else
+        error_at(err, dir, 0, "cannot resolve: %s", parent ? "out of memory" : strerror(errno));
+    free(parent);
+    free(copy);
+    return abs;
+}
+
+/* #SBATCH lines take no quoting and --output gives % its own meaning, so
+ * the directory must not need either: refused before it is made. */
+static int slurm_dir_ok(const char *dir, sam_error *err)
+{
+    if (strpbrk(dir, " \t\n'\"\\%$`"))
+        return error_set(err, "sweep: --slurm: the directory '%s' holds a blank, a quote, %% or $, "
+                              "which #SBATCH lines cannot carry", dir);
+    return 0;
+}
+
+/* sweep.sbatch: an array task per chunk of jobs. */
 static int write_sbatch(const char *dir, size_t njobs, int64_t chunk, int64_t tasks,
                         char *path, sam_error *err)
 {
     char self[SWEEP_PATH], logs[SWEEP_PATH];
-    if (strpbrk(dir, " \t\n'\"\\%$`"))
-        return error_set(err, "sweep: --slurm: the directory '%s' holds a blank, a quote, %% or $, "
-                              "which #SBATCH lines cannot carry", dir);
     atomic_file af;
     if (self_path(self, err) || sweep_store_path(logs, dir, "slurm", err) ||
         sweep_store_path(path, dir, "sweep.sbatch", err) || atomic_file_open(&af, path, err))
@@ -367,34 +403,31 @@ static int write_sbatch(const char *dir, size_t njobs, int64_t chunk, int64_t ta
 
 static int sweep_slurm(const sweep_opts *o, const sweep_plan *plan, sam_error *err)
 {
-    char *dir = realpath(o->dir, NULL), path[SWEEP_PATH], logs[SWEEP_PATH];
-    if (!dir)
-        return error_at(err, o->dir, 0, "cannot resolve: %s", strerror(errno));
+    char path[SWEEP_PATH], logs[SWEEP_PATH];
     int64_t chunk = ((int64_t)plan->njobs + o->array_max - 1) / o->array_max;
     int64_t tasks = ((int64_t)plan->njobs + chunk - 1) / chunk;
-    int rc = sweep_store_path(logs, dir, "slurm", err) ||
-             (mkdir(logs, 0777) && errno != EEXIST &&
-              error_at(err, logs, 0, "cannot create: %s", strerror(errno))) ||
-             write_sbatch(dir, plan->njobs, chunk, tasks, path, err);
-    if (!rc)
-        fprintf(stderr, "sweep: %zu jobs in %lld array tasks of %lld; submit with\n"
-                        "  sbatch %s\nand when they have run, gather their rows with\n"
-                        "  samsim sweep --collect %s\n",
-                plan->njobs, (long long)tasks, (long long)chunk, path, dir);
-    free(dir);
-    return rc ? -1 : 0;
+    if (sweep_store_path(logs, o->dir, "slurm", err) ||
+        (mkdir(logs, 0777) && errno != EEXIST &&
+         error_at(err, logs, 0, "cannot create: %s", strerror(errno))) ||
+        write_sbatch(o->dir, plan->njobs, chunk, tasks, path, err))
+        return -1;
+    fprintf(stderr, "sweep: %zu jobs in %lld array tasks of %lld; submit with\n"
+                    "  sbatch %s\nand when they have run, gather their rows with\n"
+                    "  samsim sweep --collect %s\n",
+            plan->njobs, (long long)tasks, (long long)chunk, path, o->dir);
+    return 0;
 }
 
-/* --job DIR FIRST [COUNT]: runs jobs FIRST.. of those that exist; a chunk
- * past the last job runs none. */
+/* --job DIR FIRST [COUNT]: runs job FIRST and those after it, up to COUNT
+ * of them, while they exist (the last array task's chunk may be short). */
 static int sweep_jobs(const sweep_opts *o, sam_error *err)
 {
     char self[SWEEP_PATH];
     if (self_path(self, err))
         return -1;
-    if (!sweep_store_has_job(o->dir, (size_t)o->first) && o->first > 0 &&
-        sweep_store_has_job(o->dir, 0))
-        return 0;
+    if (!sweep_store_has_job(o->dir, (size_t)o->first))
+        return error_at(err, o->dir, 0, "no job %lld (jobs/%lld.job)", (long long)o->first,
+                        (long long)o->first);
     for (int64_t i = o->first; i < o->first + o->count; i++) {
         if (i > o->first && !sweep_store_has_job(o->dir, (size_t)i))
             break;
@@ -404,17 +437,27 @@ static int sweep_jobs(const sweep_opts *o, sam_error *err)
     return 0;
 }
 
-/* The modes that write into the directory, under its lock. */
-static int sweep_in_dir(const sweep_opts *o, sweep_plan *plan, int *stop, sam_error *err)
+/* The modes that write into the directory, under its lock; --slurm names
+ * it absolute, and refuses it before it is made. */
+static int sweep_in_dir(const sweep_opts *given, sweep_plan *plan, int *stop, sam_error *err)
 {
+    sweep_opts o = *given;
+    char *abs = o.mode == MODE_SLURM ? absolute_dir(o.dir, err) : NULL;
+    if (o.mode == MODE_SLURM && (!abs || slurm_dir_ok(abs, err))) {
+        free(abs);
+        return -1;
+    }
+    if (abs)
+        o.dir = abs;
     int lock = -1;
-    int rc = sweep_store_create(o->dir, err) || sweep_lock_take(o->dir, &lock, err) ||
-                     sweep_store_prepare(o->dir, plan, err)
+    int rc = sweep_store_create(o.dir, err) || sweep_lock_take(o.dir, &lock, err) ||
+                     sweep_store_prepare(o.dir, plan, err)
                  ? -1
                  : 0;
     if (!rc)
-        rc = o->mode == MODE_SLURM ? sweep_slurm(o, plan, err) : sweep_local(o, plan, stop, err);
+        rc = o.mode == MODE_SLURM ? sweep_slurm(&o, plan, err) : sweep_local(&o, plan, stop, err);
     sweep_lock_release(lock);
+    free(abs);
     return rc;
 }
 

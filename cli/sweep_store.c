@@ -402,6 +402,7 @@ static const char *const fixed_last[] = {"job_seconds", "error"};
  * and the table being written. */
 typedef struct collector {
     const char *dir;
+    FILE *warnings;
     char **names;
     size_t n, cap;
     size_t nparams;
@@ -434,17 +435,20 @@ static int add_name(collector *c, const char *name, sam_error *err)
     return 0;
 }
 
-/* First pass: the summary keys of every result. */
+/* First pass: the summary keys of every result that reads; one that does
+ * not is named on the warnings. */
 static int gather_names(void *ctx, size_t index, char **params, const char *hash,
                         sam_error *err)
 {
     collector *c = ctx;
-    (void)index;
     (void)params;
     csv_table res;
-    int rc = read_result(c->dir, hash, &res, err);
+    sam_error bad;
+    int rc = read_result(c->dir, hash, &res, &bad);
+    if (rc < 0)
+        fprintf(c->warnings, "samsim: %s; job %zu is pending\n", bad.msg, index);
     if (rc)
-        return rc < 0 ? -1 : 0;
+        return 0;
     for (size_t r = 0; !rc && r < res.nrows; r++)
         if (!is_fixed(res.rows[r].cells[0]))
             rc = add_name(c, res.rows[r].cells[0], err);
@@ -485,10 +489,9 @@ static int write_row(void *ctx, size_t index, char **params, const char *hash, s
 {
     collector *c = ctx;
     csv_table res;
+    sam_error bad;
     char number[24];
-    int unread = read_result(c->dir, hash, &res, err);
-    if (unread < 0)
-        return -1;
+    int unread = read_result(c->dir, hash, &res, &bad);
     snprintf(number, sizeof number, "%zu", index);
     c->cells[0] = number;
     for (size_t k = 0; k < c->nparams; k++)
@@ -496,8 +499,10 @@ static int write_row(void *ctx, size_t index, char **params, const char *hash, s
     const char **row = c->cells + 1 + c->nparams;
     for (size_t k = 0; k < c->n; k++)
         row[k] = unread ? "" : result_value(&res, c->names[k]);
-    if (unread)
+    if (unread) {
         row[0] = "pending";
+        row[c->n - 1] = unread < 0 ? bad.msg : "";
+    }
     tally_add(c->tally, row[0]);
     int rc = table_row(&c->af, c->cells, 1 + c->nparams + c->n, err);
     if (!unread)
@@ -505,10 +510,10 @@ static int write_row(void *ctx, size_t index, char **params, const char *hash, s
     return rc;
 }
 
-int sweep_store_collect(const char *dir, sweep_tally *tally, sam_error *err)
+int sweep_store_collect(const char *dir, sweep_tally *tally, FILE *warnings, sam_error *err)
 {
     memset(tally, 0, sizeof *tally);
-    collector c = {.dir = dir, .tally = tally};
+    collector c = {.dir = dir, .warnings = warnings, .tally = tally};
     int rc = 0;
     for (int k = 0; !rc && k < 2; k++)
         rc = add_name(&c, fixed_first[k], err);

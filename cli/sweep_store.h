@@ -73,7 +73,9 @@ typedef struct sweep_tally {
 /* Writes dir/results.csv from dir/jobs.csv: one row per job, in order: its
  * number and parameters, status (ok, stopped, failed, timeout, or pending
  * when it has no result), exit status, every summary value any job
- * printed, job_seconds and error. */
-int sweep_store_collect(const char *dir, sweep_tally *tally, sam_error *err);
+ * printed, job_seconds and error. A result that cannot be read is named
+ * on warnings and its job's row is pending, with the problem as its
+ * error. */
+int sweep_store_collect(const char *dir, sweep_tally *tally, FILE *warnings, sam_error *err);
 
 #endif

@@ -989,6 +989,76 @@ static void test_slurm_script_by_hand(void **state)
     test_tmpdir_remove(dir);
 }
 
+/* --job for a job the directory lacks is an error; --collect with a
+ * result that cannot be read names it, gives its job a pending row with
+ * the problem as error, keeps every other row and exits 1. */
+static void test_collect_keeps_rows_of_bad_results(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir();
+    char *out = test_path(dir, "out");
+    write_operands(dir, 2);
+    char *spec = write_orders_spec(dir, "1..2");
+    assert_int_equal(test_run_samsim(NULL, NULL, "sweep", spec, "--slurm", "-o", out, NULL), 0);
+    char *err = NULL;
+    assert_int_equal(test_run_samsim(NULL, &err, "sweep", "--job", out, "4", NULL), 1);
+    char want[1200];
+    snprintf(want, sizeof want, "samsim: %s: no job 4 (jobs/4.job)\n", out);
+    assert_string_equal(err, want);
+    free(err);
+    assert_int_equal(test_run_samsim(NULL, NULL, "sweep", "--job", out, "0", "4", NULL), 0);
+    assert_int_equal(count_entries(out, "results", ".csv"), 4);
+
+    csv_table jobs;
+    char *list = test_path(out, "jobs.csv"), name[64];
+    sam_error e;
+    if (csv_table_read(list, &jobs, &e))
+        fail_msg("%s", e.msg);
+    snprintf(name, sizeof name, "results/%s.csv", cell(&jobs, 1, "hash"));
+    csv_table_free(&jobs);
+    char *bad = test_write_file(out, name, "status,\"ok\n");
+    assert_int_equal(test_run_samsim(NULL, &err, "sweep", "--collect", out, NULL), 1);
+    snprintf(want, sizeof want, "samsim: %s:1: malformed CSV", bad);
+    assert_true(!strncmp(err, want, strlen(want)));
+    assert_non_null(strstr(err, "; job 1 is pending\n"));
+    assert_non_null(strstr(err, "sweep: 4 jobs: 3 ok, 0 failed, 1 not run"));
+    free(err);
+    csv_table t;
+    read_results(out, &t);
+    assert_int_equal(t.nrows, 5);
+    assert_string_equal(cell(&t, 1, "status"), "pending");
+    assert_true(!strncmp(cell(&t, 1, "error"), want + 8, strlen(want) - 8));
+    for (size_t job = 0; job < 4; job++)
+        if (job != 1)
+            assert_string_equal(cell(&t, job, "status"), "ok");
+    csv_table_free(&t);
+    free(bad);
+    free(list);
+    free(spec);
+    free(out);
+    test_tmpdir_remove(dir);
+}
+
+/* A directory --slurm cannot name in its script is refused before
+ * anything is written there. */
+static void test_slurm_refusal_writes_nothing(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir();
+    char *out = test_path(dir, "it's");
+    write_operands(dir, 1);
+    char *spec = write_orders_spec(dir, "1");
+    char *err = NULL;
+    assert_int_equal(test_run_samsim(NULL, &err, "sweep", spec, "--slurm", "-o", out, NULL), 1);
+    assert_int_equal(count_lines(err), 1);
+    assert_non_null(strstr(err, "holds a blank, a quote, % or $, which #SBATCH lines cannot"));
+    assert_false(test_exists(out));
+    free(err);
+    free(spec);
+    free(out);
+    test_tmpdir_remove(dir);
+}
+
 /* Template parameters and hardware keys reach the run as samsim template
  * --param and a --hw file would. */
 static void test_template_and_hw_keys(void **state)
@@ -1180,6 +1250,8 @@ int main(void)
         cmocka_unit_test(test_generated_operands_shared),
         cmocka_unit_test(test_generated_pair),
         cmocka_unit_test(test_slurm_script_by_hand),
+        cmocka_unit_test(test_collect_keeps_rows_of_bad_results),
+        cmocka_unit_test(test_slurm_refusal_writes_nothing),
         cmocka_unit_test(test_template_and_hw_keys),
         cmocka_unit_test_setup_teardown(test_sweep_on_slurm, cluster_setup, cluster_teardown),
     };
