@@ -64,7 +64,7 @@ check: test-deps
 # Fuzzing (test/fuzz): `make fuzz` builds a libFuzzer harness per reader
 # with clang, build/fuzz/fuzz-NAME; `make test` replays every corpus input
 # under ASan and UBSan built with the default compiler (no clang needed).
-FUZZ_NAMES    = mtx tns samdir dot compile config stats plotcsv hw tilespec template tmplmat
+FUZZ_NAMES    = mtx tns samdir dot compile config stats plotcsv hw tilespec template tmplmat sweep
 FUZZ_SANITIZE = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 # The command line's modules (all but main) link in too, for harnesses of
 # what only a command reads today (sweep specs, plot CSV, template runs).

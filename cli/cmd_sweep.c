@@ -5,6 +5,7 @@
 /* realpath is an XSI function. */
 #define _XOPEN_SOURCE 700
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,8 @@
 #include "commands.h"
 #include "process.h"
 #include "sweep_job.h"
+#include "sweep_lock.h"
+#include "sweep_plan.h"
 #include "sweep_spec.h"
 #include "sweep_store.h"
 
@@ -151,7 +154,7 @@ static int parse(int argc, char **argv, sweep_opts *o, sam_error *err)
 
 /* ---- modes ------------------------------------------------------------ */
 
-static int sweep_list(const sweep_plan *plan, sam_error *err)
+static int sweep_list(sweep_plan *plan, sam_error *err)
 {
     if (sweep_store_print_list(plan, stdout, err))
         return -1;
@@ -159,28 +162,36 @@ static int sweep_list(const sweep_plan *plan, sam_error *err)
     return 0;
 }
 
-static int sweep_collect(const char *dir, const sweep_plan *plan, sam_error *err)
+static int sweep_collect(const char *dir, sam_error *err)
 {
     sweep_tally t;
-    if (sweep_store_collect(dir, plan, &t, err))
+    if (sweep_store_collect(dir, &t, stderr, err))
         return -1;
-    fprintf(stderr, "sweep: %zu jobs: %zu ok, %zu failed, %zu not run; rows in %s/results.csv\n",
-            plan->njobs, t.ok, t.failed, t.pending, dir);
-    return t.failed || t.pending ? 1 : 0;
+    char stopped[48] = "";
+    if (t.stopped)
+        snprintf(stopped, sizeof stopped, "%zu stopped, ", t.stopped);
+    fprintf(stderr, "sweep: %zu jobs: %zu ok, %s%zu failed, %zu not run; rows in "
+                    "%s/results.csv\n",
+            t.ok + t.stopped + t.failed + t.pending, t.ok, stopped, t.failed, t.pending, dir);
+    return t.ok == t.ok + t.stopped + t.failed + t.pending ? 0 : 1;
 }
 
 /* The parameters of job index, "order=ijk pair=3", for progress lines. */
-static void describe(const sweep_plan *plan, size_t index, char *buf, size_t size)
+static void describe(sweep_plan *plan, size_t index, char *buf, size_t size)
 {
+    sweep_job job;
+    sam_error ignored;
     size_t n = 0;
     buf[0] = '\0';
+    if (sweep_plan_job(plan, index, &job, &ignored))
+        return;
     for (size_t k = 0; k < plan->ncolumns && n < size; k++)
         n += (size_t)snprintf(buf + n, size - n, "%s%s=%s", k ? " " : "", plan->columns[k],
-                              plan->jobs[index].params[k]);
+                              job.params[k]);
 }
 
 typedef struct progress {
-    const sweep_plan *plan;
+    sweep_plan *plan;
     size_t total, done, failed;
     double start;
     int tty;
@@ -194,7 +205,7 @@ static double now(void)
 }
 
 /* A job's line (sweep_job.h): a line of progress; on a terminal one line
- * rewritten in place, with failures kept above it. */
+ * rewritten in place, with failed and stopped jobs kept above it. */
 static void on_job_line(void *ctx, char *line)
 {
     progress *p = ctx;
@@ -210,20 +221,21 @@ static void on_job_line(void *ctx, char *line)
     size_t index = strtoull(field[0], &end, 10);
     if (*end || index >= p->plan->njobs)
         return;
-    int failed = strcmp(field[1], "ok") && strcmp(field[1], "done");
+    int complete = !strcmp(field[1], "ok") || !strcmp(field[1], "done");
+    int failed = !complete && strcmp(field[1], SWEEP_STOPPED);
     p->done++;
     p->failed += (size_t)failed;
     char about[160];
     describe(p->plan, index, about, sizeof about);
     double spent = now() - p->start, left = spent / (double)p->done * (double)(p->total - p->done);
-    if (failed && p->tty)
+    if (!complete && p->tty)
         fprintf(stderr, "\r\033[Ksweep: job %zu (%s) %s: %s\n", index, about, field[1], field[3]);
     fprintf(stderr, "%ssweep: %zu/%zu done, %zu failed, %.0f s, about %.0f s left; job %zu (%s): %s",
             p->tty ? "\r\033[K" : "", p->done, p->total, p->failed, spent, left, index, about,
             field[1]);
     if (*field[2])
         fprintf(stderr, ", %s cycles", field[2]);
-    if (failed && !p->tty)
+    if (!complete && !p->tty)
         fprintf(stderr, ": %s", field[3]);
     fputs(p->tty ? "" : "\n", stderr);
 }
@@ -242,57 +254,75 @@ static int check_parallel(sam_error *err)
                                     "same name; scripts/install-deps installs GNU's)");
 }
 
-/* pending.txt: the jobs without a result, one number a line. */
-static int write_pending(const char *dir, const sweep_plan *plan, char *path, size_t *n,
+/* pending.txt: the jobs not complete, one number a line. */
+static int write_pending(const char *dir, sweep_plan *plan, char *path, size_t *n,
                          sam_error *err)
 {
     atomic_file af;
     *n = 0;
     if (sweep_store_path(path, dir, "pending.txt", err) || atomic_file_open(&af, path, err))
         return -1;
-    for (size_t i = 0; i < plan->njobs; i++)
-        if (!sweep_store_done(dir, plan->jobs[i].hash)) {
+    int rc = 0;
+    for (size_t i = 0; !rc && i < plan->njobs; i++) {
+        sweep_job job;
+        rc = sweep_plan_job(plan, i, &job, err);
+        if (!rc && !sweep_store_done(dir, job.hash)) {
             fprintf(af.f, "%zu\n", i);
             (*n)++;
         }
-    int rc = atomic_file_close(&af, err) || atomic_file_publish(&af, err) ? -1 : 0;
+    }
+    if (!rc)
+        rc = atomic_file_close(&af, err) || atomic_file_publish(&af, err) ? -1 : 0;
     atomic_file_discard(&af);
     return rc;
 }
 
-static int run_parallel(const sweep_opts *o, const sweep_plan *plan, const char *pending,
-                        size_t n, sam_error *err)
+/* Jobs at a time: as many as asked, but no more than there are to run
+ * (GNU parallel would start a process per slot). */
+static size_t slots(const sweep_opts *o, size_t pending)
+{
+    return pending && pending < (size_t)o->jobs ? pending : (size_t)o->jobs;
+}
+
+/* GNU parallel runs the pending jobs; *stop receives a stop signal that came (process.h). */
+static int run_parallel(const sweep_opts *o, sweep_plan *plan, const char *pending, size_t n,
+                        int *stop, sam_error *err)
 {
     char self[SWEEP_PATH], jobs[16];
     if (check_parallel(err) || self_path(self, err))
         return -1;
-    snprintf(jobs, sizeof jobs, "%d", o->jobs);
+    snprintf(jobs, sizeof jobs, "%zu", slots(o, n));
     /* -q quotes the command's words, which may hold any character. */
     const char *argv[] = {"parallel", "--will-cite", "--halt", "never", "-q", "-j", jobs, "-a",
                           pending, self, "sweep", "--job", o->dir, "{}", NULL};
     progress p = {.plan = plan, .total = n, .start = now(), .tty = isatty(2)};
-    int status = process_stream(argv, on_job_line, &p, err);
+    int status = process_stream(argv, on_job_line, &p, stop, err);
     if (p.tty && p.done)
         fputc('\n', stderr);
     if (status < 0)
         return -1;
-    if (p.done < n)
+    /* A job may finish as parallel is stopped, its line unreported: the
+     * rows collected next say what was done. */
+    if (*stop)
+        fprintf(stderr, "sweep: stopped by %s; samsim sweep again runs the jobs not done\n",
+                *stop == SIGINT ? "SIGINT" : *stop == SIGTERM ? "SIGTERM" : "SIGHUP");
+    else if (p.done < n)
         fprintf(stderr, "sweep: %zu of %zu jobs did not report (GNU parallel exited with status "
                         "%d); samsim sweep again runs them\n", n - p.done, n, status);
     return 0;
 }
 
-static int sweep_local(const sweep_opts *o, const sweep_plan *plan, sam_error *err)
+static int sweep_local(const sweep_opts *o, sweep_plan *plan, int *stop, sam_error *err)
 {
     char pending[SWEEP_PATH];
     size_t n;
     if (write_pending(o->dir, plan, pending, &n, err))
         return -1;
-    fprintf(stderr, "sweep: %zu jobs, %zu with results already, %zu to run, %d at a time\n",
-            plan->njobs, plan->njobs - n, n, o->jobs);
-    if (n && run_parallel(o, plan, pending, n, err))
+    fprintf(stderr, "sweep: %zu jobs, %zu with results already, %zu to run, %zu at a time\n",
+            plan->njobs, plan->njobs - n, n, slots(o, n));
+    if (n && run_parallel(o, plan, pending, n, stop, err))
         return -1;
-    return sweep_collect(o->dir, plan, err);
+    return sweep_collect(o->dir, err);
 }
 
 /* Writes s in single quotes for sh. */
@@ -304,16 +334,52 @@ static void shell_quote(FILE *f, const char *s)
     fputc('\'', f);
 }
 
-/* sweep.sbatch: an array task per chunk of jobs. #SBATCH lines take no
- * quoting and --output gives % its own meaning, so the directory must
- * not need either. */
+/* dir made absolute (what the Slurm script names), though it may not
+ * exist yet: its parent resolved, its own name kept. */
+static char *absolute_dir(const char *dir, sam_error *err)
+{
+    char *real = realpath(dir, NULL);
+    if (real)
+        return real;
+    char *copy = strdup(dir);
+    if (!copy) {
+        error_set(err, "out of memory");
+        return NULL;
+    }
+    size_t n = strlen(copy);
+    while (n > 1 && copy[n - 1] == '/')
+        copy[--n] = '\0';
+    char *slash = strrchr(copy, '/');
+    const char *name = slash ? slash + 1 : copy;
+    if (slash)
+        slash[slash == copy] = '\0';
+    char *parent = realpath(slash ? copy : ".", NULL);
+    size_t size = parent ? strlen(parent) + strlen(name) + 2 : 0;
+    char *abs = parent ? malloc(size) : NULL;
+    if (abs)
+        snprintf(abs, size, "%s%s%s", parent, strcmp(parent, "/") ? "/" : "", name);
+    else
+        error_at(err, dir, 0, "cannot resolve: %s", parent ? "out of memory" : strerror(errno));
+    free(parent);
+    free(copy);
+    return abs;
+}
+
+/* #SBATCH lines take no quoting and --output gives % its own meaning, so
+ * the directory must not need either: refused before it is made. */
+static int slurm_dir_ok(const char *dir, sam_error *err)
+{
+    if (strpbrk(dir, " \t\n'\"\\%$`"))
+        return error_set(err, "sweep: --slurm: the directory '%s' holds a blank, a quote, %% or $, "
+                              "which #SBATCH lines cannot carry", dir);
+    return 0;
+}
+
+/* sweep.sbatch: an array task per chunk of jobs. */
 static int write_sbatch(const char *dir, size_t njobs, int64_t chunk, int64_t tasks,
                         char *path, sam_error *err)
 {
     char self[SWEEP_PATH], logs[SWEEP_PATH];
-    if (strpbrk(dir, " \t\n'\"\\%$`"))
-        return error_set(err, "sweep: --slurm: the directory '%s' holds a blank, a quote, %% or $, "
-                              "which #SBATCH lines cannot carry", dir);
     atomic_file af;
     if (self_path(self, err) || sweep_store_path(logs, dir, "slurm", err) ||
         sweep_store_path(path, dir, "sweep.sbatch", err) || atomic_file_open(&af, path, err))
@@ -337,36 +403,31 @@ static int write_sbatch(const char *dir, size_t njobs, int64_t chunk, int64_t ta
 
 static int sweep_slurm(const sweep_opts *o, const sweep_plan *plan, sam_error *err)
 {
-    char *dir = realpath(o->dir, NULL), path[SWEEP_PATH], logs[SWEEP_PATH];
-    if (!dir)
-        return error_at(err, o->dir, 0, "cannot resolve: %s", strerror(errno));
+    char path[SWEEP_PATH], logs[SWEEP_PATH];
     int64_t chunk = ((int64_t)plan->njobs + o->array_max - 1) / o->array_max;
-    chunk = chunk ? chunk : 1;
     int64_t tasks = ((int64_t)plan->njobs + chunk - 1) / chunk;
-    int rc = sweep_store_path(logs, dir, "slurm", err) ||
-             (mkdir(logs, 0777) && errno != EEXIST &&
-              error_at(err, logs, 0, "cannot create: %s", strerror(errno))) ||
-             write_sbatch(dir, plan->njobs, chunk, tasks ? tasks : 1, path, err);
-    if (!rc) {
-        fprintf(stderr, "sweep: %zu jobs in %lld array tasks of %lld; submit with\n"
-                        "  sbatch %s\nand when they have run, gather their rows with\n"
-                        "  samsim sweep --collect %s\n",
-                plan->njobs, (long long)(tasks ? tasks : 1), (long long)chunk, path, dir);
-    }
-    free(dir);
-    return rc ? -1 : 0;
+    if (sweep_store_path(logs, o->dir, "slurm", err) ||
+        (mkdir(logs, 0777) && errno != EEXIST &&
+         error_at(err, logs, 0, "cannot create: %s", strerror(errno))) ||
+        write_sbatch(o->dir, plan->njobs, chunk, tasks, path, err))
+        return -1;
+    fprintf(stderr, "sweep: %zu jobs in %lld array tasks of %lld; submit with\n"
+                    "  sbatch %s\nand when they have run, gather their rows with\n"
+                    "  samsim sweep --collect %s\n",
+            plan->njobs, (long long)tasks, (long long)chunk, path, o->dir);
+    return 0;
 }
 
-/* --job DIR FIRST [COUNT]: runs jobs FIRST.. of those that exist; a chunk
- * past the last job runs none. */
+/* --job DIR FIRST [COUNT]: runs job FIRST and those after it, up to COUNT
+ * of them, while they exist (the last array task's chunk may be short). */
 static int sweep_jobs(const sweep_opts *o, sam_error *err)
 {
     char self[SWEEP_PATH];
     if (self_path(self, err))
         return -1;
-    if (!sweep_store_has_job(o->dir, (size_t)o->first) && o->first > 0 &&
-        sweep_store_has_job(o->dir, 0))
-        return 0;
+    if (!sweep_store_has_job(o->dir, (size_t)o->first))
+        return error_at(err, o->dir, 0, "no job %lld (jobs/%lld.job)", (long long)o->first,
+                        (long long)o->first);
     for (int64_t i = o->first; i < o->first + o->count; i++) {
         if (i > o->first && !sweep_store_has_job(o->dir, (size_t)i))
             break;
@@ -376,36 +437,77 @@ static int sweep_jobs(const sweep_opts *o, sam_error *err)
     return 0;
 }
 
-static int sweep_spec_mode(const sweep_opts *o, sam_error *err)
+/* The modes that write into the directory, under its lock; --slurm names
+ * it absolute, and refuses it before it is made. */
+static int sweep_in_dir(const sweep_opts *given, sweep_plan *plan, int *stop, sam_error *err)
+{
+    sweep_opts o = *given;
+    char *abs = o.mode == MODE_SLURM ? absolute_dir(o.dir, err) : NULL;
+    if (o.mode == MODE_SLURM && (!abs || slurm_dir_ok(abs, err))) {
+        free(abs);
+        return -1;
+    }
+    if (abs)
+        o.dir = abs;
+    int lock = -1;
+    int rc = sweep_store_create(o.dir, err) || sweep_lock_take(o.dir, &lock, err) ||
+                     sweep_store_prepare(o.dir, plan, err)
+                 ? -1
+                 : 0;
+    if (!rc)
+        rc = o.mode == MODE_SLURM ? sweep_slurm(&o, plan, err) : sweep_local(&o, plan, stop, err);
+    sweep_lock_release(lock);
+    free(abs);
+    return rc;
+}
+
+static int sweep_spec_mode(const sweep_opts *o, int *stop, sam_error *err)
 {
     sweep_plan plan;
-    if (sweep_spec_expand(o->spec, &plan, err))
+    if (sweep_plan_open(o->spec, SWEEP_MAX_JOBS, &plan, err))
         return -1;
-    int rc = o->mode == MODE_LIST ? sweep_list(&plan, err) : sweep_store_prepare(o->dir, &plan, err);
-    if (!rc && o->mode == MODE_SLURM)
-        rc = sweep_slurm(o, &plan, err);
-    else if (!rc && o->mode == MODE_LOCAL)
-        rc = sweep_local(o, &plan, err);
-    sweep_plan_free(&plan);
+    int rc = o->mode == MODE_LIST ? sweep_list(&plan, err) : sweep_in_dir(o, &plan, stop, err);
+    sweep_plan_close(&plan);
     return rc;
+}
+
+static int sweep_collect_mode(const char *dir, sam_error *err)
+{
+    char path[SWEEP_PATH];
+    struct stat st;
+    int lock = -1;
+    if (sweep_store_path(path, dir, "jobs.csv", err))
+        return -1;
+    if (stat(path, &st))
+        return error_at(err, dir, 0, "not a sweep directory (no jobs.csv): %s", strerror(errno));
+    int rc = sweep_lock_take(dir, &lock, err) ? -1 : sweep_collect(dir, err);
+    sweep_lock_release(lock);
+    return rc;
+}
+
+/* A sweep stopped by a signal ends by it, as the programs it ran did, so
+ * that whoever sent it sees it (a shell's loop stops on Ctrl-C). */
+static int end_by(int sig)
+{
+    signal(sig, SIG_DFL);
+    raise(sig);
+    return 128 + sig;
 }
 
 int cmd_sweep(int argc, char **argv)
 {
     sam_error err;
     sweep_opts o;
-    int rc;
+    int rc, stop = 0;
     if (parse(argc, argv, &o, &err))
         return args_fail(&err);
     if (o.mode == MODE_JOB)
         rc = sweep_jobs(&o, &err);
-    else if (o.mode == MODE_COLLECT) {
-        sweep_plan plan;
-        rc = sweep_store_load(o.dir, &plan, &err);
-        if (!rc)
-            rc = sweep_collect(o.dir, &plan, &err);
-        sweep_plan_free(&plan);
-    } else
-        rc = sweep_spec_mode(&o, &err);
-    return rc < 0 ? args_fail(&err) : rc;
+    else if (o.mode == MODE_COLLECT)
+        rc = sweep_collect_mode(o.dir, &err);
+    else
+        rc = sweep_spec_mode(&o, &stop, &err);
+    if (rc < 0)
+        return args_fail(&err);
+    return stop ? end_by(stop) : rc;
 }

@@ -163,7 +163,8 @@ static const command commands[] = {
      "          sweep --collect DIR",
      "Runs every job a sweep spec expands to (README: Sweeps), one samsim run each, with\n"
      "GNU parallel or a Slurm job array, and gathers a row per job in DIR/results.csv.\n"
-     "Jobs with results are skipped, so a sweep run again continues where it stopped.\n"
+     "Complete jobs are skipped (failed ones run again), so a sweep run again continues\n"
+     "where it stopped.\n"
      "  --list                  prints the jobs (CSV: number, parameters, hash)\n"
      "  --local                 runs them here with GNU parallel (the default)\n"
      "  -j N                    jobs at a time (default: the CPUs)\n"

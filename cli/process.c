@@ -1,5 +1,6 @@
 #include "process.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -7,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -224,10 +227,197 @@ int process_run(const char *const *argv, const char *input, double timeout_s,
     return rc;
 }
 
-int process_stream(const char *const *argv, process_line_fn *on_line, void *ctx,
+/* ---- streaming -------------------------------------------------------- */
+
+/* A stream's output not yet a whole line. */
+typedef struct line_buf {
+    char *s;
+    size_t n, cap;
+} line_buf;
+
+/* Hands every whole line of what fd has to on_line; at end of file the
+ * rest too, and 1. */
+static int stream_read(int fd, line_buf *b, process_line_fn *on_line, void *ctx, sam_error *err)
+{
+    char chunk[65536];
+    ssize_t n = read(fd, chunk, sizeof chunk);
+    if (n < 0)
+        return errno == EINTR || errno == EAGAIN ? 0 : error_set(err, "read: %s", strerror(errno));
+    if (b->n + (size_t)n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 4096;
+        while (cap < b->n + (size_t)n + 1)
+            cap *= 2;
+        char *grown = realloc(b->s, cap);
+        if (!grown)
+            return error_set(err, "out of memory");
+        b->s = grown;
+        b->cap = cap;
+    }
+    memcpy(b->s + b->n, chunk, (size_t)n);
+    b->n += (size_t)n;
+    size_t start = 0;
+    for (size_t i = 0; i < b->n; i++)
+        if (b->s[i] == '\n') {
+            b->s[i] = '\0';
+            on_line(ctx, b->s + start);
+            start = i + 1;
+        }
+    memmove(b->s, b->s + start, b->n - start);
+    b->n -= start;
+    if (n == 0 && b->n) {
+        b->s[b->n] = '\0';
+        on_line(ctx, b->s);
+        b->n = 0;
+    }
+    return n == 0;
+}
+
+/* ---- what the program leaves behind ----------------------------------- */
+
+/* The program streamed and how it ended. Its own children (GNU
+ * parallel's jobs, each the leader of a process group) become samsim's
+ * when it ends before them, samsim being their subreaper: a job parallel
+ * started as it was told to stop would run on otherwise. */
+typedef struct streamed {
+    pid_t pid;
+    int ended, wstatus;
+    int stop;               /* the first stop signal samsim received */
+} streamed;
+
+/* Collects whatever child has ended, noting the program's status. */
+static int reap(streamed *p)
+{
+    int n = 0, wstatus;
+    for (pid_t k; (k = waitpid(-1, &wstatus, WNOHANG)) > 0; n++)
+        if (k == p->pid) {
+            p->ended = 1;
+            p->wstatus = wstatus;
+        }
+    return n;
+}
+
+/* samsim's children other than the program: those adopted. */
+static int adopted(const streamed *p, pid_t *kids, int max)
+{
+    DIR *d = opendir("/proc");
+    int n = 0;
+    for (struct dirent *e; d && n < max && (e = readdir(d));) {
+        char path[300], stat[512];
+        pid_t k = (pid_t)atoi(e->d_name);
+        if (k <= 0 || k == p->pid)
+            continue;
+        snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+        FILE *f = fopen(path, "r");
+        size_t len = f ? fread(stat, 1, sizeof stat - 1, f) : 0;
+        if (f)
+            fclose(f);
+        stat[len] = '\0';
+        /* pid (comm) state ppid ...: the name may hold blanks and ')'. */
+        const char *close = strrchr(stat, ')');
+        int ppid;
+        if (close && sscanf(close + 1, " %*c %d", &ppid) == 1 && ppid == getpid())
+            kids[n++] = k;
+    }
+    if (d)
+        closedir(d);
+    return n;
+}
+
+/* Stops every adopted job: SIGTERM to its process group, then SIGKILL to
+ * what is left after a second. */
+static void stop_adopted(streamed *p)
+{
+    struct timespec tick = {0, 10000000};
+    for (int round = 0; round < 2; round++) {
+        pid_t kids[256];
+        int n = adopted(p, kids, 256);
+        for (int k = 0; k < n; k++) {
+            kill(-kids[k], round ? SIGKILL : SIGTERM);
+            kill(kids[k], round ? SIGKILL : SIGTERM);
+        }
+        for (int waited = 0; n && waited < 100 && adopted(p, kids, 1); waited++) {
+            reap(p);
+            nanosleep(&tick, NULL);
+        }
+        reap(p);
+    }
+}
+
+/* The signals that came: a stop signal is kept (the first) and passed on
+ * to the program as SIGINT while it runs; a child's end is collected, and
+ * once the program has ended, what it left is stopped. */
+static void take_signals(int sfd, streamed *p)
+{
+    struct signalfd_siginfo info;
+    while (read(sfd, &info, sizeof info) == (ssize_t)sizeof info) {
+        if (info.ssi_signo == SIGCHLD) {
+            if (reap(p) && p->ended)
+                stop_adopted(p);
+            continue;
+        }
+        if (!p->stop)
+            p->stop = (int)info.ssi_signo;
+        if (!p->ended)
+            kill(p->pid, SIGINT);
+    }
+}
+
+/* Reads the program's lines until its output ends, taking signals as
+ * they come. */
+static int stream_lines(streamed *p, int out, int sfd, process_line_fn *on_line, void *ctx,
+                        sam_error *err)
+{
+    line_buf b = {0};
+    int rc = 0;
+    while (!rc) {
+        struct pollfd fds[2] = {{out, POLLIN, 0}, {sfd, POLLIN, 0}};
+        if (poll(fds, 2, -1) < 0) {
+            rc = errno == EINTR ? 0 : error_set(err, "poll: %s", strerror(errno));
+            continue;
+        }
+        if (fds[1].revents)
+            take_signals(sfd, p);
+        if (fds[0].revents)
+            rc = stream_read(out, &b, on_line, ctx, err);
+    }
+    free(b.s);
+    return rc < 0 ? -1 : 0;
+}
+
+/* The child of process_stream: signals as samsim found them, and SIGINT
+ * should samsim die first. */
+static void stream_child(const char *const *argv, const sigset_t *mask, pid_t parent, int out,
+                         int report)
+{
+    sigprocmask(SIG_SETMASK, mask, NULL);
+    prctl(PR_SET_PDEATHSIG, SIGINT);
+    if (getppid() != parent)
+        _exit(127);
+    process_child(argv, -1, out, 2, report);
+}
+
+/* Waits for the program, stops what it left, and takes the signals that
+ * came meanwhile. */
+static void stream_end(streamed *p, int sfd)
+{
+    while (!p->ended && waitpid(p->pid, &p->wstatus, 0) < 0 && errno == EINTR)
+        ;
+    p->ended = 1;
+    stop_adopted(p);
+    take_signals(sfd, p);
+}
+
+int process_stream(const char *const *argv, process_line_fn *on_line, void *ctx, int *stop,
                    sam_error *err)
 {
     int out[2], report[2];
+    sigset_t caught, old;
+    sigemptyset(&caught);
+    sigaddset(&caught, SIGINT);
+    sigaddset(&caught, SIGTERM);
+    sigaddset(&caught, SIGHUP);
+    sigaddset(&caught, SIGCHLD);
+    *stop = 0;
     if (pipe(out))
         return error_set(err, "pipe: %s", strerror(errno));
     if (pipe(report)) {
@@ -238,32 +428,37 @@ int process_stream(const char *const *argv, process_line_fn *on_line, void *ctx,
     fcntl(out[0], F_SETFD, FD_CLOEXEC);
     fcntl(report[0], F_SETFD, FD_CLOEXEC);
     fcntl(report[1], F_SETFD, FD_CLOEXEC);
-    pid_t pid = fork();
-    if (pid == 0)
-        process_child(argv, -1, out[1], 2, report[1]);
-    int fork_errno = errno;
+    /* Blocked, the signals wait in the signalfd instead of ending samsim
+     * at once. */
+    sigprocmask(SIG_BLOCK, &caught, &old);
+    prctl(PR_SET_CHILD_SUBREAPER, 1);
+    int sfd = signalfd(-1, &caught, SFD_CLOEXEC | SFD_NONBLOCK);
+    pid_t parent = getpid();
+    streamed p = {.pid = sfd < 0 ? -1 : fork()};
+    if (p.pid == 0)
+        stream_child(argv, &old, parent, out[1], report[1]);
+    int start_errno = errno;
     close(out[1]);
     close(report[1]);
-    FILE *f = pid > 0 ? fdopen(out[0], "r") : NULL;
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t n;
-    while (f && (n = getline(&line, &cap, f)) >= 0) {
-        if (n && line[n - 1] == '\n')
-            line[n - 1] = '\0';
-        on_line(ctx, line);
-    }
-    free(line);
-    f ? fclose(f) : close(out[0]);
-    int wstatus = 0;
-    while (pid > 0 && waitpid(pid, &wstatus, 0) < 0 && errno == EINTR)
-        ;
-    int e = pid > 0 ? exec_errno(report[0]) : fork_errno;
+    int rc = p.pid < 0 ? -1 : stream_lines(&p, out[0], sfd, on_line, ctx, err);
+    close(out[0]);
+    if (rc && p.pid > 0 && !p.ended)
+        kill(p.pid, SIGINT);
+    if (p.pid > 0)
+        stream_end(&p, sfd);
+    if (sfd >= 0)
+        close(sfd);
+    prctl(PR_SET_CHILD_SUBREAPER, 0);
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    *stop = p.stop;
+    int e = p.pid > 0 ? exec_errno(report[0]) : start_errno;
     close(report[0]);
     if (e)
         return error_set(err, "cannot run %s: %s", argv[0], strerror(e));
+    if (rc)
+        return -1;
     process_result r = {0};
-    process_status(wstatus, &r);
+    process_status(p.wstatus, &r);
     return r.status;
 }
 

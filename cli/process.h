@@ -30,10 +30,19 @@ int process_run(const char *const *argv, const char *input, double timeout_s,
 
 /* Runs argv with standard error shared with samsim's, calling on_line for
  * each line of its standard output as it comes (without the newline).
- * Its exit status (128 + N when killed by signal N), or -1 with err set
- * when it could not be started. */
+ * A stop signal samsim receives meanwhile (SIGINT, SIGTERM or SIGHUP,
+ * unless samsim ignores it) is passed on to the program as SIGINT, and
+ * so is samsim's death: GNU parallel then stops its jobs and exits.
+ * samsim itself carries on until the program has ended, so that the
+ * caller can save what was done; *stop receives the first such signal
+ * (0 when none came). Meanwhile samsim is the subreaper of the program's
+ * descendants: what they leave running once the program has ended (a job
+ * parallel started as it was told to stop) is stopped, each process
+ * group, and every child that ends is collected. The program's exit
+ * status (128 + N when killed by signal N), or -1 with err set when it
+ * could not be started. */
 typedef void process_line_fn(void *ctx, char *line);
-int process_stream(const char *const *argv, process_line_fn *on_line, void *ctx,
+int process_stream(const char *const *argv, process_line_fn *on_line, void *ctx, int *stop,
                    sam_error *err);
 
 /* The first line of r's standard error (or "" when it printed nothing),

@@ -14,7 +14,7 @@
 
 #include "../common/grow.h"
 #include "process.h"
-#include "sweep_spec.h"
+#include "sweep_plan.h"
 #include "sweep_store.h"
 
 /* ---- argument vectors ------------------------------------------------- */
@@ -75,7 +75,8 @@ static void words_free(words *w)
 
 typedef struct job_run {
     const char *dir, *self;
-    sweep_job job;
+    sweep_job_file file;
+    const sweep_job *job;
     char work[SWEEP_PATH];
     double timeout;
     char status[16];
@@ -91,11 +92,15 @@ static double now(void)
     return (double)t.tv_sec + t.tv_nsec * 1e-9;
 }
 
-/* Records why step failed: its timeout, signal or first error line. */
+/* Records why step failed: its timeout, signal or first error line. A
+ * run that exits 2 stopped at max-cycles or deadlocked: it is complete,
+ * as a rerun would stop there again. */
 static void step_failed(job_run *j, const char *step, const process_result *r)
 {
     char line[512];
-    snprintf(j->status, sizeof j->status, "%s", r->timed_out ? "timeout" : "failed");
+    int stopped = !strcmp(step, "run") && !r->timed_out && !r->signal && r->status == 2;
+    snprintf(j->status, sizeof j->status, "%s",
+             r->timed_out ? "timeout" : stopped ? SWEEP_STOPPED : "failed");
     j->exit = r->status;
     if (r->timed_out)
         snprintf(j->error, sizeof j->error, "%s: no result after %g s", step, j->timeout);
@@ -191,8 +196,8 @@ static int gen_tensor(job_run *j, const char *name, const char *spec, char *file
 /* -t NAME=FILE for every operand, generating what is generated. */
 static int bind_tensors(job_run *j, words *run, sam_error *err)
 {
-    for (size_t i = 0; i < j->job.nkeys; i++) {
-        const char *key = j->job.keys[i].key, *value = j->job.keys[i].value;
+    for (size_t i = 0; i < j->job->nkeys; i++) {
+        const char *key = j->job->keys[i].key, *value = j->job->keys[i].value;
         if (strncmp(key, "tensor.", 7))
             continue;
         if (strncmp(value, "gen ", 4)) {
@@ -224,7 +229,7 @@ static int bind_tensors(job_run *j, words *run, sam_error *err)
  * written into work/template. */
 static int make_graph(job_run *j, char *graph, sam_error *err)
 {
-    const sweep_job *job = &j->job;
+    const sweep_job *job = j->job;
     if (sweep_job_get(job, "graph"))
         return snprintf(graph, SWEEP_PATH, "%s", sweep_job_get(job, "graph")), 0;
     int compile = sweep_job_get(job, "expr") != NULL;
@@ -258,11 +263,11 @@ static int make_graph(job_run *j, char *graph, sam_error *err)
  * it; NULL path when the job has neither. */
 static int settings_file(job_run *j, const char *name, char *path, sam_error *err)
 {
-    const char *base = sweep_job_get(&j->job, name);
+    const char *base = sweep_job_get(j->job, name);
     size_t len = strlen(name);
     int keys = 0;
-    for (size_t i = 0; i < j->job.nkeys; i++)
-        keys += !strncmp(j->job.keys[i].key, name, len) && j->job.keys[i].key[len] == '.';
+    for (size_t i = 0; i < j->job->nkeys; i++)
+        keys += !strncmp(j->job->keys[i].key, name, len) && j->job->keys[i].key[len] == '.';
     path[0] = '\0';
     if (!keys) {
         if (base)
@@ -288,9 +293,9 @@ static int settings_file(job_run *j, const char *name, char *path, sam_error *er
     if (in)
         fclose(in);
     fputc('\n', f);
-    for (size_t i = 0; i < j->job.nkeys; i++)
-        if (!strncmp(j->job.keys[i].key, name, len) && j->job.keys[i].key[len] == '.')
-            fprintf(f, "%s = %s\n", j->job.keys[i].key + len + 1, j->job.keys[i].value);
+    for (size_t i = 0; i < j->job->nkeys; i++)
+        if (!strncmp(j->job->keys[i].key, name, len) && j->job->keys[i].key[len] == '.')
+            fprintf(f, "%s = %s\n", j->job->keys[i].key + len + 1, j->job->keys[i].value);
     return fclose(f) ? error_at(err, path, 0, "write error: %s", strerror(errno)) : 0;
 }
 
@@ -313,9 +318,9 @@ static int yes(const sweep_job *job, const char *key, int fallback)
 static int stats_flag(job_run *j, words *w, sam_error *err)
 {
     char name[64], path[SWEEP_PATH];
-    if (!yes(&j->job, "stats", 0))
+    if (!yes(j->job, "stats", 0))
         return 0;
-    snprintf(name, sizeof name, "stats/%s.csv", j->job.hash);
+    snprintf(name, sizeof name, "stats/%s.csv", j->job->hash);
     if (sweep_store_path(path, j->dir, "stats", err) ||
         (mkdir(path, 0777) && errno != EEXIST &&
          error_at(err, path, 0, "cannot create: %s", strerror(errno))) ||
@@ -330,7 +335,7 @@ static int stats_flag(job_run *j, words *w, sam_error *err)
 /* run's options after its graph and operands. */
 static int run_flags(job_run *j, words *w, sam_error *err)
 {
-    const sweep_job *job = &j->job;
+    const sweep_job *job = j->job;
     char hw[SWEEP_PATH], config[SWEEP_PATH];
     int rc = stats_flag(j, w, err);
     if (!rc)
@@ -427,7 +432,7 @@ static int write_result(job_run *j, double seconds, sam_error *err)
     pairs[3] = (sweep_pair){"error", j->error};
     for (size_t i = 0; i + 1 < j->summary.n; i += 2)
         pairs[4 + i / 2] = (sweep_pair){j->summary.v[i], j->summary.v[i + 1]};
-    snprintf(name, sizeof name, "results/%s.csv", j->job.hash);
+    snprintf(name, sizeof name, "results/%s.csv", j->job->hash);
     int rc = sweep_store_path(path, j->dir, name, err) ||
                      sweep_store_write_pairs(path, pairs, n, err)
                  ? -1
@@ -447,13 +452,13 @@ static const char *summary_value(const job_run *j, const char *key)
 static int prepare_work(job_run *j, sam_error *err)
 {
     char name[64];
-    snprintf(name, sizeof name, "work/%s", j->job.hash);
+    snprintf(name, sizeof name, "work/%s", j->job->hash);
     if (sweep_store_path(j->work, j->dir, name, err))
         return -1;
     remove_tree(j->work);
     if (mkdir(j->work, 0777))
         return error_at(err, j->work, 0, "cannot create: %s", strerror(errno));
-    const char *t = sweep_job_get(&j->job, "timeout");
+    const char *t = sweep_job_get(j->job, "timeout");
     j->timeout = t ? strtod(t, NULL) : 0;
     snprintf(j->status, sizeof j->status, "ok");
     return 0;
@@ -462,11 +467,12 @@ static int prepare_work(job_run *j, sam_error *err)
 int sweep_job_run(const char *dir, size_t index, const char *self, sam_error *err)
 {
     job_run j = {.dir = dir, .self = self};
-    if (sweep_store_load_job(dir, index, &j.job, err))
+    if (sweep_store_load_job(dir, index, &j.file, err))
         return -1;
-    if (sweep_store_done(dir, j.job.hash)) {
+    j.job = &j.file.job;
+    if (sweep_store_done(dir, j.job->hash)) {
         printf("%zu\tdone\t\t\n", index);
-        sweep_job_free(&j.job, 0);
+        sweep_job_file_free(&j.file);
         return 0;
     }
     double start = now();
@@ -481,6 +487,6 @@ int sweep_job_run(const char *dir, size_t index, const char *self, sam_error *er
     if (*j.work)
         remove_tree(j.work);
     words_free(&j.summary);
-    sweep_job_free(&j.job, 0);
+    sweep_job_file_free(&j.file);
     return rc < 0 ? -1 : 0;
 }

@@ -10,10 +10,11 @@
 
 #include "../common/error.h"
 
-/* Runs job index of the sweep in dir, unless it has a result, and writes
- * its result; self is the samsim binary. Prints one line on standard
- * output: "INDEX<tab>STATUS<tab>CYCLES<tab>ERROR" (STATUS "done" when it
- * had run before). -1 only when the sweep directory fails it. */
+/* Runs job index of the sweep in dir, unless it is complete
+ * (sweep_store.h), and writes its result; self is the samsim binary.
+ * Prints one line on standard output: "INDEX<tab>STATUS<tab>CYCLES<tab>
+ * ERROR" (STATUS "done" when it was complete before). -1 only when the
+ * sweep directory fails it. */
 int sweep_job_run(const char *dir, size_t index, const char *self, sam_error *err);
 
 #endif

@@ -1,67 +1,79 @@
-/* A sweep specification and the jobs it expands to (README: Sweeps).
+/* A sweep specification as written (README: Sweeps).
  *
- * SPEC is `key = value` lines, as --config. A value may list alternatives
- * separated by `|`, each a value or an integer range (`A..B`, `A..B step
- * S`, `A..B times F`); the jobs are every combination, the first listed
- * key varying slowest. `[GROUP=NAME]` starts a section: the sections of a
+ * SPEC is `key = value` lines, as --config: `#` starts a comment and `\#`
+ * writes a `#` in a value. A value may list alternatives separated by
+ * `|`, each a value or a range of whole numbers (`A..B`, `A..B step S`,
+ * `A..B times F`). `[GROUP=NAME]` starts a section: the sections of a
  * group are alternatives too, each setting its keys over the ones above
  * the first section. `var.NAME` keys only name values; `{NAME}` in any
  * value stands for a var's or a group's value (or another key's).
  *
- * A job is one `samsim run`: a graph given (`graph`), compiled (`expr`,
- * `format`, `schedule`) or a template written (`template`,
- * `template.KEY`), its operands (`tensor.NAME` = FILE, a number, or `gen
- * KIND ARGS...` for samsim gen), and run's options. */
+ * This module reads the file and refuses what is wrong in it alone; the
+ * jobs it expands to are sweep_plan.h's. */
 #ifndef SAMSIM_SWEEP_SPEC_H
 #define SAMSIM_SWEEP_SPEC_H
 
 #include <stddef.h>
-#include <stdint.h>
 
 #include "../common/error.h"
+#include "sweep_keys.h"
 
 /* More jobs than this are refused before any is made. */
 #define SWEEP_MAX_JOBS 1000000
 
-typedef struct sweep_pair {
-    char *key, *value;
-} sweep_pair;
+/* One alternative as written: a value, or a range standing for count
+ * values (first, then each by more, or by times more). */
+typedef struct spec_alt {
+    char *text;             /* NULL for a range */
+    size_t len;             /* of text */
+    long long first, by;
+    int times;
+    size_t count;           /* the values it stands for: 1 for a value */
+    size_t start;           /* the line's value index of its first */
+} spec_alt;
 
-/* One job: the keys its run reads, resolved (references replaced, paths
- * absolute) and sorted by key; its value in each of the plan's columns;
- * and the hash of its keys, which names its files. */
-typedef struct sweep_job {
-    sweep_pair *keys;
-    size_t nkeys;
-    char **params;
-    char hash[17];
-} sweep_job;
+/* A key = value line and the section it belongs to (-1: above the first
+ * section, every job's). */
+typedef struct spec_line {
+    char *key;
+    const sweep_key *kind;
+    spec_alt *alts;
+    size_t nalts, acap;
+    size_t nvalues;         /* its alternatives' values together */
+    long line;
+    int section;
+} spec_line;
 
-/* The columns are the job's parameters: each group, each var, and each
- * key given alternatives, in the order they first appear. */
-typedef struct sweep_plan {
-    char **columns;
-    size_t ncolumns;
-    sweep_job *jobs;
-    size_t njobs;
-} sweep_plan;
+typedef struct spec_section {
+    char *group, *name;
+    size_t group_index;
+    long line;
+} spec_section;
 
-/* Reads SPEC and expands it; every problem is one line naming the file
- * and line (or the job). */
-int sweep_spec_expand(const char *path, sweep_plan *plan, sam_error *err);
+typedef struct sweep_spec {
+    char *path;             /* as given, for messages */
+    char *dir;              /* absolute: relative paths start there */
+    spec_line *lines;
+    size_t nlines, cap;
+    spec_section *sections;
+    size_t nsections, scap;
+    char **groups;          /* distinct group names, first seen first */
+    size_t ngroups, gcap;
+} sweep_spec;
 
-void sweep_plan_free(sweep_plan *plan);
+/* Reads path: each line, its sections and alternatives (a key with more
+ * than max_values values is refused), and two groups' sections setting
+ * one key. Every problem is one line naming the file and line. */
+int sweep_spec_read(const char *path, size_t max_values, sweep_spec *s, sam_error *err);
 
-/* Job keys read back from a file: the same as a job's own. */
-int sweep_job_set(sweep_job *job, const char *key, const char *value, sam_error *err);
+/* The alternative of line l that value index (< l->nvalues) comes from. */
+size_t spec_alt_of(const spec_line *l, size_t index);
 
-/* FNV-1a, 64 bits: the names of jobs' results and generated tensors. */
-#define SWEEP_HASH_START 14695981039346656037ull
-uint64_t sweep_hash_add(uint64_t h, const char *s, size_t n);
+/* Value index of line l: its text, or a range's number written into buf;
+ * *len its length. */
+#define SPEC_NUMBER 24
+const char *spec_value(const spec_line *l, size_t index, char buf[SPEC_NUMBER], size_t *len);
 
-/* The value of key in job, or NULL. */
-const char *sweep_job_get(const sweep_job *job, const char *key);
-
-void sweep_job_free(sweep_job *job, size_t ncolumns);
+void sweep_spec_free(sweep_spec *s);
 
 #endif

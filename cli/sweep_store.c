@@ -1,5 +1,6 @@
 #include "sweep_store.h"
 
+#include <csv.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,7 +9,6 @@
 #include <unistd.h>
 
 #include "../common/atomic_file.h"
-#include "../common/csv_table.h"
 #include "../common/grow.h"
 
 int sweep_store_path(char *buf, const char *dir, const char *name, sam_error *err)
@@ -28,36 +28,55 @@ static int make_dir(const char *path, sam_error *err)
     return 0;
 }
 
-static int write_rows(const char *path, const char *const *cells, size_t nrows, size_t ncols,
-                      sam_error *err)
+int sweep_store_create(const char *dir, sam_error *err)
 {
-    atomic_file af;
-    if (atomic_file_open(&af, path, err))
+    static const char *const subdirs[] = {"jobs", "results", "data", "work"};
+    char path[SWEEP_PATH];
+    if (make_dir(dir, err))
         return -1;
-    for (size_t r = 0; r < nrows; r++)
-        if (csv_write_row(af.f, cells + r * ncols, ncols)) {
-            atomic_file_discard(&af);
-            return error_at(err, path, 0, "write error: %s", strerror(errno));
-        }
-    int rc = atomic_file_close(&af, err) || atomic_file_publish(&af, err) ? -1 : 0;
-    atomic_file_discard(&af);
+    for (size_t k = 0; k < sizeof subdirs / sizeof subdirs[0]; k++)
+        if (sweep_store_path(path, dir, subdirs[k], err) || make_dir(path, err))
+            return -1;
+    return 0;
+}
+
+/* ---- tables written a row at a time ----------------------------------- */
+
+/* An atomic file of CSV rows. */
+static int table_open(atomic_file *af, const char *dir, const char *name, sam_error *err)
+{
+    char path[SWEEP_PATH];
+    return sweep_store_path(path, dir, name, err) || atomic_file_open(af, path, err) ? -1 : 0;
+}
+
+static int table_row(atomic_file *af, const char *const *cells, size_t n, sam_error *err)
+{
+    return csv_write_row(af->f, cells, n) ? error_at(err, af->path, 0, "write error: %s",
+                                                     strerror(errno))
+                                          : 0;
+}
+
+static int table_close(atomic_file *af, int rc, sam_error *err)
+{
+    if (!rc)
+        rc = atomic_file_close(af, err) || atomic_file_publish(af, err) ? -1 : 0;
+    atomic_file_discard(af);
     return rc;
 }
 
 int sweep_store_write_pairs(const char *path, const sweep_pair *pairs, size_t n,
                             sam_error *err)
 {
-    const char **cells = malloc((2 * n + 1) * sizeof *cells);
-    if (!cells)
-        return error_set(err, "out of memory");
-    for (size_t i = 0; i < n; i++) {
-        cells[2 * i] = pairs[i].key;
-        cells[2 * i + 1] = pairs[i].value;
-    }
-    int rc = write_rows(path, cells, n, 2, err);
-    free(cells);
-    return rc;
+    atomic_file af;
+    if (atomic_file_open(&af, path, err))
+        return -1;
+    int rc = 0;
+    for (size_t i = 0; !rc && i < n; i++)
+        rc = table_row(&af, (const char *const[]){pairs[i].key, pairs[i].value}, 2, err);
+    return table_close(&af, rc, err);
 }
+
+/* ---- the job list ----------------------------------------------------- */
 
 static int job_file(char *buf, const char *dir, size_t index, sam_error *err)
 {
@@ -69,111 +88,82 @@ static int job_file(char *buf, const char *dir, size_t index, sam_error *err)
 static int write_job(const char *dir, size_t index, const sweep_job *job, sam_error *err)
 {
     char path[SWEEP_PATH];
-    if (job_file(path, dir, index, err))
+    atomic_file af;
+    if (job_file(path, dir, index, err) || atomic_file_open(&af, path, err))
         return -1;
-    sweep_pair *pairs = malloc((job->nkeys + 1) * sizeof *pairs);
-    if (!pairs)
+    int rc = table_row(&af, (const char *const[]){"hash", job->hash}, 2, err);
+    for (size_t i = 0; !rc && i < job->nkeys; i++)
+        rc = table_row(&af, (const char *const[]){job->keys[i].key, job->keys[i].value}, 2, err);
+    return table_close(&af, rc, err);
+}
+
+/* i in decimal into buf (of 24), as %zu writes it, without snprintf's
+ * cost in a list of a million jobs. */
+static const char *job_number(size_t i, char *buf)
+{
+    char *p = buf + 23;
+    *p = '\0';
+    do
+        *--p = (char)('0' + i % 10);
+    while (i /= 10);
+    return p;
+}
+
+/* Writes the job list, a row per job: its number, parameters and hash. */
+static int write_list(sweep_plan *plan, FILE *f, sam_error *err)
+{
+    size_t n = plan->ncolumns + 2;
+    const char **cells = calloc(n, sizeof *cells);
+    if (!cells)
         return error_set(err, "out of memory");
-    pairs[0] = (sweep_pair){"hash", (char *)job->hash};
-    memcpy(pairs + 1, job->keys, job->nkeys * sizeof *pairs);
-    int rc = sweep_store_write_pairs(path, pairs, job->nkeys + 1, err);
-    free(pairs);
+    cells[0] = "job";
+    for (size_t k = 0; k < plan->ncolumns; k++)
+        cells[1 + k] = plan->columns[k];
+    cells[n - 1] = "hash";
+    int rc = csv_write_row(f, cells, n) ? 1 : 0;
+    for (size_t i = 0; !rc && i < plan->njobs; i++) {
+        sweep_job job;
+        char number[24];
+        if (sweep_plan_job(plan, i, &job, err)) {
+            rc = -1;
+            break;
+        }
+        cells[0] = job_number(i, number);
+        for (size_t k = 0; k < plan->ncolumns; k++)
+            cells[1 + k] = job.params[k];
+        cells[n - 1] = job.hash;
+        rc = csv_write_row(f, cells, n) ? 1 : 0;
+    }
+    free(cells);
     return rc;
 }
 
-/* A table with a row per job: its number and parameters, then ncols
- * - 1 - ncolumns cells its maker fills. */
-typedef struct job_rows {
-    const char **cells;
-    char (*numbers)[24];
-    size_t ncols;
-} job_rows;
-
-static int job_rows_make(job_rows *r, const sweep_plan *plan, size_t nextra, sam_error *err)
+int sweep_store_print_list(sweep_plan *plan, FILE *f, sam_error *err)
 {
-    r->ncols = 1 + plan->ncolumns + nextra;
-    r->cells = calloc((plan->njobs + 1) * r->ncols, sizeof *r->cells);
-    r->numbers = calloc(plan->njobs ? plan->njobs : 1, sizeof *r->numbers);
-    if (!r->cells || !r->numbers) {
-        free(r->cells);
-        free(r->numbers);
-        return error_set(err, "out of memory");
-    }
-    r->cells[0] = "job";
-    memcpy(r->cells + 1, plan->columns, plan->ncolumns * sizeof *r->cells);
+    int rc = write_list(plan, f, err);
+    if (rc > 0 || (!rc && fflush(f)))
+        return error_set(err, "sweep: standard output: write error: %s", strerror(errno));
+    return rc;
+}
+
+int sweep_store_prepare(const char *dir, sweep_plan *plan, sam_error *err)
+{
+    char path[SWEEP_PATH];
     for (size_t i = 0; i < plan->njobs; i++) {
-        const char **row = r->cells + (i + 1) * r->ncols;
-        snprintf(r->numbers[i], sizeof r->numbers[i], "%zu", i);
-        row[0] = r->numbers[i];
-        memcpy(row + 1, plan->jobs[i].params, plan->ncolumns * sizeof *row);
+        sweep_job job;
+        if (sweep_plan_job(plan, i, &job, err) || write_job(dir, i, &job, err))
+            return -1;
     }
-    return 0;
-}
-
-static void job_rows_free(job_rows *r)
-{
-    free(r->cells);
-    free(r->numbers);
-}
-
-/* Writes dir/name and frees the table. */
-static int job_rows_write(job_rows *r, const char *dir, const char *name, size_t njobs,
-                          sam_error *err)
-{
-    char path[SWEEP_PATH];
-    int rc = sweep_store_path(path, dir, name, err) ||
-                     write_rows(path, r->cells, njobs + 1, r->ncols, err)
-                 ? -1
-                 : 0;
-    job_rows_free(r);
-    return rc;
-}
-
-/* The job list: job, the parameters, hash. */
-static int list_rows(const sweep_plan *plan, job_rows *r, sam_error *err)
-{
-    if (job_rows_make(r, plan, 1, err))
-        return -1;
-    r->cells[r->ncols - 1] = "hash";
-    for (size_t i = 0; i < plan->njobs; i++)
-        r->cells[(i + 2) * r->ncols - 1] = plan->jobs[i].hash;
-    return 0;
-}
-
-static int write_list(const char *dir, const sweep_plan *plan, sam_error *err)
-{
-    job_rows r;
-    return list_rows(plan, &r, err) ? -1 : job_rows_write(&r, dir, "jobs.csv", plan->njobs, err);
-}
-
-int sweep_store_print_list(const sweep_plan *plan, FILE *f, sam_error *err)
-{
-    job_rows r;
-    if (list_rows(plan, &r, err))
-        return -1;
-    int rc = 0;
-    for (size_t i = 0; !rc && i <= plan->njobs; i++)
-        rc = csv_write_row(f, r.cells + i * r.ncols, r.ncols);
-    job_rows_free(&r);
-    return rc ? error_set(err, "sweep: standard output: write error: %s", strerror(errno)) : 0;
-}
-
-int sweep_store_prepare(const char *dir, const sweep_plan *plan, sam_error *err)
-{
-    static const char *const subdirs[] = {"jobs", "results", "data", "work"};
-    char path[SWEEP_PATH];
-    if (make_dir(dir, err))
-        return -1;
-    for (size_t k = 0; k < sizeof subdirs / sizeof subdirs[0]; k++)
-        if (sweep_store_path(path, dir, subdirs[k], err) || make_dir(path, err))
-            return -1;
-    for (size_t i = 0; i < plan->njobs; i++)
-        if (write_job(dir, i, &plan->jobs[i], err))
-            return -1;
     /* A spec that shrank leaves job files past its end: remove them. */
     for (size_t i = plan->njobs; !job_file(path, dir, i, err) && !unlink(path); i++)
         ;
-    return write_list(dir, plan, err);
+    atomic_file af;
+    if (table_open(&af, dir, "jobs.csv", err))
+        return -1;
+    int rc = write_list(plan, af.f, err);
+    if (rc > 0)
+        rc = error_at(err, af.path, 0, "write error: %s", strerror(errno));
+    return table_close(&af, rc, err);
 }
 
 static int bad_list(const char *path, long line, const char *what, sam_error *err)
@@ -181,89 +171,39 @@ static int bad_list(const char *path, long line, const char *what, sam_error *er
     return error_at(err, path, line, "%s (not a sweep's job list; was it changed?)", what);
 }
 
-static int load_row(const char *path, const csv_row *row, size_t ncols, size_t index,
-                    sweep_job *job, sam_error *err)
+int sweep_store_load_job(const char *dir, size_t index, sweep_job_file *f, sam_error *err)
 {
-    char want[24];
-    snprintf(want, sizeof want, "%zu", index);
-    if (row->ncells != ncols + 2 || strcmp(row->cells[0], want) ||
-        strlen(row->cells[ncols + 1]) != 16)
-        return bad_list(path, row->line, "a row that is not the next job", err);
-    memcpy(job->hash, row->cells[ncols + 1], 17);
-    if (!(job->params = calloc(ncols ? ncols : 1, sizeof *job->params)))
-        return error_set(err, "out of memory");
-    for (size_t k = 0; k < ncols; k++)
-        if (!(job->params[k] = strdup(row->cells[1 + k])))
-            return error_set(err, "out of memory");
-    return 0;
-}
-
-static int load_table(const char *path, const csv_table *t, sweep_plan *plan, sam_error *err)
-{
-    const csv_row *head = t->nrows ? &t->rows[0] : NULL;
-    if (!head || head->ncells < 2 || strcmp(head->cells[0], "job") ||
-        strcmp(head->cells[head->ncells - 1], "hash"))
-        return bad_list(path, head ? head->line : 0, "no header job,...,hash", err);
-    plan->ncolumns = head->ncells - 2;
-    plan->columns = calloc(plan->ncolumns ? plan->ncolumns : 1, sizeof *plan->columns);
-    plan->jobs = calloc(t->nrows, sizeof *plan->jobs);
-    if (!plan->columns || !plan->jobs)
-        return error_set(err, "out of memory");
-    for (size_t k = 0; k < plan->ncolumns; k++)
-        if (!(plan->columns[k] = strdup(head->cells[1 + k])))
-            return error_set(err, "out of memory");
-    for (size_t i = 1; i < t->nrows; i++) {
-        plan->njobs++;
-        if (load_row(path, &t->rows[i], plan->ncolumns, i - 1, &plan->jobs[i - 1], err))
-            return -1;
-    }
-    return 0;
-}
-
-int sweep_store_load(const char *dir, sweep_plan *plan, sam_error *err)
-{
-    memset(plan, 0, sizeof *plan);
+    memset(f, 0, sizeof *f);
     char path[SWEEP_PATH];
-    csv_table t;
-    struct stat st;
-    if (sweep_store_path(path, dir, "jobs.csv", err))
+    if (job_file(path, dir, index, err) || csv_table_read(path, &f->table, err))
         return -1;
-    if (stat(path, &st))
-        return error_at(err, dir, 0, "not a sweep directory (no jobs.csv): %s", strerror(errno));
-    if (csv_table_read(path, &t, err))
-        return -1;
-    int rc = load_table(path, &t, plan, err);
-    csv_table_free(&t);
-    if (rc)
-        sweep_plan_free(plan);
-    return rc;
-}
-
-int sweep_store_load_job(const char *dir, size_t index, sweep_job *job, sam_error *err)
-{
-    memset(job, 0, sizeof *job);
-    char path[SWEEP_PATH];
-    csv_table t;
-    if (job_file(path, dir, index, err) || csv_table_read(path, &t, err))
-        return -1;
-    int rc = 0;
-    for (size_t r = 0; !rc && r < t.nrows; r++) {
-        const csv_row *row = &t.rows[r];
+    const csv_table *t = &f->table;
+    int rc = t->nrows ? 0 : bad_list(path, 0, "empty job file", err);
+    if (!rc && !(f->pairs = calloc(t->nrows, sizeof *f->pairs)))
+        rc = error_set(err, "out of memory");
+    for (size_t r = 0; !rc && r < t->nrows; r++) {
+        const csv_row *row = &t->rows[r];
         if (row->ncells != 2 || (r == 0) != !strcmp(row->cells[0], "hash"))
             rc = bad_list(path, row->line, "expected the hash, then key,value rows", err);
-        else if (r == 0 && strlen(row->cells[1]) == 16)
-            memcpy(job->hash, row->cells[1], 17);
-        else if (r == 0)
+        else if (r == 0 && strlen(row->cells[1]) != 16)
             rc = bad_list(path, row->line, "a hash of 16 digits", err);
+        else if (r == 0)
+            memcpy(f->job.hash, row->cells[1], 17);
         else
-            rc = sweep_job_set(job, row->cells[0], row->cells[1], err);
+            f->pairs[r - 1] = (sweep_pair){row->cells[0], row->cells[1]};
     }
-    if (!rc && !t.nrows)
-        rc = bad_list(path, 0, "empty job file", err);
-    csv_table_free(&t);
+    f->job.keys = f->pairs;
+    f->job.nkeys = t->nrows ? t->nrows - 1 : 0;
     if (rc)
-        sweep_job_free(job, 0);
+        sweep_job_file_free(f);
     return rc;
+}
+
+void sweep_job_file_free(sweep_job_file *f)
+{
+    csv_table_free(&f->table);
+    free(f->pairs);
+    memset(f, 0, sizeof *f);
 }
 
 int sweep_store_has_job(const char *dir, size_t index)
@@ -274,6 +214,8 @@ int sweep_store_has_job(const char *dir, size_t index)
     return !job_file(path, dir, index, &err) && !stat(path, &st);
 }
 
+/* ---- results ---------------------------------------------------------- */
+
 static int result_file(char *buf, const char *dir, const char *hash, sam_error *err)
 {
     char name[64];
@@ -281,25 +223,193 @@ static int result_file(char *buf, const char *dir, const char *hash, sam_error *
     return sweep_store_path(buf, dir, name, err);
 }
 
-int sweep_store_done(const char *dir, const char *hash)
+/* Reads job hash's result into res: 1 when it has none, -1 with err set
+ * when it cannot be read or is not key,value rows. */
+static int read_result(const char *dir, const char *hash, csv_table *res, sam_error *err)
 {
     char path[SWEEP_PATH];
-    sam_error err;
     struct stat st;
-    return !result_file(path, dir, hash, &err) && !stat(path, &st);
+    memset(res, 0, sizeof *res);
+    if (result_file(path, dir, hash, err))
+        return -1;
+    if (stat(path, &st))
+        return 1;
+    if (csv_table_read(path, res, err))
+        return -1;
+    for (size_t r = 0; r < res->nrows; r++)
+        if (res->rows[r].ncells != 2) {
+            csv_table_free(res);
+            return error_at(err, path, res->rows[r].line, "expected key,value");
+        }
+    return 0;
+}
+
+static const char *result_value(const csv_table *res, const char *key)
+{
+    for (size_t r = 0; r < res->nrows; r++)
+        if (!strcmp(res->rows[r].cells[0], key))
+            return res->rows[r].cells[1];
+    return "";
+}
+
+static int status_complete(const char *status)
+{
+    return !strcmp(status, "ok") || !strcmp(status, SWEEP_STOPPED);
+}
+
+int sweep_store_done(const char *dir, const char *hash)
+{
+    csv_table res;
+    sam_error err;
+    if (read_result(dir, hash, &res, &err))
+        return 0;
+    int done = status_complete(result_value(&res, "status"));
+    csv_table_free(&res);
+    return done;
+}
+
+/* ---- reading jobs.csv a row at a time --------------------------------- */
+
+/* What is done with the list's header (its parameters' names) and with
+ * each job's row. */
+typedef int list_header_fn(void *ctx, char **names, size_t n, sam_error *err);
+typedef int list_row_fn(void *ctx, size_t index, char **params, const char *hash,
+                        sam_error *err);
+
+/* The row being read. */
+typedef struct list_reader {
+    const char *path;
+    char **cells;
+    size_t ncells, cap;
+    size_t nparams;     /* columns of parameters, from the header */
+    size_t rows;
+    long line, row_line;
+    list_header_fn *on_header;
+    list_row_fn *on_job;
+    void *ctx;
+    int failed;
+    sam_error *err;
+} list_reader;
+
+static void on_cell(void *s, size_t len, void *data)
+{
+    list_reader *r = data;
+    if (r->failed)
+        return;
+    char **more = grow_array(r->cells, r->ncells, &r->cap, sizeof *more, 8);
+    char *cell = more ? strndup(s ? s : "", len) : NULL;
+    if (!cell) {
+        r->failed = error_set(r->err, "out of memory");
+        return;
+    }
+    r->cells = more;
+    r->cells[r->ncells++] = cell;
+}
+
+static void drop_cells(list_reader *r)
+{
+    for (size_t k = 0; k < r->ncells; k++)
+        free(r->cells[k]);
+    r->ncells = 0;
+}
+
+/* The header job,...,hash, then each job in order. */
+static int take_row(list_reader *r)
+{
+    char **c = r->cells;
+    size_t n = r->ncells;
+    if (!r->rows) {
+        if (n < 2 || strcmp(c[0], "job") || strcmp(c[n - 1], "hash"))
+            return bad_list(r->path, r->row_line, "no header job,...,hash", r->err);
+        r->nparams = n - 2;
+        return r->on_header ? r->on_header(r->ctx, c + 1, r->nparams, r->err) : 0;
+    }
+    char want[24];
+    snprintf(want, sizeof want, "%zu", r->rows - 1);
+    if (n != r->nparams + 2 || strcmp(c[0], want) || strlen(c[n - 1]) != 16)
+        return bad_list(r->path, r->row_line, "a row that is not the next job", r->err);
+    return r->on_job(r->ctx, r->rows - 1, c + 1, c[n - 1], r->err);
+}
+
+static void on_row(int c, void *data)
+{
+    (void)c;
+    list_reader *r = data;
+    if (!r->failed && take_row(r))
+        r->failed = -1;
+    r->rows++;
+    drop_cells(r);
+}
+
+static int parse_list(list_reader *r, FILE *f, struct csv_parser *p)
+{
+    char *buf = NULL;
+    size_t size = 0;
+    ssize_t n;
+    while (!r->failed && (n = getline(&buf, &size, f)) > 0) {
+        r->line++;
+        if (p->pstate == 0) /* not inside a quoted cell: a row starts here */
+            r->row_line = r->line;
+        if (csv_parse(p, buf, (size_t)n, on_cell, on_row, r) != (size_t)n)
+            r->failed = error_at(r->err, r->path, r->line, "malformed CSV");
+    }
+    free(buf);
+    if (!r->failed && ferror(f))
+        r->failed = error_at(r->err, r->path, 0, "cannot read: %s", strerror(errno));
+    if (!r->failed && csv_fini(p, on_cell, on_row, r) != 0)
+        r->failed = error_at(r->err, r->path, r->line, "malformed CSV");
+    if (!r->failed && !r->rows)
+        r->failed = bad_list(r->path, 0, "no header job,...,hash", r->err);
+    return r->failed;
+}
+
+/* Reads dir/jobs.csv a row at a time: on_header (unless NULL) for its
+ * header, on_job for each job in order. */
+static int each_listed(const char *dir, list_header_fn *on_header, list_row_fn *on_job,
+                       void *ctx, sam_error *err)
+{
+    char path[SWEEP_PATH];
+    struct stat st;
+    if (sweep_store_path(path, dir, "jobs.csv", err))
+        return -1;
+    if (stat(path, &st))
+        return error_at(err, dir, 0, "not a sweep directory (no jobs.csv): %s", strerror(errno));
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return error_at(err, path, 0, "cannot open: %s", strerror(errno));
+    struct csv_parser p;
+    if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL) != 0) {
+        fclose(f);
+        return error_set(err, "out of memory");
+    }
+    list_reader r = {.path = path, .on_header = on_header, .on_job = on_job, .ctx = ctx,
+                     .err = err};
+    int rc = parse_list(&r, f, &p) ? -1 : 0;
+    drop_cells(&r);
+    free(r.cells);
+    csv_free(&p);
+    fclose(f);
+    return rc;
 }
 
 /* ---- collecting ------------------------------------------------------- */
 
-/* The columns after the parameters: the fixed ones around the summary
- * keys seen. */
-typedef struct result_columns {
-    char **names;
-    size_t n, cap;
-} result_columns;
-
 static const char *const fixed_first[] = {"status", "exit"};
 static const char *const fixed_last[] = {"job_seconds", "error"};
+
+/* What collect keeps between the job list's rows: the columns after the
+ * parameters (every summary key a result has, between the fixed ones),
+ * and the table being written. */
+typedef struct collector {
+    const char *dir;
+    FILE *warnings;
+    char **names;
+    size_t n, cap;
+    size_t nparams;
+    atomic_file af;
+    const char **cells;
+    sweep_tally *tally;
+} collector;
 
 static int is_fixed(const char *key)
 {
@@ -309,7 +419,7 @@ static int is_fixed(const char *key)
     return 0;
 }
 
-static int add_column(result_columns *c, const char *name, sam_error *err)
+static int add_name(collector *c, const char *name, sam_error *err)
 {
     for (size_t k = 0; k < c->n; k++)
         if (!strcmp(c->names[k], name))
@@ -325,88 +435,99 @@ static int add_column(result_columns *c, const char *name, sam_error *err)
     return 0;
 }
 
-/* Reads every job's result; pending jobs get an empty table. */
-static int read_results(const char *dir, const sweep_plan *plan, csv_table *res,
-                        result_columns *cols, sam_error *err)
+/* First pass: the summary keys of every result that reads; one that does
+ * not is named on the warnings. */
+static int gather_names(void *ctx, size_t index, char **params, const char *hash,
+                        sam_error *err)
 {
-    for (int k = 0; k < 2; k++)
-        if (add_column(cols, fixed_first[k], err))
-            return -1;
-    for (size_t i = 0; i < plan->njobs; i++) {
-        char path[SWEEP_PATH];
-        if (!sweep_store_done(dir, plan->jobs[i].hash))
-            continue;
-        if (result_file(path, dir, plan->jobs[i].hash, err) ||
-            csv_table_read(path, &res[i], err))
-            return -1;
-        for (size_t r = 0; r < res[i].nrows; r++) {
-            if (res[i].rows[r].ncells != 2)
-                return error_at(err, path, res[i].rows[r].line, "expected key,value");
-            if (!is_fixed(res[i].rows[r].cells[0]) &&
-                add_column(cols, res[i].rows[r].cells[0], err))
-                return -1;
-        }
-    }
-    for (int k = 0; k < 2; k++)
-        if (add_column(cols, fixed_last[k], err))
-            return -1;
-    return 0;
+    collector *c = ctx;
+    (void)params;
+    csv_table res;
+    sam_error bad;
+    int rc = read_result(c->dir, hash, &res, &bad);
+    if (rc < 0)
+        fprintf(c->warnings, "samsim: %s; job %zu is pending\n", bad.msg, index);
+    if (rc)
+        return 0;
+    for (size_t r = 0; !rc && r < res.nrows; r++)
+        if (!is_fixed(res.rows[r].cells[0]))
+            rc = add_name(c, res.rows[r].cells[0], err);
+    csv_table_free(&res);
+    return rc;
 }
 
-static const char *result_value(const csv_table *res, const char *key)
+/* Second pass: the header, the list's then the columns... */
+static int write_header(void *ctx, char **names, size_t n, sam_error *err)
 {
-    for (size_t r = 0; r < res->nrows; r++)
-        if (!strcmp(res->rows[r].cells[0], key))
-            return res->rows[r].cells[1];
-    return "";
+    collector *c = ctx;
+    c->nparams = n;
+    free(c->cells);
+    if (!(c->cells = calloc(1 + n + c->n, sizeof *c->cells)))
+        return error_set(err, "out of memory");
+    c->cells[0] = "job";
+    for (size_t k = 0; k < n; k++)
+        c->cells[1 + k] = names[k];
+    for (size_t k = 0; k < c->n; k++)
+        c->cells[1 + n + k] = c->names[k];
+    return table_row(&c->af, c->cells, 1 + n + c->n, err);
 }
 
-static void tally_add(sweep_tally *t, const csv_table *res)
+static void tally_add(sweep_tally *t, const char *status)
 {
-    const char *status = result_value(res, "status");
-    if (!res->nrows)
+    if (!strcmp(status, "pending"))
         t->pending++;
     else if (!strcmp(status, "ok"))
         t->ok++;
+    else if (!strcmp(status, SWEEP_STOPPED))
+        t->stopped++;
     else
         t->failed++;
 }
 
-static int write_collected(const char *dir, const sweep_plan *plan, const csv_table *res,
-                           const result_columns *cols, sweep_tally *tally, sam_error *err)
+/* ... and a row per job. */
+static int write_row(void *ctx, size_t index, char **params, const char *hash, sam_error *err)
 {
-    job_rows r;
-    if (job_rows_make(&r, plan, cols->n, err))
-        return -1;
-    size_t first = 1 + plan->ncolumns;
-    memcpy(r.cells + first, cols->names, cols->n * sizeof *r.cells);
-    for (size_t i = 0; i < plan->njobs; i++) {
-        const char **row = r.cells + (i + 1) * r.ncols;
-        for (size_t k = 0; k < cols->n; k++)
-            row[first + k] = result_value(&res[i], cols->names[k]);
-        if (!res[i].nrows)
-            row[first] = "pending";
-        tally_add(tally, &res[i]);
+    collector *c = ctx;
+    csv_table res;
+    sam_error bad;
+    char number[24];
+    int unread = read_result(c->dir, hash, &res, &bad);
+    snprintf(number, sizeof number, "%zu", index);
+    c->cells[0] = number;
+    for (size_t k = 0; k < c->nparams; k++)
+        c->cells[1 + k] = params[k];
+    const char **row = c->cells + 1 + c->nparams;
+    for (size_t k = 0; k < c->n; k++)
+        row[k] = unread ? "" : result_value(&res, c->names[k]);
+    if (unread) {
+        row[0] = "pending";
+        row[c->n - 1] = unread < 0 ? bad.msg : "";
     }
-    return job_rows_write(&r, dir, "results.csv", plan->njobs, err);
+    tally_add(c->tally, row[0]);
+    int rc = table_row(&c->af, c->cells, 1 + c->nparams + c->n, err);
+    if (!unread)
+        csv_table_free(&res);
+    return rc;
 }
 
-int sweep_store_collect(const char *dir, const sweep_plan *plan, sweep_tally *tally,
-                        sam_error *err)
+int sweep_store_collect(const char *dir, sweep_tally *tally, FILE *warnings, sam_error *err)
 {
     memset(tally, 0, sizeof *tally);
-    csv_table *res = calloc(plan->njobs ? plan->njobs : 1, sizeof *res);
-    result_columns cols = {0};
-    if (!res)
-        return error_set(err, "out of memory");
-    int rc = read_results(dir, plan, res, &cols, err);
+    collector c = {.dir = dir, .warnings = warnings, .tally = tally};
+    int rc = 0;
+    for (int k = 0; !rc && k < 2; k++)
+        rc = add_name(&c, fixed_first[k], err);
     if (!rc)
-        rc = write_collected(dir, plan, res, &cols, tally, err);
-    for (size_t i = 0; i < plan->njobs; i++)
-        csv_table_free(&res[i]);
-    for (size_t k = 0; k < cols.n; k++)
-        free(cols.names[k]);
-    free(cols.names);
-    free(res);
+        rc = each_listed(dir, NULL, gather_names, &c, err);
+    for (int k = 0; !rc && k < 2; k++)
+        rc = add_name(&c, fixed_last[k], err);
+    if (!rc && !(rc = table_open(&c.af, dir, "results.csv", err))) {
+        rc = each_listed(dir, write_header, write_row, &c, err);
+        rc = table_close(&c.af, rc, err);
+    }
+    for (size_t k = 0; k < c.n; k++)
+        free(c.names[k]);
+    free(c.names);
+    free(c.cells);
     return rc;
 }

@@ -1,12 +1,17 @@
 /* samsim sweep: a spec's expansion, its refusals, and sweeps run with GNU
  * parallel and through a Slurm job array, each job's row compared with
  * the same run made directly. */
+/* wait4 is a BSD function. */
+#define _DEFAULT_SOURCE
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <spawn.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -177,6 +182,110 @@ static void assert_orders_rows(const char *dir, const char *out, int pairs)
     csv_table_free(&t);
 }
 
+/* The hash a job is named by, made here from its keys (key, value,
+ * key, value, ..., NULL; sorted by key) as the README describes it:
+ * FNV-1a over each key and value with its terminating NUL. */
+static void job_hash(const char *const *kv, char out[17])
+{
+    uint64_t h = 14695981039346656037ull;
+    for (const char *const *s = kv; *s; s++)
+        for (const char *c = *s;; c++) {
+            h = (h ^ (unsigned char)*c) * 1099511628211ull;
+            if (!*c)
+                break;
+        }
+    snprintf(out, 17, "%016llx", (unsigned long long)h);
+}
+
+extern char **environ;
+
+/* Starts samsim with argv (NULL-terminated, without the program), its
+ * standard output into out_path (or /dev/null) and standard error into
+ * err_path (or /dev/null). */
+static pid_t start_samsim(const char *const *args, const char *out_path, const char *err_path)
+{
+    const char *argv[32] = {getenv("SAMSIM_BIN")};
+    int n = 1;
+    for (; args[n - 1]; n++)
+        argv[n] = args[n - 1];
+    argv[n] = NULL;
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, out_path ? out_path : "/dev/null",
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&fa, 2, err_path ? err_path : "/dev/null",
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    pid_t pid;
+    assert_int_equal(posix_spawn(&pid, argv[0], &fa, NULL, (char **)argv, environ), 0);
+    posix_spawn_file_actions_destroy(&fa);
+    return pid;
+}
+
+/* The processes other than this one whose command line names s. */
+static int processes_naming(const char *s)
+{
+    DIR *d = opendir("/proc");
+    int n = 0;
+    assert_non_null(d);
+    for (struct dirent *e; (e = readdir(d));) {
+        char path[300], cmd[8192];
+        if (e->d_name[0] < '1' || e->d_name[0] > '9' || atoi(e->d_name) == getpid())
+            continue;
+        snprintf(path, sizeof path, "/proc/%s/cmdline", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue;
+        size_t len = fread(cmd, 1, sizeof cmd - 1, f);
+        fclose(f);
+        for (size_t k = 0; k < len; k++)
+            cmd[k] = cmd[k] ? cmd[k] : ' ';
+        cmd[len] = '\0';
+        n += strstr(cmd, s) != NULL;
+    }
+    closedir(d);
+    return n;
+}
+
+/* Waits up to seconds for no process to name s; how many still do. */
+static int processes_left(const char *s, int seconds)
+{
+    struct timespec tick = {0, 20000000};
+    int n;
+    for (int waited = 0; (n = processes_naming(s)) && waited < seconds * 1000; waited += 20)
+        nanosleep(&tick, NULL);
+    return n;
+}
+
+/* Waits up to a minute for n results in out. */
+static void wait_results(const char *out, int n)
+{
+    struct timespec tick = {0, 10000000};
+    for (int waited = 0; count_entries(out, "results", ".csv") < n && waited < 60000;
+         waited += 10)
+        nanosleep(&tick, NULL);
+    assert_int_equal(count_entries(out, "results", ".csv"), n);
+}
+
+/* A graph of SpMSpM in dir, B1.mtx and C1.mtx for its quick job, and
+ * big.mtx for a job that takes many seconds under the cycle engine:
+ * the spec has the quick job first, then the slow one (a timeout of
+ * slow_timeout seconds). */
+static char *write_slow_spec(const char *dir, const char *slow_timeout, char **graph)
+{
+    write_operands(dir, 1);
+    free(test_gen_urandom(dir, "big.mtx", "1500x1500", "0.05", 9));
+    *graph = test_compile_to(dir, "ijk", "X(i,j)=B(i,k)*C(k,j) -f=X:ss -f=B:ss "
+                                         "-f=C:ss:1,0 -s=reorder(i,j,k)");
+    char text[2048];
+    snprintf(text, sizeof text,
+             "graph = %s\n"
+             "[case=quick]\ntensor.B = B1.mtx\ntensor.C = C1.mtx\n"
+             "[case=slow]\ntensor.B = big.mtx\ntensor.C = big.mtx\nengine = cycle\n"
+             "timeout = %s\n",
+             *graph, slow_timeout);
+    return test_write_file(dir, "slow.sweep", text);
+}
+
 /* ---- expansion -------------------------------------------------------- */
 
 /* Groups vary slowest, then keys in the order listed; ranges step and
@@ -222,6 +331,90 @@ static void test_list_expands_in_order(void **state)
     test_tmpdir_remove(dir);
 }
 
+/* A sweep whose keys have no alternatives is one job and no parameter
+ * columns: "0,HASH", the hash that of its keys. */
+static void test_one_job_listed(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir();
+    char *spec = test_write_file(dir, "one.sweep", "expr = X(i,j)=B(i,j)\ntensor.B = ones.mtx\n");
+    char *b = test_path(dir, "ones.mtx");
+    char hash[17], want[64];
+    job_hash((const char *const[]){"expr", "X(i,j)=B(i,j)", "tensor.B", b, NULL}, hash);
+    snprintf(want, sizeof want, "job,hash\n0,%s\n", hash);
+    char *out = NULL, *err = NULL;
+    assert_int_equal(test_run_samsim(&out, &err, "sweep", spec, "--list", NULL), 0);
+    assert_string_equal(out, want);
+    assert_string_equal(err, "sweep: 1 jobs\n");
+    free(out);
+    free(err);
+    free(b);
+    free(spec);
+    test_tmpdir_remove(dir);
+}
+
+/* A spec of 53 bytes standing for a million jobs is listed a job at a
+ * time: every row, the last one's hash that of its keys, in a few
+ * megabytes (the jobs were all held at once: 600 MB). */
+static void test_million_jobs_listed_lean(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir();
+    char *spec = test_write_file(dir, "m.sweep",
+                                 "expr = X(i)=B(i)\ntensor.B = b.tns\nvar.x = 1..1000000\n");
+    char *list = test_path(dir, "list.csv"), *b = test_path(dir, "b.tns");
+    pid_t pid = start_samsim((const char *const[]){"sweep", spec, "--list", NULL}, list, NULL);
+    int status;
+    struct rusage use;
+    assert_int_equal(wait4(pid, &status, 0, &use), pid);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    if (use.ru_maxrss > 100 * 1024)
+        fail_msg("listing a million jobs took %ld kB", use.ru_maxrss);
+    char *text = test_read_file(list);
+    assert_int_equal(count_lines(text), 1000001);
+    char hash[17], want[64];
+    job_hash((const char *const[]){"expr", "X(i)=B(i)", "tensor.B", b, "var.x", "1000000", NULL},
+             hash);
+    snprintf(want, sizeof want, "\n999999,1000000,%s\n", hash);
+    size_t len = strlen(text), wlen = strlen(want);
+    assert_true(len > wlen);
+    assert_string_equal(text + len - wlen, want);
+    assert_true(!strncmp(text, "job,x,hash\n0,1,", 15));
+    free(text);
+    free(b);
+    free(list);
+    free(spec);
+    test_tmpdir_remove(dir);
+}
+
+/* `\#` writes a `#` in a value, where `#` alone starts a comment. */
+static void test_hash_sign_in_values(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir();
+    char *out = test_path(dir, "out");
+    char *spec = test_write_file(dir, "h.sweep",
+                                 "expr = X(i,j)=B(i,j)   # a comment\n"
+                                 "tensor.B = a\\#b.mtx # the file a#b.mtx\n"
+                                 "var.f = x\\#y | z\n");
+    char *list = NULL;
+    assert_int_equal(test_run_samsim(&list, NULL, "sweep", spec, "--list", NULL), 0);
+    assert_true(!strncmp(list, "job,f,hash\n0,x#y,", 17));
+    assert_non_null(strstr(list, "\n1,z,"));
+    assert_int_equal(test_run_samsim(NULL, NULL, "sweep", spec, "--slurm", "-o", out, NULL), 0);
+    char *job = test_path(out, "jobs/0.job"), *text = test_read_file(job);
+    char want[1024];
+    snprintf(want, sizeof want, "\ntensor.B,%s/a#b.mtx\nvar.f,x#y\n", dir);
+    assert_non_null(strstr(text, want));
+    assert_non_null(strstr(text, "\nexpr,\"X(i,j)=B(i,j)\"\n"));
+    free(text);
+    free(job);
+    free(list);
+    free(spec);
+    free(out);
+    test_tmpdir_remove(dir);
+}
+
 /* Each bad spec: exit 1, one line naming the file and line, no directory
  * made. */
 static void test_bad_specs_refused(void **state)
@@ -258,6 +451,42 @@ static void test_bad_specs_refused(void **state)
         {"expr = X(i)=B(i)\ntemplate.pe.count = 2\n", "s.sweep:2: key 'template.pe.count' needs"},
         {"expr = X(i)=B(i)\njust words\n", "s.sweep:2: expected KEY = VALUE or [GROUP=NAME]"},
         {"# nothing\n\n", "s.sweep: no keys"},
+        {"[g=a]\n[g=b]\nexpr = X(i)=B(i)\n",
+         "s.sweep: job 0: needs exactly one of graph, expr and template, not 0"},
+        {"expr = X(i)=B(i)\nvar.a = 1..3 step 1.5\n",
+         "s.sweep:2: range '1..3 step 1.5' is not A..B, A..B step S or A..B times F of whole"},
+        {"expr = X(i)=B(i)\nvar.a = 1..3 steps 2\n", "s.sweep:2: range '1..3 steps 2' is not"},
+        {"expr = X(i)=B(i)\nvar.a = 0.5..3\n", "s.sweep:2: range '0.5..3' is not"},
+        /* Each key's value as the step reading it would check it. */
+        {"expr = X(i)=B(i)\nhw.dram.widht = 1 | 2\n",
+         "s.sweep:2: hw: unknown key dram.widht (the keys: clock.ghz,"},
+        {"expr = X(i)=B(i)\nvar.w = 4 | 0\nhw.dram.bandwidth = {w}\n",
+         "s.sweep:3: hw: dram.bandwidth = 0 is not a number"},
+        {"expr = X(i)=B(i)\nhw.place.B = pe | dram\n",
+         "s.sweep:2: hw: place.B = dram"},
+        {"template = nosuch\n",
+         "s.sweep:1: key 'template': no template 'nosuch' (there are extensor, outerspace, "
+         "gamma, sigma)"},
+        {"template = gamma\ntemplate.pe.count = 2 | 5000\n",
+         "s.sweep:2: template gamma: pe.count=5000 is not a whole number from 1 to 4096"},
+        {"template = gamma | sigma\ntemplate.pe.count = 2\n",
+         "s.sweep:2: template sigma: no parameter 'pe.count'"},
+        {"template = outerspace\ntemplate.pt.count = 65\ntemplate.pe.per.pt = 64\n",
+         "s.sweep:1: with pe.per.pt=64 pt.count=65: template outerspace: these parameters make "
+         "hardware samsim cannot run"},
+        {"template = gamma\nhw.pe.count = 2\n",
+         "s.sweep:2: key 'hw.pe.count' cannot go with template: a template's hardware comes "
+         "from its template.KEY parameters"},
+        {"template = gamma\ndepth = 2\n", "s.sweep:2: key 'depth' cannot go with template"},
+        {"expr = X(i)=B(i)\nconfig.intersect.impl = nosuch\n",
+         "s.sweep:2: config: intersect has no implementation 'nosuch'"},
+        {"expr = X(i)=B(i)\nconfig.channel.capacity = many\n",
+         "s.sweep:2: config: channel.capacity must be a whole number"},
+        {"expr = X(i)=B(i)\nconfig.nosuch.ii = 2\n",
+         "s.sweep:2: config: 'nosuch' is not a block type"},
+        {"expr = X(i)=B(i)\nimpl = intersect=skip intersect=nosuch\n",
+         "s.sweep:2: impl: intersect has no implementation 'nosuch'"},
+        {"expr = X(i)=B(i)\nimpl = skip\n", "s.sweep:2: impl: 'skip' is not TYPE=NAME"},
     };
     char *dir = test_tmpdir();
     char *results = test_path(dir, "out");
@@ -445,7 +674,7 @@ static void test_failed_jobs_are_rows(void **state)
     char *spec = test_write_file(dir, "cases.sweep", text);
     char *err = NULL;
     assert_int_equal(test_run_samsim(NULL, &err, "sweep", spec, "-o", out, NULL), 1);
-    assert_non_null(strstr(err, "sweep: 4 jobs: 1 ok, 3 failed, 0 not run"));
+    assert_non_null(strstr(err, "sweep: 4 jobs: 1 ok, 1 stopped, 2 failed, 0 not run"));
     free(err);
     csv_table t;
     read_results(out, &t);
@@ -456,7 +685,7 @@ static void test_failed_jobs_are_rows(void **state)
     assert_string_equal(cell(&t, 1, "exit"), "1");
     assert_non_null(strstr(cell(&t, 1, "error"), "run: "));
     assert_non_null(strstr(cell(&t, 1, "error"), "nothing.mtx: cannot open"));
-    assert_string_equal(cell(&t, 2, "status"), "failed");
+    assert_string_equal(cell(&t, 2, "status"), "stopped");
     assert_string_equal(cell(&t, 2, "exit"), "2");
     assert_string_equal(cell(&t, 3, "status"), "timeout");
     assert_string_equal(cell(&t, 3, "error"), "run: no result after 0.2 s");
@@ -467,6 +696,166 @@ static void test_failed_jobs_are_rows(void **state)
     free(c);
     free(spec);
     free(graph);
+    free(out);
+    test_tmpdir_remove(dir);
+}
+
+/* Only complete jobs are kept on a rerun: one that failed (its operand
+ * missing) runs again once the operand is there, while one stopped at
+ * max-cycles, which would stop there again, keeps its result. -j beyond
+ * the jobs to run starts no more slots than jobs. */
+static void test_failed_jobs_rerun(void **state)
+{
+    (void)state;
+    if (!have_parallel())
+        skip();
+    char *dir = test_tmpdir();
+    char *out = test_path(dir, "out");
+    write_operands(dir, 1);
+    char *graph = test_compile_to(dir, "ijk", "X(i,j)=B(i,k)*C(k,j) -f=X:ss -f=B:ss "
+                                              "-f=C:ss:1,0 -s=reorder(i,j,k)");
+    char text[1024];
+    snprintf(text, sizeof text,
+             "graph = %s\ntensor.C = C1.mtx\n"
+             "[case=late]\ntensor.B = late.mtx\n"
+             "[case=stopped]\ntensor.B = B1.mtx\nmax-cycles = 10\n",
+             graph);
+    char *spec = test_write_file(dir, "late.sweep", text);
+    char *err = NULL;
+    assert_int_equal(test_run_samsim(NULL, &err, "sweep", spec, "-j", "4096", "-o", out, NULL), 1);
+    assert_non_null(strstr(err, "sweep: 2 jobs, 0 with results already, 2 to run, 2 at a time\n"));
+    assert_non_null(strstr(err, "sweep: 2 jobs: 0 ok, 1 stopped, 1 failed, 0 not run"));
+    free(err);
+    csv_table t;
+    read_results(out, &t);
+    assert_string_equal(cell(&t, 0, "status"), "failed");
+    assert_non_null(strstr(cell(&t, 0, "error"), "late.mtx: cannot open"));
+    assert_string_equal(cell(&t, 1, "status"), "stopped");
+    assert_string_equal(cell(&t, 1, "exit"), "2");
+    csv_table_free(&t);
+    char *jobs = test_path(out, "jobs.csv"), stopped[1024];
+    sam_error e;
+    if (csv_table_read(jobs, &t, &e))
+        fail_msg("%s", e.msg);
+    snprintf(stopped, sizeof stopped, "%s/results/%s.csv", out, cell(&t, 1, "hash"));
+    csv_table_free(&t);
+    free(jobs);
+    char *kept = test_read_file(stopped);
+    char *b = test_path(dir, "B1.mtx"), *late = test_path(dir, "late.mtx");
+    char *mtx = test_read_file(b);
+    free(test_write_file(dir, "late.mtx", mtx));
+    assert_int_equal(test_run_samsim(NULL, &err, "sweep", spec, "-j", "4096", "-o", out, NULL), 1);
+    assert_non_null(strstr(err, "sweep: 2 jobs, 1 with results already, 1 to run, 1 at a time\n"));
+    assert_non_null(strstr(err, "sweep: 2 jobs: 1 ok, 1 stopped, 0 failed, 0 not run"));
+    free(err);
+    char *c = test_path(dir, "C1.mtx");
+    char *summary = direct_run(graph, late, c, NULL);
+    read_results(out, &t);
+    assert_row_is(&t, 0, summary);
+    assert_string_equal(cell(&t, 1, "status"), "stopped");
+    char *again = test_read_file(stopped);
+    assert_string_equal(again, kept);
+    csv_table_free(&t);
+    free(again);
+    free(summary);
+    free(c);
+    free(mtx);
+    free(kept);
+    free(late);
+    free(b);
+    free(spec);
+    free(graph);
+    free(out);
+    test_tmpdir_remove(dir);
+}
+
+/* While a sweep runs in a directory, another sweep, a --slurm preparation
+ * and a --collect there are refused at once, naming it. The lock goes
+ * with the sweep, however it dies: after a SIGKILL (its GNU parallel and
+ * jobs stopped too) the next sweep runs. */
+static void test_concurrent_sweep_refused(void **state)
+{
+    (void)state;
+    if (!have_parallel())
+        skip();
+    char *dir = test_tmpdir(), *graph;
+    char *out = test_path(dir, "out"), *sbatch = test_path(out, "sweep.sbatch");
+    char *spec = write_slow_spec(dir, "60", &graph);
+    pid_t first = start_samsim((const char *const[]){"sweep", spec, "-j", "1", "-o", out, NULL},
+                               NULL, NULL);
+    wait_results(out, 1);
+    char want[1200];
+    snprintf(want, sizeof want, "samsim: %s: another sweep is running there", out);
+    static const char *const refused[][6] = {{"sweep", "SPEC", "--local", "-o", "OUT", NULL},
+                                             {"sweep", "SPEC", "--slurm", "-o", "OUT", NULL},
+                                             {"sweep", "--collect", "OUT", NULL}};
+    for (size_t k = 0; k < 3; k++) {
+        const char *argv[6];
+        for (size_t a = 0; a < 6; a++)
+            argv[a] = !refused[k][a]                  ? NULL
+                      : !strcmp(refused[k][a], "SPEC") ? spec
+                      : !strcmp(refused[k][a], "OUT")  ? out
+                                                       : refused[k][a];
+        char *err = NULL;
+        int rc = test_run_samsim_argv(NULL, &err, argv);
+        if (rc != 1 || count_lines(err) != 1 || strncmp(err, want, strlen(want)))
+            fail_msg("case %zu: exit %d, stderr '%s'", k, rc, err);
+        free(err);
+    }
+    assert_false(test_exists(sbatch));
+    kill(first, SIGKILL);
+    int status;
+    assert_int_equal(waitpid(first, &status, 0), first);
+    assert_int_equal(processes_left(out, 5), 0);
+    char *err = NULL;
+    assert_int_equal(test_run_samsim(NULL, &err, "sweep", "--collect", out, NULL), 1);
+    assert_non_null(strstr(err, "sweep: 2 jobs: 1 ok, 0 failed, 1 not run"));
+    free(err);
+    free(spec);
+    free(graph);
+    free(sbatch);
+    free(out);
+    test_tmpdir_remove(dir);
+}
+
+/* SIGTERM to the sweep's process alone (kill, timeout, a batch system's
+ * limit) stops GNU parallel and the job running, writes results.csv with
+ * the rows of the jobs done, and ends the sweep by that signal. */
+static void test_sigterm_stops_jobs(void **state)
+{
+    (void)state;
+    if (!have_parallel())
+        skip();
+    char *dir = test_tmpdir(), *graph;
+    char *out = test_path(dir, "out"), *errs = test_path(dir, "stderr");
+    char *spec = write_slow_spec(dir, "60", &graph);
+    pid_t pid = start_samsim((const char *const[]){"sweep", spec, "-j", "1", "-o", out, NULL},
+                             NULL, errs);
+    wait_results(out, 1);
+    kill(pid, SIGTERM);
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+    assert_int_equal(processes_left(out, 2), 0);
+    char *err = test_read_file(errs);
+    assert_non_null(strstr(err, "sweep: stopped by SIGTERM; samsim sweep again runs the jobs "
+                                "not done\n"));
+    assert_non_null(strstr(err, "sweep: 2 jobs: 1 ok, 0 failed, 1 not run"));
+    csv_table t;
+    read_results(out, &t);
+    assert_int_equal(t.nrows, 3);
+    char *b = test_path(dir, "B1.mtx"), *c = test_path(dir, "C1.mtx");
+    char *summary = direct_run(graph, b, c, NULL);
+    assert_row_is(&t, 0, summary);
+    assert_string_equal(cell(&t, 1, "status"), "pending");
+    csv_table_free(&t);
+    free(summary);
+    free(b);
+    free(c);
+    free(err);
+    free(spec);
+    free(graph);
+    free(errs);
     free(out);
     test_tmpdir_remove(dir);
 }
@@ -595,6 +984,76 @@ static void test_slurm_script_by_hand(void **state)
     assert_orders_rows(dir, out, 2);
     free(script);
     free(sbatch);
+    free(spec);
+    free(out);
+    test_tmpdir_remove(dir);
+}
+
+/* --job for a job the directory lacks is an error; --collect with a
+ * result that cannot be read names it, gives its job a pending row with
+ * the problem as error, keeps every other row and exits 1. */
+static void test_collect_keeps_rows_of_bad_results(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir();
+    char *out = test_path(dir, "out");
+    write_operands(dir, 2);
+    char *spec = write_orders_spec(dir, "1..2");
+    assert_int_equal(test_run_samsim(NULL, NULL, "sweep", spec, "--slurm", "-o", out, NULL), 0);
+    char *err = NULL;
+    assert_int_equal(test_run_samsim(NULL, &err, "sweep", "--job", out, "4", NULL), 1);
+    char want[1200];
+    snprintf(want, sizeof want, "samsim: %s: no job 4 (jobs/4.job)\n", out);
+    assert_string_equal(err, want);
+    free(err);
+    assert_int_equal(test_run_samsim(NULL, NULL, "sweep", "--job", out, "0", "4", NULL), 0);
+    assert_int_equal(count_entries(out, "results", ".csv"), 4);
+
+    csv_table jobs;
+    char *list = test_path(out, "jobs.csv"), name[64];
+    sam_error e;
+    if (csv_table_read(list, &jobs, &e))
+        fail_msg("%s", e.msg);
+    snprintf(name, sizeof name, "results/%s.csv", cell(&jobs, 1, "hash"));
+    csv_table_free(&jobs);
+    char *bad = test_write_file(out, name, "status,\"ok\n");
+    assert_int_equal(test_run_samsim(NULL, &err, "sweep", "--collect", out, NULL), 1);
+    snprintf(want, sizeof want, "samsim: %s:1: malformed CSV", bad);
+    assert_true(!strncmp(err, want, strlen(want)));
+    assert_non_null(strstr(err, "; job 1 is pending\n"));
+    assert_non_null(strstr(err, "sweep: 4 jobs: 3 ok, 0 failed, 1 not run"));
+    free(err);
+    csv_table t;
+    read_results(out, &t);
+    assert_int_equal(t.nrows, 5);
+    assert_string_equal(cell(&t, 1, "status"), "pending");
+    assert_true(!strncmp(cell(&t, 1, "error"), want + 8, strlen(want) - 8));
+    for (size_t job = 0; job < 4; job++)
+        if (job != 1)
+            assert_string_equal(cell(&t, job, "status"), "ok");
+    csv_table_free(&t);
+    free(bad);
+    free(list);
+    free(spec);
+    free(out);
+    test_tmpdir_remove(dir);
+}
+
+/* A directory --slurm cannot name in its script is refused before
+ * anything is written there. */
+static void test_slurm_refusal_writes_nothing(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir();
+    char *out = test_path(dir, "it's");
+    write_operands(dir, 1);
+    char *spec = write_orders_spec(dir, "1");
+    char *err = NULL;
+    assert_int_equal(test_run_samsim(NULL, &err, "sweep", spec, "--slurm", "-o", out, NULL), 1);
+    assert_int_equal(count_lines(err), 1);
+    assert_non_null(strstr(err, "holds a blank, a quote, % or $, which #SBATCH lines cannot"));
+    assert_false(test_exists(out));
+    free(err);
     free(spec);
     free(out);
     test_tmpdir_remove(dir);
@@ -777,14 +1236,22 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_list_expands_in_order),
+        cmocka_unit_test(test_one_job_listed),
+        cmocka_unit_test(test_million_jobs_listed_lean),
+        cmocka_unit_test(test_hash_sign_in_values),
         cmocka_unit_test(test_bad_specs_refused),
         cmocka_unit_test(test_bad_arguments_refused),
         cmocka_unit_test(test_local_sweep_resumes),
         cmocka_unit_test(test_interrupted_sweep_continues),
         cmocka_unit_test(test_failed_jobs_are_rows),
+        cmocka_unit_test(test_failed_jobs_rerun),
+        cmocka_unit_test(test_concurrent_sweep_refused),
+        cmocka_unit_test(test_sigterm_stops_jobs),
         cmocka_unit_test(test_generated_operands_shared),
         cmocka_unit_test(test_generated_pair),
         cmocka_unit_test(test_slurm_script_by_hand),
+        cmocka_unit_test(test_collect_keeps_rows_of_bad_results),
+        cmocka_unit_test(test_slurm_refusal_writes_nothing),
         cmocka_unit_test(test_template_and_hw_keys),
         cmocka_unit_test_setup_teardown(test_sweep_on_slurm, cluster_setup, cluster_teardown),
     };
