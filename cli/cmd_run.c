@@ -590,12 +590,7 @@ static int simulate_tiled(const run_opts *o, sam_graph *g, const tensor *operand
                  : deliver(o, g, operands, &result, tiles.stats, &out, &tiles,
                            seconds_since(&start), err);
     tensor_free(&result);
-    if (tiles.stats)
-        sim_stats_free(tiles.stats);
-    free(tiles.stats);
-    if (tiles.memory)
-        mem_free(tiles.memory);
-    free(tiles.memory);
+    tiled_outcome_free(&tiles);
     return rc;
 }
 

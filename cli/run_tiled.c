@@ -784,15 +784,19 @@ int run_tiled(const sam_graph *g, const tensor *operands, const tiled_request *r
         error_at(err, g->path, 0, "%s", out->report);
         return 1;
     }
-    if (rc) {
-        if (out->stats)
-            sim_stats_free(out->stats);
-        free(out->stats);
-        out->stats = NULL;
-        if (out->memory)
-            mem_free(out->memory);
-        free(out->memory);
-        out->memory = NULL;
-    }
+    if (rc)
+        tiled_outcome_free(out);
     return rc ? -1 : 0;
+}
+
+void tiled_outcome_free(tiled_outcome *out)
+{
+    if (out->stats)
+        sim_stats_free(out->stats);
+    free(out->stats);
+    out->stats = NULL;
+    if (out->memory)
+        mem_free(out->memory);
+    free(out->memory);
+    out->memory = NULL;
 }

@@ -34,14 +34,13 @@ typedef struct tiled_outcome {
     uint64_t tokens;
     uint64_t tiles_run;         /* points of the tile loops simulated */
     double tiles_skipped;       /* points of the full tile grid skipped */
-    mem_model *memory;          /* with hw: what the memories did (the
-                                   caller frees it, mem_free then free);
-                                   its tensors are the expression's
-                                   operands, then the result */
+    mem_model *memory;          /* with hw: what the memories did (freed
+                                   by tiled_outcome_free); its tensors
+                                   are the expression's operands, then
+                                   the result */
     const char *names[MEM_MAX_TENSORS + 1];
     sim_stats *stats;           /* asked for: every point's, and the memories'
-                                   (the caller frees it, sim_stats_free then
-                                   free, before the memory) */
+                                   (freed by tiled_outcome_free) */
     const char *incomplete;     /* a run that did not complete: "deadlock" or
                                    "stopped" (at max_cycles), cycles the
                                    cycle it stopped in; else NULL */
@@ -59,5 +58,9 @@ typedef struct tiled_outcome {
  * empty and err holds the report too. -1 on an error. */
 int run_tiled(const sam_graph *g, const tensor *operands, const tiled_request *r,
               tiled_outcome *out, tensor *result, sam_error *err);
+
+/* Frees what a run that returned 0 or 1 left in out (statistics before
+ * the memories they describe); out is then empty. */
+void tiled_outcome_free(tiled_outcome *out);
 
 #endif

@@ -129,16 +129,6 @@ static int account(trun *r, const sam_graph *g, const tiled_outcome *o, trun_ten
     return bytes_once(&res->t, &g->tensors[0].format, &m->hw, &res->once, err);
 }
 
-static void free_outcome(tiled_outcome *o)
-{
-    if (o->stats)
-        sim_stats_free(o->stats);
-    free(o->stats);
-    if (o->memory)
-        mem_free(o->memory);
-    free(o->memory);
-}
-
 static void add_totals(trun *r, const trun_phase *p, const hw_desc *hw)
 {
     const mem_model *m = p->out.memory;
@@ -258,7 +248,7 @@ double trun_dram_bytes(const trun *r)
 void trun_free(trun *r)
 {
     for (int i = 0; i < r->nphases; i++)
-        free_outcome(&r->phase[i].out);
+        tiled_outcome_free(&r->phase[i].out);
     for (int i = 0; i < r->ntensors; i++)
         tensor_free(&r->tensor[i].t);
     r->nphases = r->ntensors = 0;

@@ -111,13 +111,8 @@ static void run_with(const char *path)
         check_capacity(out.memory);
         tensor_free(&x);
     }
-    if (rc >= 0) {
-        if (out.stats)
-            sim_stats_free(out.stats);
-        free(out.stats);
-        mem_free(out.memory);
-        free(out.memory);
-    }
+    if (rc >= 0)
+        tiled_outcome_free(&out);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -362,16 +362,6 @@ static void make_hw(bytes *b, hw_desc *hw)
         }
 }
 
-static void free_outcome(tiled_outcome *o)
-{
-    if (o->stats)
-        sim_stats_free(o->stats);
-    free(o->stats);
-    if (o->memory)
-        mem_free(o->memory);
-    free(o->memory);
-}
-
 static void run_product(bytes *b, tm_cache *cache, const tensor *a, const tensor *bm)
 {
     const sam_graph *g = product(cache, (int)pick(b, TM_PRODUCTS));
@@ -402,7 +392,7 @@ static void run_product(bytes *b, tm_cache *cache, const tensor *a, const tensor
         abort();
     }
     tensor_free(&result);
-    free_outcome(&out);
+    tiled_outcome_free(&out);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
