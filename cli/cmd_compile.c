@@ -120,6 +120,16 @@ static int parse_args(int argc, char **argv, compile_opts *o, sam_error *err)
     return 0;
 }
 
+int cmd_compile_check(int argc, char **argv, sam_error *err)
+{
+    compile_opts o;
+    sam_graph g;
+    if (parse_args(argc, argv, &o, err) || custard_compile(&o.args, &g, err))
+        return -1;
+    graph_free(&g);
+    return o.out ? error_set(err, "compile: -o is the sweep's to give") : 0;
+}
+
 int cmd_compile(int argc, char **argv)
 {
     compile_opts o;

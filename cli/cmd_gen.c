@@ -138,7 +138,9 @@ static int gen_parse_count(gen_args *g, sam_error *err)
     return gen_nnz_for_density(g->order, g->dims, d, &g->nnz, err);
 }
 
-static int gen_parse(int argc, char **argv, gen_args *g, sam_error *err)
+/* The arguments; with_out: the outputs too (-o, and --second as a file),
+ * which a sweep's check leaves to the sweep. */
+static int gen_parse(int argc, char **argv, int with_out, gen_args *g, sam_error *err)
 {
     memset(g, 0, sizeof *g);
     if (gen_parse_kind(argc, argv, g, err))
@@ -147,13 +149,15 @@ static int gen_parse(int argc, char **argv, gen_args *g, sam_error *err)
         if (gen_parse_option(argc, argv, &i, g, err))
             return -1;
     const char *kind = gen_kind_names[g->kind];
-    if (!g->opt[OPT_OUT])
+    if (with_out && !g->opt[OPT_OUT])
         return error_set(err, "gen %s: missing -o FILE", kind);
+    if (!with_out && g->opt[OPT_OUT])
+        return error_set(err, "gen %s: -o is the sweep's to give", kind);
     if (!g->opt[OPT_SHAPE])
         return error_set(err, "gen %s: missing --shape", kind);
     const char *tensor = g->opt[OPT_TENSOR] ? g->opt[OPT_TENSOR] : "B";
     const io_file out[] = {{"-o", g->opt[OPT_OUT], tensor}, {"--second", g->opt[OPT_SECOND], "C"}};
-    if (outputs_check("gen", NULL, 0, out, 2, err))
+    if (with_out && outputs_check("gen", NULL, 0, out, 2, err))
         return -1;
     g->seed = 1;
     if (args_shape("--shape", g->opt[OPT_SHAPE], &g->order, g->dims, err) ||
@@ -227,12 +231,18 @@ static int gen_write(const char *path, const char *name, const char *format, con
     return 0;
 }
 
+int cmd_gen_check(int argc, char **argv, sam_error *err)
+{
+    gen_args g;
+    return gen_parse(argc, argv, 0, &g, err);
+}
+
 int cmd_gen(int argc, char **argv)
 {
     gen_args g;
     sam_error err;
     tensor a, b;
-    if (gen_parse(argc, argv, &g, &err) || gen_run(&g, &a, &b, &err))
+    if (gen_parse(argc, argv, 1, &g, &err) || gen_run(&g, &a, &b, &err))
         return args_fail(&err);
     /* In a SAM directory the pair are the operands B and C of a kernel. */
     int rc = gen_write(g.opt[OPT_OUT], g.opt[OPT_TENSOR], g.opt[OPT_FORMAT], &a, &err);

@@ -3,6 +3,8 @@
 #ifndef SAMSIM_COMMANDS_H
 #define SAMSIM_COMMANDS_H
 
+#include "../common/error.h"
+
 int cmd_blocks(int argc, char **argv);
 int cmd_compile(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
@@ -14,5 +16,11 @@ int cmd_render(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_template(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
+
+/* What compile and gen would refuse of these arguments, without writing
+ * anything and without their -o, which a sweep gives its steps: a sweep
+ * spec is checked with them before any job runs. 0, or -1 with err set. */
+int cmd_compile_check(int argc, char **argv, sam_error *err);
+int cmd_gen_check(int argc, char **argv, sam_error *err);
 
 #endif

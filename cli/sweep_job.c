@@ -2,7 +2,6 @@
 #define _XOPEN_SOURCE 700
 #include "sweep_job.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <ftw.h>
 #include <stdio.h>
@@ -12,64 +11,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../common/grow.h"
 #include "process.h"
 #include "sweep_plan.h"
 #include "sweep_store.h"
-
-/* ---- argument vectors ------------------------------------------------- */
-
-typedef struct words {
-    char **v;
-    size_t n, cap;
-} words;
-
-static int words_add(words *w, const char *s, sam_error *err)
-{
-    char **more = grow_array(w->v, w->n, &w->cap, sizeof *more, 16);
-    if (!more)
-        return error_set(err, "out of memory");
-    w->v = more;
-    if (!(w->v[w->n] = s ? strdup(s) : NULL) && s)
-        return error_set(err, "out of memory");
-    w->n++;
-    return 0;
-}
-
-static int words_addf(words *w, sam_error *err, const char *fmt, const char *a, const char *b)
-{
-    char buf[SWEEP_PATH + 256];
-    if (snprintf(buf, sizeof buf, fmt, a, b) >= (int)sizeof buf)
-        return error_set(err, "argument too long: %.60s...", buf);
-    return words_add(w, buf, err);
-}
-
-/* Adds each blank-separated word of s, after prefix (as in "-f=" for
- * every format). */
-static int words_split(words *w, const char *prefix, const char *s, sam_error *err)
-{
-    while (s && *s) {
-        while (isspace((unsigned char)*s))
-            s++;
-        size_t n = strcspn(s, " \t");
-        if (n) {
-            char buf[1024];
-            snprintf(buf, sizeof buf, "%s%.*s", prefix, (int)n, s);
-            if (words_add(w, buf, err))
-                return -1;
-        }
-        s += n;
-    }
-    return 0;
-}
-
-static void words_free(words *w)
-{
-    for (size_t i = 0; i < w->n; i++)
-        free(w->v[i]);
-    free(w->v);
-    memset(w, 0, sizeof *w);
-}
+#include "words.h"
 
 /* ---- the job's state -------------------------------------------------- */
 

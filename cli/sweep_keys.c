@@ -8,6 +8,8 @@
 #include "../sim/config.h"
 #include "../sim/hw.h"
 #include "../templates/template.h"
+#include "commands.h"
+#include "words.h"
 
 static const sweep_key sweep_keys[] = {
     {"graph", KEY_PATH, 0},       {"expr", KEY_TEXT, 0},         {"format", KEY_TEXT, 0},
@@ -125,12 +127,24 @@ static int check_template_name(const char *value, const char *path, long line, s
                     names);
 }
 
+/* tensor.NAME = gen KIND ARGS: the arguments as samsim gen takes them. */
+static int check_gen(const char *key, const char *value, const char *path, long line,
+                     sam_error *err)
+{
+    words w = {0};
+    int rc = words_split(&w, "", value + 4, err) || cmd_gen_check((int)w.n, w.v, err);
+    words_free(&w);
+    return rc ? error_wrap(err, "%s:%ld: key '%s'", path, line, key) : 0;
+}
+
 int sweep_key_check(const sweep_key *k, const char *key, const char *value, const char *path,
                     long line, sam_error *err)
 {
     const char *problem = spelling_problem(k->kind, value);
     if (problem)
         return error_at(err, path, line, "key '%s': '%s' is not %s", key, value, problem);
+    if (k->kind == KEY_TENSOR && !strncmp(value, "gen ", 4))
+        return check_gen(key, value, path, line, err);
     if (k->kind != KEY_HW && k->kind != KEY_CONFIG && k->kind != KEY_IMPL)
         return k->kind == KEY_TEMPLATE ? check_template_name(value, path, line, err) : 0;
     char origin[1200];
@@ -167,4 +181,35 @@ int sweep_keys_check_template(const char *path, long line, const char *name,
         n_set += (size_t)snprintf(set + n_set, sizeof set - n_set, " %s=%s", params[i].key + 9,
                                   params[i].value);
     return error_wrap(err, "%s:%ld: with%s", path, line, *set ? set : " its defaults");
+}
+
+/* A tile's splits and tile order replace the schedule's, as run's --tile
+ * replaces the graph's: the schedule's other directives, then the tile's,
+ * as compile's -s arguments. */
+static int add_schedule(words *w, const char *schedule, const char *tile, sam_error *err)
+{
+    words all = {0};
+    int rc = words_split(&all, "-s=", schedule, err);
+    for (size_t i = 0; !rc && i < all.n; i++)
+        if (!tile || (strncmp(all.v[i], "-s=split(", 9) && strncmp(all.v[i], "-s=tileorder(", 13)))
+            rc = words_add(w, all.v[i], err);
+    words_free(&all);
+    return rc || words_split(w, "-s=", tile, err);
+}
+
+int sweep_keys_check_compile(const char *path, long line, const char *expr, const char *format,
+                             const char *schedule, const char *tile, sam_error *err)
+{
+    words w = {0};
+    int rc = words_add(&w, expr, err) || words_split(&w, "-f=", format, err) ||
+             add_schedule(&w, schedule, tile, err) || cmd_compile_check((int)w.n, w.v, err);
+    words_free(&w);
+    if (!rc)
+        return 0;
+    const char *names[] = {"format", "schedule", "tile"}, *values[] = {format, schedule, tile};
+    char with[512] = "";
+    for (size_t i = 0, n = 0; i < 3 && n < sizeof with; i++)
+        if (values[i])
+            n += (size_t)snprintf(with + n, sizeof with - n, " %s=%s", names[i], values[i]);
+    return error_wrap(err, "%s:%ld: with expr=%s%s", path, line, expr, with);
 }

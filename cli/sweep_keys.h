@@ -2,7 +2,9 @@
  * must be. A value is checked as the step that reads it would check it,
  * wherever that needs no data: kinds (yes or no, whole numbers, engines),
  * --hw keys as samsim run reads them, --config keys of channels and block
- * types, implementations, templates and their parameters. Problems are
+ * types, implementations, templates and their parameters, generators'
+ * arguments, and an expression with its formats, schedule and tile as
+ * compile takes them. Problems are
  * "FILE:LINE: problem" naming the key and the value, so that a spec is
  * refused at its line before any job runs. */
 #ifndef SAMSIM_SWEEP_KEYS_H
@@ -57,5 +59,12 @@ typedef struct sweep_param {
  * names its line, the combination's the template's line. */
 int sweep_keys_check_template(const char *path, long line, const char *name,
                               const sweep_param *params, size_t n, sam_error *err);
+
+/* Whether compile takes the expression with these formats and schedule
+ * (NULL: none), the tile's splits in place of the schedule's, as a job
+ * compiles and runs them; a problem names the expression's line and the
+ * values. */
+int sweep_keys_check_compile(const char *path, long line, const char *expr, const char *format,
+                             const char *schedule, const char *tile, sam_error *err);
 
 #endif

@@ -131,6 +131,7 @@ typedef struct plan_maker {
     job_state j;
     hash_set *good;         /* per line: values found good, where checks cost */
     hash_set templates;     /* template settings found good */
+    hash_set compiles;      /* expressions, formats, schedules, tiles found good */
 } plan_maker;
 
 static int key_id(const plan_maker *m, const char *key, size_t len)
@@ -429,7 +430,7 @@ static int alloc_state(plan_maker *m, sam_error *err)
         m->good[i].max = 1u << 16;
     /* A template's check writes its hardware descriptions: each setting
      * once, though every job had its own. */
-    m->templates.max = SWEEP_MAX_JOBS;
+    m->templates.max = m->compiles.max = SWEEP_MAX_JOBS;
     return m->c.section && m->c.act && m->c.at && m->c.order && j->digit && j->state && j->raw &&
                    j->value && j->raw_len && j->value_len && j->number && j->buf && j->abs && j->pairs && j->params &&
                    m->good
@@ -702,12 +703,67 @@ static int template_check(plan_maker *m, sam_error *err)
                  : 0;
 }
 
+/* h with the whole number of digits d..e (a split's size) hashed as "1"
+ * when it is one compile takes (1 to 18 digits, not 0), else as written. */
+static uint64_t hash_size(uint64_t h, const char *d, const char *e)
+{
+    size_t n = (size_t)(e - d);
+    int whole = n >= 1 && n <= 18 && strspn(d, "0123456789") >= n && strspn(d, "0") < n;
+    return whole ? sweep_hash_add(h, "1", 1) : sweep_hash_add(h, d, n);
+}
+
+/* h with schedule or tile text s added, each split's size, whose value
+ * changes nothing compile checks, as "1": a sweep over sizes compiles
+ * once. A size that is not a whole number stays as written. */
+static uint64_t hash_schedule(uint64_t h, const char *s)
+{
+    for (const char *p; (p = strstr(s, "split(")) != NULL;) {
+        const char *close = strchr(p, ')');
+        if (!close)
+            break;
+        const char *size = close;
+        while (size > p && size[-1] != ',' && size[-1] != '.')
+            size--;
+        h = sweep_hash_add(h, s, (size_t)(size - s));
+        h = hash_size(h, size, close);
+        s = close;
+    }
+    return sweep_hash_add(h, s, strlen(s) + 1);
+}
+
+/* The job's expression with its formats, schedule and tile, each set of
+ * them compiled once (split sizes aside, hash_schedule). */
+static int compile_check(plan_maker *m, sam_error *err)
+{
+    const combo *c = &m->c;
+    if (m->expr_key < 0 || c->at[m->expr_key] < 0)
+        return 0;
+    static const char *const names[] = {"format", "schedule", "tile"};
+    const char *v[3] = {NULL, NULL, NULL};
+    for (size_t k = 0; k < c->nact; k++)
+        for (int n = 0; n < 3; n++)
+            if (!strcmp(place_key(m, c->order[k]), names[n]))
+                v[n] = m->j.raw[c->order[k]];
+    size_t at = (size_t)c->at[m->expr_key];
+    uint64_t h = sweep_hash_add(SWEEP_HASH_START, m->j.raw[at], strlen(m->j.raw[at]) + 1);
+    h = v[0] ? sweep_hash_add(h, v[0], strlen(v[0]) + 1) : sweep_hash_add(h, "", 1);
+    for (int n = 1; n < 3; n++)     /* no value is empty: "" stands for none */
+        h = v[n] ? hash_schedule(h, v[n]) : sweep_hash_add(h, "", 1);
+    int added;
+    if (hash_set_add(&m->compiles, h, &added, err))
+        return -1;
+    return added ? sweep_keys_check_compile(m->spec.path, place_line(m, at), m->j.raw[at], v[0],
+                                            v[1], v[2], err)
+                 : 0;
+}
+
 /* Whether checking a value of k costs more than hashing it: what is read
- * as --hw or --config lines, or looked up among blocks and templates. */
+ * as --hw or --config lines, looked up among blocks and templates, or a
+ * generator's arguments. */
 static int check_costs(const sweep_key *k)
 {
     return k->kind == KEY_HW || k->kind == KEY_CONFIG || k->kind == KEY_IMPL ||
-           k->kind == KEY_TEMPLATE;
+           k->kind == KEY_TEMPLATE || k->kind == KEY_TENSOR;
 }
 
 /* The value at place `at` of the job: a costly check made once per value
@@ -738,7 +794,7 @@ static int check_job(plan_maker *m, size_t index, sam_error *err)
             return -1;
     if (index == m->c.start && combo_check(m, err))
         return -1;
-    return template_check(m, err);
+    return template_check(m, err) || compile_check(m, err);
 }
 
 /* ---- jobs ------------------------------------------------------------- */
@@ -850,6 +906,7 @@ static void free_state(plan_maker *m)
     free(m->c.at);
     free(m->c.order);
     free(m->templates.slot);
+    free(m->compiles.slot);
 }
 
 void sweep_plan_close(sweep_plan *plan)
