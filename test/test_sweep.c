@@ -791,6 +791,34 @@ static void test_failed_jobs_rerun(void **state)
     test_tmpdir_remove(dir);
 }
 
+/* A sweep of write_slow_spec's two jobs, one at a time, running its slow
+ * second job: its folder, spec, graph and process. */
+typedef struct slow_sweep {
+    char *dir, *out, *spec, *graph;
+    pid_t pid;
+} slow_sweep;
+
+/* Starts it, its standard error into errs (NULL: the test's). */
+static void slow_sweep_start(slow_sweep *s, const char *errs_name)
+{
+    s->dir = test_tmpdir();
+    s->out = test_path(s->dir, "out");
+    s->spec = write_slow_spec(s->dir, "60", &s->graph);
+    char *errs = errs_name ? test_path(s->dir, errs_name) : NULL;
+    s->pid = start_samsim((const char *const[]){"sweep", s->spec, "-j", "1", "-o", s->out, NULL},
+                          NULL, errs);
+    free(errs);
+    wait_results(s->out, 1);
+}
+
+static void slow_sweep_free(slow_sweep *s)
+{
+    free(s->spec);
+    free(s->graph);
+    free(s->out);
+    test_tmpdir_remove(s->dir);
+}
+
 /* While a sweep runs in a directory, another sweep, a --slurm preparation
  * and a --collect there are refused at once, naming it. The lock goes
  * with the sweep, however it dies: after a SIGKILL (its GNU parallel and
@@ -800,12 +828,10 @@ static void test_concurrent_sweep_refused(void **state)
     (void)state;
     if (!have_parallel())
         skip();
-    char *dir = test_tmpdir(), *graph;
-    char *out = test_path(dir, "out"), *sbatch = test_path(out, "sweep.sbatch");
-    char *spec = write_slow_spec(dir, "60", &graph);
-    pid_t first = start_samsim((const char *const[]){"sweep", spec, "-j", "1", "-o", out, NULL},
-                               NULL, NULL);
-    wait_results(out, 1);
+    slow_sweep s;
+    slow_sweep_start(&s, NULL);
+    const char *spec = s.spec, *out = s.out;
+    char *sbatch = test_path(out, "sweep.sbatch");
     char want[1200];
     snprintf(want, sizeof want, "samsim: %s: another sweep is running there", out);
     static const char *const refused[][6] = {{"sweep", "SPEC", "--local", "-o", "OUT", NULL},
@@ -825,19 +851,16 @@ static void test_concurrent_sweep_refused(void **state)
         free(err);
     }
     assert_false(test_exists(sbatch));
-    kill(first, SIGKILL);
+    kill(s.pid, SIGKILL);
     int status;
-    assert_int_equal(waitpid(first, &status, 0), first);
+    assert_int_equal(waitpid(s.pid, &status, 0), s.pid);
     assert_int_equal(processes_left(out, 30), 0);
     char *err = NULL;
     assert_int_equal(test_run_samsim(NULL, &err, "sweep", "--collect", out, NULL), 1);
     assert_non_null(strstr(err, "sweep: 2 jobs: 1 ok, 0 failed, 1 not run"));
     free(err);
-    free(spec);
-    free(graph);
     free(sbatch);
-    free(out);
-    test_tmpdir_remove(dir);
+    slow_sweep_free(&s);
 }
 
 /* SIGTERM to the sweep's process alone (kill, timeout, a batch system's
@@ -848,26 +871,22 @@ static void test_sigterm_stops_jobs(void **state)
     (void)state;
     if (!have_parallel())
         skip();
-    char *dir = test_tmpdir(), *graph;
-    char *out = test_path(dir, "out"), *errs = test_path(dir, "stderr");
-    char *spec = write_slow_spec(dir, "60", &graph);
-    pid_t pid = start_samsim((const char *const[]){"sweep", spec, "-j", "1", "-o", out, NULL},
-                             NULL, errs);
-    wait_results(out, 1);
-    kill(pid, SIGTERM);
+    slow_sweep s;
+    slow_sweep_start(&s, "stderr");
+    kill(s.pid, SIGTERM);
     int status;
-    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_int_equal(waitpid(s.pid, &status, 0), s.pid);
     assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
-    assert_int_equal(processes_left(out, 30), 0);
-    char *err = test_read_file(errs);
+    assert_int_equal(processes_left(s.out, 30), 0);
+    char *errs = test_path(s.dir, "stderr"), *err = test_read_file(errs);
     assert_non_null(strstr(err, "sweep: stopped by SIGTERM; samsim sweep again runs the jobs "
                                 "not done\n"));
     assert_non_null(strstr(err, "sweep: 2 jobs: 1 ok, 0 failed, 1 not run"));
     csv_table t;
-    read_results(out, &t);
+    read_results(s.out, &t);
     assert_int_equal(t.nrows, 3);
-    char *b = test_path(dir, "B1.mtx"), *c = test_path(dir, "C1.mtx");
-    char *summary = direct_run(graph, b, c, NULL);
+    char *b = test_path(s.dir, "B1.mtx"), *c = test_path(s.dir, "C1.mtx");
+    char *summary = direct_run(s.graph, b, c, NULL);
     assert_row_is(&t, 0, summary);
     assert_string_equal(cell(&t, 1, "status"), "pending");
     csv_table_free(&t);
@@ -875,11 +894,8 @@ static void test_sigterm_stops_jobs(void **state)
     free(b);
     free(c);
     free(err);
-    free(spec);
-    free(graph);
     free(errs);
-    free(out);
-    test_tmpdir_remove(dir);
+    slow_sweep_free(&s);
 }
 
 /* A generator's tensor is made once for every job that names it, and is
