@@ -1,12 +1,12 @@
 #include "config.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../common/grow.h"
 #include "../common/keyval.h"
+#include "../common/number.h"
 #include "../graph/graph_build.h"
 #include "registry.h"
 
@@ -128,17 +128,13 @@ static int type_known(const char *type)
  * latency. */
 static int whole_number(const sim_setting *s, uint64_t *v, sam_error *err)
 {
-    uint64_t lowest = !strcmp(s->name, "ii") ||
-                      (!strcmp(s->scope, "channel") && !strcmp(s->name, "latency"));
-    uint64_t highest = !strcmp(s->name, "capacity") ? CAPACITY_MAX : TIMING_MAX;
-    char *end;
-    errno = 0;
-    unsigned long long x = strtoull(s->value, &end, 10);
-    if (!*s->value || *end || *s->value == '-' || errno || x < lowest || x > highest)
-        return error_set(err, "%s: %s.%s must be a whole number %llu..%llu, not '%s'", s->origin,
-                         s->scope, s->name, (unsigned long long)lowest,
-                         (unsigned long long)highest, s->value);
-    *v = x;
+    long long lowest = !strcmp(s->name, "ii") ||
+                       (!strcmp(s->scope, "channel") && !strcmp(s->name, "latency"));
+    long long highest = !strcmp(s->name, "capacity") ? CAPACITY_MAX : TIMING_MAX, x;
+    if (number_parse_whole(s->value, lowest, highest, &x))
+        return error_set(err, "%s: %s.%s must be a whole number %lld..%lld, not '%s'", s->origin,
+                         s->scope, s->name, lowest, highest, s->value);
+    *v = (uint64_t)x;
     return 0;
 }
 
@@ -152,10 +148,8 @@ static int check_bitvector(const sim_setting *s, sam_error *err)
     if (!p)
         return error_set(err, "%s: " BITVECTOR_SCOPE " has no setting '%s' (" WORD_WIDTH ")",
                          s->origin, s->name);
-    char *end;
-    errno = 0;
-    long long x = strtoll(s->value, &end, 10);
-    if (!*s->value || *end || errno || x < p->min || x > p->max)
+    long long x;
+    if (number_parse_whole(s->value, p->min, p->max, &x))
         return error_set(err, "%s: " BITVECTOR_SCOPE "." WORD_WIDTH " must be a whole number "
                          "%lld..%lld, not '%s'", s->origin, (long long)p->min,
                          (long long)p->max, s->value);

@@ -141,6 +141,8 @@ static void test_bad_settings(void **state)
                    "node.7.ii, ...)");
     assert_refused(&f, "channel.capacity = -1\n", NULL,
                    "1: channel.capacity must be a whole number 0..1000000, not '-1'");
+    assert_refused(&f, "channel.capacity = +4\n", NULL,
+                   "1: channel.capacity must be a whole number 0..1000000, not '+4'");
     assert_refused(&f, "channel.width = 2\n", NULL,
                    "1: channel has no setting 'width' (capacity, latency)");
     assert_refused(&f, "node.1.ii = 0\n", NULL,
