@@ -18,11 +18,12 @@
 #include "../sim/engine.h"
 #include "../sim/result.h"
 #include "args.h"
-#include "check.h"
+#include "../run/check.h"
 #include "commands.h"
 #include "outputs.h"
 #include "run_template.h"
-#include "run_tiled.h"
+#include "../run/template_dir.h"
+#include "../run/tiled.h"
 
 #define RUN_MAX_BINDINGS 16
 
@@ -565,7 +566,7 @@ static int tiled_stalled(const run_opts *o, const sam_graph *g, const tiled_outc
     return 2;
 }
 
-/* The run tile by tile (run_tiled.h), delivered as a whole. */
+/* The run tile by tile (run/tiled.h), delivered as a whole. */
 static int simulate_tiled(const run_opts *o, sam_graph *g, const tensor *operands,
                           const char *tiling, sam_error *err)
 {
@@ -654,7 +655,7 @@ int cmd_run(int argc, char **argv)
     sim_data d = {0};
     itersplit split = {0};
     int64_t split_dims[EXPR_MAX_INDICES];
-    if (argc > 0 && run_template_is(argv[0]))
+    if (argc > 0 && template_dir_is(argv[0]))
         return run_template(argc, argv);
     if (parse_args(argc, argv, &o, &err) || graph_read_dot(o.graph, &g, &err)) {
         free_opts(&o);

@@ -1,5 +1,5 @@
 /* samsim run DIR (run_template.h): the directory read and checked whole
- * before anything runs, its phases run in memory (template_run.h), then
+ * before anything runs, its phases run in memory (run/template_run.h), then
  * the outputs written, all of them or none, and the summary. */
 #include "run_template.h"
 
@@ -12,14 +12,12 @@
 #include <unistd.h>
 
 #include "../common/atomic_file.h"
-#include "../common/keyval.h"
 #include "../common/number.h"
 #include "../formats/tensor_file.h"
 #include "args.h"
 #include "outputs.h"
-#include "template_run.h"
-
-#define TRUN_PATH 4096
+#include "../run/template_dir.h"
+#include "../run/template_run.h"
 
 typedef struct trun_opts {
     const char *dir, *out, *stats;
@@ -28,29 +26,8 @@ typedef struct trun_opts {
     char name[TRUN_MAX_TENSORS][64];    /* -t NAME=FILE */
     const char *file[TRUN_MAX_TENSORS];
     int nbound;
+    char stats_file[TEMPLATE_MAX_PHASES][TEMPLATE_DIR_PATH];    /* each phase's --stats */
 } trun_opts;
-
-/* What DIR holds: template.conf's keys, and per phase its graph and its
- * hardware. */
-typedef struct template_dir {
-    char conf[TRUN_PATH];
-    char name[64], expr[128];
-    char phase[TEMPLATE_MAX_PHASES][32];
-    int nphases;
-    char gv[TEMPLATE_MAX_PHASES][TRUN_PATH], hw_path[TEMPLATE_MAX_PHASES][TRUN_PATH];
-    sam_graph g[TEMPLATE_MAX_PHASES];
-    int ngraphs;
-    hw_desc hw[TEMPLATE_MAX_PHASES];
-    char stats[TEMPLATE_MAX_PHASES][TRUN_PATH];    /* where --stats puts each phase's */
-} template_dir;
-
-int run_template_is(const char *path)
-{
-    char conf[TRUN_PATH];
-    struct stat st;
-    snprintf(conf, sizeof conf, "%s/template.conf", path);
-    return !stat(path, &st) && S_ISDIR(st.st_mode) && !stat(conf, &st);
-}
 
 /* ---- the command line --------------------------------------------------- */
 
@@ -124,145 +101,18 @@ static int parse_args(int argc, char **argv, trun_opts *o, sam_error *err)
     return 0;
 }
 
-/* ---- the directory ------------------------------------------------------ */
-
-static int conf_phase(template_dir *d, const char *value, const char *origin, sam_error *err)
+/* The names -t binds. */
+static int check_operands(const trun_opts *o, const template_dir *d, sam_error *err)
 {
-    if (!*value || strlen(value) >= sizeof d->phase[0] || strchr(value, '/') ||
-        !strcmp(value, ".") || !strcmp(value, ".."))
-        return error_set(err, "%s: phase '%s' is not a file stem of the directory", origin,
-                         value);
-    for (int i = 0; i < d->nphases; i++)
-        if (!strcmp(d->phase[i], value))
-            return error_set(err, "%s: phase '%s' is listed twice", origin, value);
-    if (d->nphases == TEMPLATE_MAX_PHASES)
-        return error_set(err, "%s: phase '%s': at most %d phases", origin, value,
-                         TEMPLATE_MAX_PHASES);
-    snprintf(d->phase[d->nphases++], sizeof d->phase[0], "%s", value);
-    return 0;
-}
-
-static int conf_line(void *ctx, const char *key, const char *value, const char *origin,
-                     sam_error *err)
-{
-    template_dir *d = ctx;
-    if (!strcmp(key, "template"))
-        snprintf(d->name, sizeof d->name, "%s", value);
-    else if (!strcmp(key, "expr"))
-        snprintf(d->expr, sizeof d->expr, "%s", value);
-    else if (!strcmp(key, "phase"))
-        return conf_phase(d, value, origin, err);
-    else
-        return error_set(err, "%s: unknown key '%s' (template, expr, phase)", origin, key);
-    return 0;
-}
-
-/* The phase's graph and hardware. */
-static int read_phase(template_dir *d, const char *dir, int p, sam_error *err)
-{
-    char phase[sizeof d->phase[0]];
-    memcpy(phase, d->phase[p], sizeof phase);
-    snprintf(d->gv[p], sizeof d->gv[0], "%s/%s.gv", dir, phase);
-    snprintf(d->hw_path[p], sizeof d->hw_path[0], "%s/%s.hw", dir, phase);
-    if (graph_read_dot(d->gv[p], &d->g[p], err))
-        return -1;
-    d->ngraphs++;
-    if (!graph_attr_get(&d->g[p], "tiling") || !graph_attr_get(&d->g[p], "expr") ||
-        d->g[p].ntensors == 0)
-        return error_at(err, d->gv[p], 0, "a template's graph records its tiling, expression "
-                        "and tensors");
-    hw_defaults(&d->hw[p]);
-    return hw_read(d->hw_path[p], &d->hw[p], err);
-}
-
-static int dir_read(const char *dir, template_dir *d, sam_error *err)
-{
-    snprintf(d->conf, sizeof d->conf, "%s/template.conf", dir);
-    if (keyval_read(d->conf, conf_line, d, err))
-        return -1;
-    if (!d->name[0] || !d->expr[0] || !d->nphases)
-        return error_set(err, "%s: needs template, expr and at least one phase", d->conf);
-    for (int p = 0; p < d->nphases; p++)
-        if (read_phase(d, dir, p, err))
-            return -1;
-    return 0;
-}
-
-static void dir_free(template_dir *d)
-{
-    for (int p = 0; p < d->ngraphs; p++)
-        graph_free(&d->g[p]);
-}
-
-/* The first phase whose result is name, or -1. */
-static int maker(const template_dir *d, const char *name)
-{
-    for (int p = 0; p < d->nphases; p++)
-        if (!strcmp(d->g[p].tensors[0].name, name))
-            return p;
-    return -1;
-}
-
-static int reader(const template_dir *d, const char *name)
-{
-    for (int p = 0; p < d->nphases; p++) {
-        const graph_tensor *gt = graph_tensor_find(&d->g[p], name);
-        if (gt && gt != &d->g[p].tensors[0])
-            return p;
-    }
-    return -1;
-}
-
-/* The template's operands are the tensors no phase makes: only those may
- * be bound, and each must be, and a phase reads only what a phase before
- * it made. */
-static int check_bindings(const trun_opts *o, const template_dir *d, sam_error *err)
-{
-    for (int i = 0; i < o->nbound; i++) {
-        int m = maker(d, o->name[i]);
-        if (m >= 0)
-            return error_set(err, "run: -t %s: %s is the %s phase's result, not an operand of %s",
-                             o->name[i], o->name[i], d->phase[m], o->dir);
-        if (reader(d, o->name[i]) < 0)
-            return error_set(err, "run: -t %s: no phase of %s reads a tensor %s", o->name[i],
-                             o->dir, o->name[i]);
-    }
-    return 0;
-}
-
-static int bound(const trun_opts *o, const char *name)
-{
+    const char *names[TRUN_MAX_TENSORS];
     for (int i = 0; i < o->nbound; i++)
-        if (!strcmp(o->name[i], name))
-            return 1;
-    return 0;
-}
-
-static int check_phases(const trun_opts *o, const template_dir *d, sam_error *err)
-{
-    for (int p = 0; p < d->nphases; p++) {
-        const sam_graph *g = &d->g[p];
-        int m = maker(d, g->tensors[0].name);
-        if (m != p)
-            return error_at(err, d->gv[p], 0, "its result %s is the %s phase's result too",
-                            g->tensors[0].name, d->phase[m]);
-        for (int k = 1; k < g->ntensors; k++) {
-            const char *name = g->tensors[k].name;
-            m = maker(d, name);
-            if (m >= p)
-                return error_at(err, d->gv[p], 0, "reads %s, the result of the %s phase, which "
-                                "does not run before it", name, d->phase[m]);
-            if (m < 0 && !bound(o, name))
-                return error_at(err, d->gv[p], 0, "tensor %s is not bound (give -t %s=FILE)",
-                                name, name);
-        }
-    }
-    return 0;
+        names[i] = o->name[i];
+    return template_dir_check_operands(d, names, o->nbound, err);
 }
 
 /* FILE for one phase, FILE.PHASE.EXT (the extension kept last) for each
  * of several. */
-static void stats_paths(const trun_opts *o, template_dir *d)
+static void stats_paths(trun_opts *o, const template_dir *d)
 {
     const char *dot = strrchr(o->stats, '.');
     size_t stem = dot && !strchr(dot, '/') ? (size_t)(dot - o->stats) : strlen(o->stats);
@@ -270,16 +120,16 @@ static void stats_paths(const trun_opts *o, template_dir *d)
         char phase[sizeof d->phase[0]];
         memcpy(phase, d->phase[p], sizeof phase);
         if (d->nphases == 1)
-            snprintf(d->stats[p], sizeof d->stats[0], "%s", o->stats);
+            snprintf(o->stats_file[p], sizeof o->stats_file[0], "%s", o->stats);
         else
-            snprintf(d->stats[p], sizeof d->stats[0], "%.*s.%s%s", (int)stem, o->stats, phase,
+            snprintf(o->stats_file[p], sizeof o->stats_file[0], "%.*s.%s%s", (int)stem, o->stats, phase,
                      o->stats + stem);
     }
 }
 
 /* -o and every phase's --stats file must replace no input and no other
  * output; standard output takes one table. */
-static int check_files(const trun_opts *o, template_dir *d, sam_error *err)
+static int check_files(trun_opts *o, const template_dir *d, sam_error *err)
 {
     io_file in[TRUN_MAX_TENSORS + 2 * TEMPLATE_MAX_PHASES + 1];
     io_file out[1 + TEMPLATE_MAX_PHASES] = {{"-o", o->out, NULL}};
@@ -298,7 +148,7 @@ static int check_files(const trun_opts *o, template_dir *d, sam_error *err)
     if (o->stats) {
         stats_paths(o, d);
         for (int p = 0; p < d->nphases; p++)
-            out[nout++] = (io_file){"--stats", d->stats[p], NULL};
+            out[nout++] = (io_file){"--stats", o->stats_file[p], NULL};
     }
     return outputs_check("run", in, n, out, nout, err);
 }
@@ -411,28 +261,28 @@ static int summary_build(const trun_opts *o, const template_dir *d, trun *r, con
 
 /* Removes the first n statistics files written, so that a run that fails
  * leaves none; devices and standard output keep what they got. */
-static void remove_stats(const template_dir *d, int n)
+static void remove_stats(const trun_opts *o, int n)
 {
     for (int p = 0; p < n; p++)
-        if (strcmp(d->stats[p], "-") && !atomic_file_special(d->stats[p]))
-            unlink(d->stats[p]);
+        if (strcmp(o->stats_file[p], "-") && !atomic_file_special(o->stats_file[p]))
+            unlink(o->stats_file[p]);
 }
 
 /* Every phase's statistics, then the result: all of them or none. */
-static int write_outputs(const trun_opts *o, const template_dir *d, trun *r, sam_error *err)
+static int write_outputs(const trun_opts *o, trun *r, sam_error *err)
 {
     int written = 0;
     for (; o->stats && written < r->nphases; written++) {
         const trun_phase *p = &r->phase[written];
-        if (sim_stats_write_rows(p->out.stats, p->cycles, NULL, d->stats[written], err)) {
-            remove_stats(d, written);
+        if (sim_stats_write_rows(p->out.stats, p->cycles, NULL, o->stats_file[written], err)) {
+            remove_stats(o, written);
             return -1;
         }
     }
     const trun_tensor *z = trun_result(r);
     tensor_file f = {.path = o->out, .name = z->name};
     if (o->out && outputs_write_tensor(&f, &z->t, err)) {
-        remove_stats(d, written);
+        remove_stats(o, written);
         return -1;
     }
     return 0;
@@ -463,7 +313,7 @@ static int run_all(const trun_opts *o, const template_dir *d, trun *r, sam_error
     int mismatch = rc ? -1 : o->check ? trun_check(r, o->dir, d->expr, verdict, sizeof verdict,
                                                    err) : 0;
     if (mismatch >= 0 && (summary_build(o, d, r, verdict, wall, s, err) ||
-                          write_outputs(o, d, r, err)))
+                          write_outputs(o, r, err)))
         mismatch = -1;
     if (mismatch >= 0) {
         int to_stdout = (o->out && !strcmp(o->out, "-")) || (o->stats && !strcmp(o->stats, "-"));
@@ -484,8 +334,8 @@ int run_template(int argc, char **argv)
     trun_init(&r, ENGINE_EVENT, 0);
     if (!d)
         error_set(&err, "out of memory");
-    else if (!parse_args(argc, argv, &o, &err) && !dir_read(o.dir, d, &err) &&
-             !check_bindings(&o, d, &err) && !check_phases(&o, d, &err) &&
+    else if (!parse_args(argc, argv, &o, &err) && !template_dir_read(o.dir, d, &err) &&
+             !check_operands(&o, d, &err) &&
              !check_files(&o, d, &err)) {
         trun_init(&r, o.engine, o.stats != NULL);
         if (!bind_operands(&o, &r, &err))
@@ -495,7 +345,7 @@ int run_template(int argc, char **argv)
         args_fail(&err);
     trun_free(&r);
     if (d)
-        dir_free(d);
+        template_dir_free(d);
     free(d);
     return rc;
 }

@@ -43,7 +43,7 @@
  *
  * For a block, busy + starved + blocked + idle_after = the run's cycles.
  *
- * A tiled run (cli/run_tiled.h) runs the graph once per tile point. Its
+ * A tiled run (run/tiled.h) runs the graph once per tile point. Its
  * stream and block rows add up every point's counts; their cycles are the
  * run's, each point's shifted to the cycle it started, and first_cycle and
  * last_cycle are the earliest and latest over the points. With pe.count

@@ -9,7 +9,7 @@
  * Every pair of a row and a column met gets its sum written, 0 where the
  * two have no k in common (no coordinate dropper, as in SAM's inner
  * product): Z's traffic counts those zeros, Z itself does not hold them
- * (template_run.h).
+ * (run/template_run.h).
  * The flexible dot-product array is one PE; its data SRAM is the LLB. */
 #include <stdio.h>
 

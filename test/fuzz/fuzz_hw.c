@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../cli/run_tiled.h"
+#include "../../run/tiled.h"
 #include "../../custard/compile.h"
 #include "fuzz_input.h"
 

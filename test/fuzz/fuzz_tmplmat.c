@@ -3,13 +3,13 @@
  * (zeros and duplicates included), then
  * - run it through each of the four templates at parameters the bytes
  *   pick (tile sizes, PE counts, buffers, the merger's and SIGMA's lanes),
- *   as `samsim run DIR --check` runs a template's phases (template_run.h),
+ *   as `samsim run DIR --check` runs a template's phases (run/template_run.h),
  *   and compare Z with the reference evaluation as --check does; one of
  *   the templates runs again under another engine, which must agree on
  *   every number;
  * - run a compiled matrix product (three loop orders) on random tiles
  *   (shape and occupancy splits, up to two levels, a tile order) through
- *   random memories (run_tiled.h, every --hw key within its range) and
+ *   random memories (run/tiled.h, every --hw key within its range) and
  *   check the result the same way.
  * A run may be refused only because a tile does not fit in a buffer the
  * bytes made small; any other error, any mismatch and any inconsistency
@@ -20,9 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../cli/check.h"
-#include "../../cli/run_tiled.h"
-#include "../../cli/template_run.h"
+#include "../../run/check.h"
+#include "../../run/tiled.h"
+#include "../../run/template_run.h"
 #include "../../custard/compile.h"
 #include "../../templates/template.h"
 #include "fuzz_input.h"
@@ -183,14 +183,7 @@ static int run_phases(const tm_graphs *c, const template_plan *plan, const tenso
     trun_init(r, engine, 0);
     must(tensor_copy(&ca, a, err) || tensor_copy(&cb, b, err) || trun_bind(r, "A", &ca, err) ||
          trun_bind(r, "B", &cb, err), "binding", err);
-    for (int i = 0; i < plan->nphases; i++) {
-        hw_desc hw;
-        hw_defaults(&hw);
-        must(hw_read_text(plan->phase[i].name, plan->phase[i].hw, &hw, err), "the plan", err);
-        if (trun_run_phase(r, plan->phase[i].name, &c->g[i], plan->phase[i].tiling, &hw, err))
-            return -1;
-    }
-    return 0;
+    return trun_run_plan(r, plan, c->g, err);
 }
 
 /* Z against the reference, and what the run says about itself. */

@@ -1,4 +1,4 @@
-#include "run_tiled.h"
+#include "tiled.h"
 
 #include <math.h>
 #include <stdio.h>

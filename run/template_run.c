@@ -202,6 +202,19 @@ int trun_run_phase(trun *r, const char *name, const sam_graph *g, const char *ti
     return run_graph(r, p, g, tiling, hw, err) ? name_phase(g, name, err) : 0;
 }
 
+int trun_run_plan(trun *r, const template_plan *plan, const sam_graph *graphs, sam_error *err)
+{
+    for (int i = 0; i < plan->nphases; i++) {
+        const template_phase *p = &plan->phase[i];
+        hw_desc hw;
+        hw_defaults(&hw);
+        if (hw_read_text(p->name, p->hw, &hw, err) ||
+            trun_run_phase(r, p->name, &graphs[i], p->tiling, &hw, err))
+            return -1;
+    }
+    return 0;
+}
+
 trun_tensor *trun_result(trun *r)
 {
     if (!r->nphases || r->tensor[r->ntensors - 1].operand)

@@ -11,7 +11,7 @@
 #include <stddef.h>
 
 #include "../templates/template.h"
-#include "run_tiled.h"
+#include "tiled.h"
 
 #define TRUN_MAX_TENSORS 8
 
@@ -59,6 +59,10 @@ int trun_bind(trun *r, const char *name, tensor *t, sam_error *err);
  * error names the graph and the phase. */
 int trun_run_phase(trun *r, const char *name, const sam_graph *g, const char *tiling,
                    const hw_desc *hw, sam_error *err);
+
+/* Runs every phase of plan in order, graphs[p] (template_build's) on the
+ * hardware its hw text describes. */
+int trun_run_plan(trun *r, const template_plan *plan, const sam_graph *graphs, sam_error *err);
 
 /* The last phase's result, its explicit zeros taken out (counted in its
  * zeros): the template's result. NULL before any phase ran. */

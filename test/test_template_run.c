@@ -1,0 +1,142 @@
+/* A template's phases run in memory (run/template_run.h), as `samsim run
+ * DIR` runs them from its files: the plan built (template_build), the
+ * operands bound, each phase run on its hardware. On an 8x8 matrix worked
+ * by hand (below) each template moves exactly the DRAM bytes its tiles
+ * and formats make. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../run/template_run.h"
+#include "test_util.h"
+
+/* A = B, 8x8, six entries: (0,0)=1 (0,5)=2 (3,1)=3 (5,5)=4 (6,2)=5
+ * (7,7)=6. Z = A A has four: (0,0)=1 (0,5)=2+8 (5,5)=16 (7,7)=36. */
+static void hand_matrix(tensor *t)
+{
+    static const int64_t at[6][2] = {{0, 0}, {0, 5}, {3, 1}, {5, 5}, {6, 2}, {7, 7}};
+    int64_t dims[2] = {8, 8};
+    sam_error err;
+    assert_int_equal(tensor_init(t, 2, dims, &err), 0);
+    for (int e = 0; e < 6; e++)
+        assert_int_equal(tensor_append(t, at[e], e + 1, &err), 0);
+    assert_int_equal(tensor_canonicalize(t, NULL, &err), 0);
+}
+
+/* Template name at its defaults but for params ("KEY=VALUE ..."), run in
+ * memory on A = B = a; *r holds the run (trun_free). */
+static void run_template(const char *name, const char *params, const tensor *a, trun *r)
+{
+    const template_def *t = template_find(name);
+    double values[TEMPLATE_MAX_PARAMS];
+    char *buf = strdup(params), *save = NULL;
+    sam_error err;
+    assert_non_null(t);
+    template_defaults(t, values);
+    for (char *kv = strtok_r(buf, " ", &save); kv; kv = strtok_r(NULL, " ", &save))
+        if (template_set(t, values, kv, &err))
+            fail_msg("%s: %s", name, err.msg);
+    free(buf);
+    template_plan *plan = calloc(1, sizeof *plan);
+    sam_graph g[TEMPLATE_MAX_PHASES];
+    assert_non_null(plan);
+    if (template_build(t, values, plan, g, &err))
+        fail_msg("%s: %s", name, err.msg);
+    tensor ca, cb;
+    trun_init(r, ENGINE_EVENT, 0);
+    assert_int_equal(tensor_copy(&ca, a, &err) || tensor_copy(&cb, a, &err) ||
+                     trun_bind(r, "A", &ca, &err) || trun_bind(r, "B", &cb, &err), 0);
+    if (trun_run_plan(r, plan, g, &err))
+        fail_msg("%s: %s", name, err.msg);
+    char verdict[64];
+    assert_int_equal(trun_check(r, name, TEMPLATE_EXPR, verdict, sizeof verdict, &err), 0);
+    for (int p = 0; p < plan->nphases; p++)
+        graph_free(&g[p]);
+    free(plan);
+}
+
+/* The traffic of tensor name, -1 when the run has none. */
+static long long traffic(const trun *r, const char *name)
+{
+    for (int i = 0; i < r->ntensors; i++)
+        if (!strcmp(r->tensor[i].name, name))
+            return llround(r->tensor[i].traffic);
+    return -1;
+}
+
+typedef struct hand_case {
+    const char *name, *params;
+    long long a, b, t, po, z, min, zeros;
+} hand_case;
+
+/* Bytes: a coordinate or seg entry 4, a value 8 (SIGMA 4), a bitvector
+ * word 8. A and B whole in CSR: seg 2 + rows {0,3,5,6,7} 5 + seg 6 +
+ * 6 coordinates = 19 x 4 + 6 x 8 = 124; Z (rows {0,5,7}, 4 entries):
+ * 13 x 4 + 4 x 8 = 84.
+ *
+ * Gamma, rows in tiles of 3 entries on 2 PEs: A's row tiles (0,0)(0,5)(3,1) and
+ * (5,5)(6,2)(7,7) cost 5+5 x 4 + 3 x 8 = 64 and 6+6 x 4 + 24 = 72; B is
+ * read once into the FiberCache (124); Z's row tiles go out once,
+ * (0,0)(0,5): 44 and (5,5)(7,7): 52.
+ *
+ * ExTensor, PE tiles 4 a side, LLB tiles 4 rows x 4 deep x 8 wide, in the
+ * order j1 k1 i1: A's four LLB tiles 52 + 32 + 32 + 52; B's two, rows 0-3
+ * (0,0)(0,5)(3,1) 64 and rows 4-7 (5,5)(6,2)(7,7) 72. Z moves by PE tiles
+ * (llb.partials): rows 0-3 get (0,0) and (0,5) in two PE tiles at k1 = 0
+ * (32 bytes each), go out when i1 moves on, and at k1 = 1 both PE tiles'
+ * points run again (A's and B's tiles there are not empty): both are read
+ * back (64: PO 2 x 64) and written again (64); rows 4-7 go out once, one
+ * PE tile (5,5)(7,7): 52, the other empty. Z = 64 + 64 + 52 - 64.
+ *
+ * OuterSPACE, all of A in one multiply tile: A by columns and B cost 124
+ * each; T(i,k,j) has five products under four (i,k) nodes in rows
+ * {0,5,7}: written as d,l,s: the 3 lists' heads + 4 nodes x 2 + 5 seg + 5
+ * coordinates = 21 x 4, + 5 x 8 = 124, read as d,s,s: 9 + 4 + 5 + 5 =
+ * 23 x 4 + 40 = 132; Z once, 84.
+ *
+ * SIGMA, K in two shape tiles of 4, A whole stationary: each K tile of A
+ * has three rows of one bitvector word (A 2 + 3 x 4, 3 x 8 words,
+ * 3 x 4 values: 56, twice), and so has B's (by columns, 56 twice); the
+ * inner products write every (j, i) pair met, zeros included: 17 of them
+ * under j {0,1,2,5,7}: 2 + 5 + 6 + 17 = 30 x 4 + 17 x 4 = 188, once; 13
+ * of the 17 are zeros, which Z does not hold: once, in its format (by
+ * columns {0,5,7}), Z costs 2 + 3 + 4 + 4 = 13 x 4 + 4 x 4 = 68. A and B
+ * whole: 2 + 5 x 4, 5 words, 6 values: 92. */
+static const hand_case hand[] = {
+    {"gamma", "tile.entries=3 pe.count=2", 136, 124, -1, 0, 96, 332, 0},
+    {"extensor", "pe.tile=4 llb.tile.i=1 llb.tile.k=1 llb.tile.j=2 pe.count=2", 168, 136, -1, 128, 116, 332, 0},
+    {"outerspace", "a.per.pe=6 merge.rows=8", 124, 124, 256, 0, 84, 332, 0},
+    {"sigma", "k.tile=4 a.per.tile=6", 112, 112, -1, 0, 188, 252, 13},
+};
+
+static void test_hand_traffic(void **state)
+{
+    (void)state;
+    tensor a;
+    hand_matrix(&a);
+    for (size_t i = 0; i < sizeof hand / sizeof hand[0]; i++) {
+        const hand_case *h = &hand[i];
+        trun r;
+        run_template(h->name, h->params, &a, &r);
+        trun_tensor *z = trun_result(&r);
+        assert_int_equal(traffic(&r, "A"), h->a);
+        assert_int_equal(traffic(&r, "B"), h->b);
+        assert_int_equal(llround(2 * z->read_back), h->po);
+        assert_int_equal(llround(z->traffic - 2 * z->read_back), h->z);
+        assert_int_equal(llround(trun_traffic_min(&r)), h->min);
+        assert_int_equal(z->zeros, h->zeros);
+        assert_int_equal(z->t.nnz, 4);
+        assert_int_equal(traffic(&r, "T"), h->t);
+        trun_free(&r);
+    }
+    tensor_free(&a);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_hand_traffic),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
