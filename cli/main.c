@@ -42,7 +42,9 @@ static void print_hw_keys(void)
         print_wrapped(p->about);
     }
     printf("  place.T         pe or llb,pe: the buffers that hold tensor T's tiles\n"
-           "                  (default llb,pe)\n");
+           "                  (default llb,pe)\n"
+           "  layout.T        coo, level letters (ds), tiled, tiled coo: how the memories\n"
+           "                  store tensor T (default its format)\n");
 }
 
 static const command commands[] = {

@@ -86,12 +86,14 @@ static void drop_zeros(tensor *t)
     t->nnz = kept;
 }
 
-/* t's bytes in format f at hw's sizes, its explicit zeros left out. */
-static int bytes_once(const tensor *t, const level_format *f, const hw_desc *hw, double *bytes,
-                      sam_error *err)
+/* t's bytes in format f, or the layout the hardware stores it in, at hw's
+ * sizes, its explicit zeros left out. */
+static int bytes_once(const tensor *t, const char *name, const level_format *f,
+                      const hw_desc *hw, double *bytes, sam_error *err)
 {
     tensor copy;
     const tensor *stored = t;
+    const storage_layout *layout = hw_layout_of(hw, name);
     if (count_zeros(t)) {
         if (tensor_copy(&copy, t, err))
             return -1;
@@ -99,8 +101,11 @@ static int bytes_once(const tensor *t, const level_format *f, const hw_desc *hw,
         stored = &copy;
     }
     fibertree ft;
-    int rc = fibertree_build(stored, f, &ft, err);
-    if (!rc) {
+    int rc;
+    if (layout)
+        rc = storage_layout_tensor_bytes(layout, f, stored, hw->bytes_crd, hw->bytes_ref,
+                                         hw->bytes_val, bytes, err);
+    else if (!(rc = fibertree_build(stored, f, &ft, err))) {
         *bytes = fibertree_bytes(&ft, hw->bytes_crd, hw->bytes_ref, hw->bytes_val);
         fibertree_free(&ft);
     }
@@ -109,8 +114,9 @@ static int bytes_once(const tensor *t, const level_format *f, const hw_desc *hw,
     return rc;
 }
 
-/* What a phase moved to and from DRAM, by tensor; an operand's bytes in
- * its format the first time a phase reads it. */
+/* What a phase moved to and from DRAM, by tensor; an operand's bytes as
+ * DRAM stores it (its tiles' sum, or in its layout or format) the first
+ * time a phase reads it. */
 static int account(trun *r, const sam_graph *g, const tiled_outcome *o, trun_tensor *res,
                    sam_error *err)
 {
@@ -118,15 +124,17 @@ static int account(trun *r, const sam_graph *g, const tiled_outcome *o, trun_ten
     for (int k = 1; k < g->ntensors; k++) {
         trun_tensor *t = tensor_named(r, g->tensors[k].name);
         t->traffic += m->traffic[k - 1].read[HW_DRAM];
-        if (t->operand && t->once == 0 &&
-            bytes_once(&t->t, &g->tensors[k].format, &m->hw, &t->once, err))
+        if (t->operand && t->once == 0 && o->stored[k - 1] > 0)
+            t->once = o->stored[k - 1];
+        else if (t->operand && t->once == 0 &&
+                 bytes_once(&t->t, t->name, &g->tensors[k].format, &m->hw, &t->once, err))
             return -1;
     }
     const mem_traffic *z = &m->traffic[m->ntensors];
     res->traffic += z->written[HW_DRAM] + z->read[HW_DRAM];
     res->read_back += z->read[HW_DRAM];
     res->zeros = count_zeros(&res->t);
-    return bytes_once(&res->t, &g->tensors[0].format, &m->hw, &res->once, err);
+    return bytes_once(&res->t, res->name, &g->tensors[0].format, &m->hw, &res->once, err);
 }
 
 static void add_totals(trun *r, const trun_phase *p, const hw_desc *hw)

@@ -147,11 +147,51 @@ static int split_index(tiled_state *s, int idx, sam_error *err)
     return 0;
 }
 
-/* The bytes of a tree, as the hardware stores it. */
-static double tree_bytes(const tiled_state *s, const fibertree *ft)
+/* The bytes of operand t's tile content (its tree ft, or NULL) as the
+ * hardware stores it: in its layout when the hardware gives one, else as
+ * the tree. */
+static int tile_bytes(const tiled_state *s, int t, const tensor *content, const fibertree *ft,
+                      double *bytes, sam_error *err)
 {
     const hw_desc *hw = s->r->hw;
-    return fibertree_bytes(ft, hw->bytes_crd, hw->bytes_ref, hw->bytes_val);
+    const operand *op = &s->op[t];
+    const storage_layout *l = hw_layout_of(hw, op->gt->name);
+    fibertree own;
+    if (l)
+        return storage_layout_tensor_bytes(l, &op->gt->format, content, hw->bytes_crd,
+                                           hw->bytes_ref, hw->bytes_val, bytes, err);
+    if (!ft && fibertree_build(content, &op->gt->format, &own, err))
+        return error_wrap(err, "%s: a tile of %s", s->g->path, op->gt->name);
+    *bytes = fibertree_bytes(ft ? ft : &own, hw->bytes_crd, hw->bytes_ref, hw->bytes_val);
+    if (!ft)
+        fibertree_free(&own);
+    return 0;
+}
+
+/* Whether operand t is stored as its innermost tiles (layout.h). */
+static int stored_tiled(const tiled_state *s, int t)
+{
+    const storage_layout *l = hw_layout_of(s->r->hw, s->op[t].gt->name);
+    return l && l->tiled;
+}
+
+/* The bytes of operand t's tiles at level l: each stored whole, or the
+ * sum of the innermost tiles it holds. */
+static int outer_bytes(tiled_state *s, int t, int l, sam_error *err)
+{
+    operand *op = &s->op[t];
+    const tiled_tensor *o = &op->outer[l];
+    if (!stored_tiled(s, t)) {
+        for (size_t k = 0; k < o->ntiles; k++)
+            if (tile_bytes(s, t, &o->tiles[k].content, NULL, &op->outer_bytes[l][k], err))
+                return -1;
+        return 0;
+    }
+    for (size_t k = 0; k < o->ntiles; k++)
+        op->outer_bytes[l][k] = 0;
+    for (size_t i = 0; i < op->tt.ntiles; i++)
+        op->outer_bytes[l][op->outer_of[l][i]] += op->bytes[i];
+    return 0;
 }
 
 /* The tiles at level l of operand t (its splits cut short below l), their
@@ -172,14 +212,6 @@ static int outer_tiles(tiled_state *s, int t, int l, sam_error *err)
     op->outer_bytes[l] = malloc((o->ntiles + 1) * sizeof *op->outer_bytes[l]);
     if (!op->outer_of[l] || !op->outer_bytes[l])
         return error_set(err, "out of memory");
-    for (size_t k = 0; k < o->ntiles; k++) {
-        fibertree ft;
-        if (fibertree_build(&o->tiles[k].content, &op->gt->format, &ft, err))
-            return error_wrap(err, "%s: a tile of %s at tiling level %d", s->g->path,
-                              op->gt->name, l);
-        op->outer_bytes[l][k] = tree_bytes(s, &ft);
-        fibertree_free(&ft);
-    }
     /* Both lists are in key order, so the prefixes only go forward. */
     size_t key_bytes = (size_t)o->nkeys * sizeof(int64_t);
     for (size_t i = 0, k = 0; i < op->tt.ntiles; i++) {
@@ -187,16 +219,26 @@ static int outer_tiles(tiled_state *s, int t, int l, sam_error *err)
             k++;
         op->outer_of[l][i] = k;
     }
-    return 0;
+    return outer_bytes(s, t, l, err);
 }
 
-/* With memories, what the model needs of operand t's tiles. */
+/* With memories, what the model needs of operand t's tiles; stored as
+ * its innermost tiles, their bytes now (the larger tiles' are their sums)
+ * and the operand's, their total. */
 static int memory_tiles(tiled_state *s, int t, sam_error *err)
 {
     operand *op = &s->op[t];
     op->bytes = malloc((op->tt.ntiles + 1) * sizeof *op->bytes);
     if (!op->bytes)
         return error_set(err, "out of memory");
+    if (stored_tiled(s, t) && t <= MEM_MAX_TENSORS) {
+        double *stored = &s->out->stored[t - 1];
+        for (size_t i = 0; i < op->tt.ntiles; i++) {
+            if (tile_bytes(s, t, &op->tt.tiles[i].content, NULL, &op->bytes[i], err))
+                return -1;
+            *stored += op->bytes[i];
+        }
+    }
     for (int l = 0; l + 1 < s->spec.depth; l++)
         if (outer_tiles(s, t, l, err))
             return -1;
@@ -265,11 +307,13 @@ static const fibertree *tree_at(tiled_state *s, int t, size_t tile, const int64_
     operand *op = &s->op[t];
     const level_format *f = &op->gt->format;
     if (!op->tiled) {
-        if (!op->has_whole_tree && fibertree_build(op->whole, f, &op->whole_tree, err))
+        if (op->has_whole_tree)
+            return &op->whole_tree;
+        if (fibertree_build(op->whole, f, &op->whole_tree, err))
             return NULL;
-        if (!op->has_whole_tree && s->r->hw)
-            op->whole_bytes = tree_bytes(s, &op->whole_tree);
         op->has_whole_tree = 1;
+        if (s->r->hw && tile_bytes(s, t, op->whole, &op->whole_tree, &op->whole_bytes, err))
+            return NULL;
         return &op->whole_tree;
     }
     if (tile != TILESEQ_ABSENT) {
@@ -280,8 +324,9 @@ static const fibertree *tree_at(tiled_state *s, int t, size_t tile, const int64_
                 return NULL;
             }
             op->trees[tile] = ft;
-            if (op->bytes)
-                op->bytes[tile] = tree_bytes(s, ft);
+            if (op->bytes && tile_bytes(s, t, &op->tt.tiles[tile].content, ft,
+                                        &op->bytes[tile], err))
+                return NULL;
         }
         return op->trees[tile];
     }
@@ -677,7 +722,8 @@ static int prepare_memory(tiled_state *s, sam_error *err)
     for (int l = 0; l < depth && !rc; l++) {
         for (int m = 0; m < s->e.lhs->order; m++)
             extent[m] = tile_split_level_extent(&s->split[s->e.lhs->index[m]], l);
-        rc = result_tiles_init(&s->partial[l], &s->g->tensors[0].format, extent, hw->bytes_crd,
+        rc = result_tiles_init(&s->partial[l], &s->g->tensors[0].format,
+                               hw_layout_of(hw, s->g->tensors[0].name), extent, hw->bytes_crd,
                                hw->bytes_ref, hw->bytes_val, err);
     }
     if (rc || mem_init(s->mem, hw, n, depth, err) ||
@@ -696,13 +742,38 @@ static int prepare_memory(tiled_state *s, sam_error *err)
     return 0;
 }
 
+/* The hardware's layouts name the graph's tensors and fit their formats,
+ * before any tile's bytes are counted in them. */
+static int check_layouts(const tiled_state *s, sam_error *err)
+{
+    const char *names[TILED_MAX_TENSORS];
+    const level_format *formats[TILED_MAX_TENSORS];
+    if (!s->r->hw)
+        return 0;
+    for (int t = 0; t < s->g->ntensors && t < TILED_MAX_TENSORS; t++) {
+        names[t] = s->g->tensors[t].name;
+        formats[t] = &s->g->tensors[t].format;
+    }
+    int n = s->g->ntensors < TILED_MAX_TENSORS ? s->g->ntensors : TILED_MAX_TENSORS;
+    if (hw_check_layouts(s->r->hw, names, formats, n, err))
+        return -1;
+    const storage_layout *l = hw_layout_of(s->r->hw, names[0]);
+    for (int k = 0; l && l->tiled && k < s->r->hw->nlayouts; k++)
+        if (!strcmp(s->r->hw->layout[k].tensor, names[0]))
+            return error_set(err, "%s: layout.%s: tiled is for operands; %s is the result, "
+                             "written tile by tile already", s->r->hw->layout[k].origin,
+                             names[0], names[0]);
+    return 0;
+}
+
 static int prepare(tiled_state *s, const tensor *operands, sam_error *err)
 {
     int loop[EXPR_MAX_INDICES];
     if (expr_parse(s->r->expr, &s->e, err) || tiling_parse(s->r->tiling, &s->e, &s->spec, err))
         return -1;
     int nloop = loop_order(s, loop, err);
-    if (nloop < 0 || bind_operands(s, operands, err) || tile_operands(s, err))
+    if (nloop < 0 || bind_operands(s, operands, err) || check_layouts(s, err) ||
+        tile_operands(s, err))
         return -1;
     s->nloop = tiling_order(&s->spec, loop, nloop, s->loop_index, s->loop_level);
     if (s->nloop == 0)

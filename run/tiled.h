@@ -39,6 +39,9 @@ typedef struct tiled_outcome {
                                    are the expression's operands, then
                                    the result */
     const char *names[MEM_MAX_TENSORS + 1];
+    /* Per operand stored as its innermost tiles (`layout.T = tiled`), the
+       bytes of them all, as DRAM holds it; else 0. */
+    double stored[MEM_MAX_TENSORS];
     sim_stats *stats;           /* asked for: every point's, and the memories'
                                    (freed by tiled_outcome_free) */
     const char *incomplete;     /* a run that did not complete: "deadlock" or

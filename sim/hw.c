@@ -111,16 +111,38 @@ static int set_place(hw_desc *hw, const char *tensor, const char *value, const c
     return 0;
 }
 
+static int set_layout(hw_desc *hw, const char *tensor, const char *value, const char *origin,
+                      sam_error *err)
+{
+    storage_layout layout;
+    if (!*tensor || strlen(tensor) >= HW_NAME)
+        return error_set(err, "%s: layout.%s: not a tensor name", origin, tensor);
+    if (storage_layout_parse(value, &layout, err))
+        return error_wrap(err, "%s: layout.%s", origin, tensor);
+    for (int k = 0; k < hw->nlayouts; k++)
+        if (!strcmp(hw->layout[k].tensor, tensor))
+            return error_set(err, "%s: layout.%s is given twice", origin, tensor);
+    if (hw->nlayouts == HW_MAX_PLACES)
+        return error_set(err, "%s: more than %d layouts", origin, HW_MAX_PLACES);
+    hw_layout *l = &hw->layout[hw->nlayouts++];
+    snprintf(l->tensor, sizeof l->tensor, "%s", tensor);
+    snprintf(l->origin, sizeof l->origin, "%s", origin);
+    l->layout = layout;
+    return 0;
+}
+
 static int set_param(void *ctx, const char *key, const char *value, const char *origin,
                      sam_error *err)
 {
     char keys[1024];
     if (!strncmp(key, "place.", 6))
         return set_place(ctx, key + 6, value, origin, err);
+    if (!strncmp(key, "layout.", 7))
+        return set_layout(ctx, key + 7, value, origin, err);
     const hw_param *p = find_param(key);
     if (!p) {
         list_keys(keys, sizeof keys);
-        return error_set(err, "%s: unknown key %s (the keys: %s, place.TENSOR)", origin, key,
+        return error_set(err, "%s: unknown key %s (the keys: %s, place.TENSOR, layout.TENSOR)", origin, key,
                          keys);
     }
     if (!*value)
@@ -166,6 +188,31 @@ int hw_check_places(const hw_desc *hw, const char *const *names, int n, sam_erro
         if (!found)
             return error_set(err, "%s: place.%s: the run has no tensor %s", hw->place[k].origin,
                              hw->place[k].tensor, hw->place[k].tensor);
+    }
+    return 0;
+}
+
+const storage_layout *hw_layout_of(const hw_desc *hw, const char *name)
+{
+    for (int k = 0; k < hw->nlayouts; k++)
+        if (!strcmp(hw->layout[k].tensor, name))
+            return &hw->layout[k].layout;
+    return NULL;
+}
+
+int hw_check_layouts(const hw_desc *hw, const char *const *names,
+                     const level_format *const *formats, int n, sam_error *err)
+{
+    for (int k = 0; k < hw->nlayouts; k++) {
+        const hw_layout *l = &hw->layout[k];
+        int t = 0;
+        while (t < n && strcmp(names[t], l->tensor))
+            t++;
+        if (t == n)
+            return error_set(err, "%s: layout.%s: the run has no tensor %s", l->origin,
+                             l->tensor, l->tensor);
+        if (storage_layout_check(&l->layout, formats[t], err))
+            return error_wrap(err, "%s: layout.%s", l->origin, l->tensor);
     }
     return 0;
 }

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "../common/error.h"
+#include "../formats/layout.h"
 
 /* The memories, outermost first: DRAM holds every tensor; each buffer
  * inward holds the tiles of one tiling level (the innermost tiles, which
@@ -41,6 +42,15 @@ typedef struct hw_place {
     char origin[1024];      /* "PATH:LINE", for a tensor the run lacks */
 } hw_place;
 
+/* `layout.T = coo` or `layout.T = ds`: how the memories store tensor T's
+ * tiles, whatever format its graph reads (formats/layout.h); its bytes
+ * moved, held and in the minimum traffic are that layout's. */
+typedef struct hw_layout {
+    char tensor[HW_NAME];
+    storage_layout layout;
+    char origin[1024];      /* "PATH:LINE" */
+} hw_layout;
+
 typedef struct hw_desc {
     double clock_ghz;
     hw_memory mem[HW_MEMORIES];
@@ -52,6 +62,8 @@ typedef struct hw_desc {
     double llb_partials;    /* 1: a result tile back in the LLB moves by PE tiles */
     hw_place place[HW_MAX_PLACES];
     int nplaces;
+    hw_layout layout[HW_MAX_PLACES];
+    int nlayouts;
 } hw_desc;
 
 /* One key: its name, unit and meaning, default and range, and where its
@@ -89,5 +101,14 @@ int hw_llb_holds(const hw_desc *hw, const char *name);
 /* A placement of a tensor that is not among names[0..n-1] is an error
  * naming the file and line it was given at. */
 int hw_check_places(const hw_desc *hw, const char *const *names, int n, sam_error *err);
+
+/* Tensor name's layout, NULL when the memories store it in its format. */
+const storage_layout *hw_layout_of(const hw_desc *hw, const char *name);
+
+/* A layout of a tensor not among names[0..n-1], or one whose levels do
+ * not match that tensor's format formats[k], is an error naming the file
+ * and line it was given at. */
+int hw_check_layouts(const hw_desc *hw, const char *const *names,
+                     const level_format *const *formats, int n, sam_error *err);
 
 #endif

@@ -1,7 +1,5 @@
 #include "result_tiles.h"
 
-#include <math.h>
-
 #include <stdlib.h>
 #include <string.h>
 
@@ -71,11 +69,15 @@ static int grow_counts(result_tiles *r, sam_error *err)
     return 0;
 }
 
-int result_tiles_init(result_tiles *r, const level_format *f, const int64_t *extent, double crd,
-                      double ref, double val, sam_error *err)
+int result_tiles_init(result_tiles *r, const level_format *f, const storage_layout *layout,
+                      const int64_t *extent, double crd, double ref, double val, sam_error *err)
 {
     memset(r, 0, sizeof *r);
     r->format = *f;
+    if (layout) {
+        r->layout = *layout;
+        r->has_layout = 1;
+    }
     memcpy(r->extent, extent, (size_t)f->nlevels * sizeof *extent);
     r->crd = crd, r->ref = ref, r->val = val;
     r->counts = malloc(FIRST_SLOTS * sizeof *r->counts);
@@ -87,39 +89,15 @@ int result_tiles_init(result_tiles *r, const level_format *f, const int64_t *ext
     return 0;
 }
 
-/* The bytes of a tile with c->distinct prefixes, as fibertree_bytes
- * counts its storage: a compressed level its coordinates and one seg
- * entry more than the positions above, a linked list a coordinate and a
- * next pointer per node and the heads of the lists the tile appends to
- * (tiles of one tensor share its lists: OuterSPACE's PEs append to one
- * list per row), a bitvector its words; a dense level stores nothing but
- * has every position (the largest tile's extent). An empty tile is not
- * written at all. */
+/* The bytes of a tile with c->distinct prefixes in storage (layout.h);
+ * an empty tile is not written at all. */
 static double tile_bytes(const result_tiles *r, const result_count *c)
 {
-    int n = r->format.nlevels;
-    if ((n ? c->distinct[n - 1] : c->distinct[0]) == 0)
-        return 0;
-    double above = 1, bytes = 0;
-    for (int k = 0; k < n; k++) {
-        double here = (double)c->distinct[k];
-        double extent = (double)r->extent[r->format.mode[k]];
-        switch (r->format.kind[k]) {
-        case 's':
-            bytes += here * r->crd + (above + 1) * r->ref;
-            break;
-        case 'l':
-            bytes += (k ? (double)c->distinct[k - 1] : 1) * r->ref + here * (r->crd + r->ref);
-            break;
-        case 'b':
-            bytes += above * ceil(extent / 64) * 8;
-            break;
-        default:
-            here = above * extent;
-        }
-        above = here;
-    }
-    return bytes + above * r->val;
+    int64_t extent[TENSOR_MAX_ORDER];
+    for (int k = 0; k < r->format.nlevels; k++)
+        extent[k] = r->extent[r->format.mode[k]];
+    return storage_layout_bytes(r->has_layout ? &r->layout : NULL, &r->format, c->distinct,
+                                extent, r->crd, r->ref, r->val);
 }
 
 /* Counts entry e of part in tile c: its prefixes from the longest up,

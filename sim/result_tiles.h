@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "../common/error.h"
+#include "../formats/layout.h"
 #include "../formats/level_format.h"
 #include "../formats/tensor.h"
 
@@ -29,14 +30,18 @@ typedef struct result_count {
 
 typedef struct result_tiles {
     level_format format;
+    storage_layout layout;              /* how the memories store it, if has_layout */
+    int has_layout;
     int64_t extent[TENSOR_MAX_ORDER];   /* the largest tile's, by mode */
     double crd, ref, val;               /* bytes a coordinate, seg entry, value */
     result_count *counts;               /* open addressing on tile */
     size_t ncounts, usedcounts;
 } result_tiles;
 
-int result_tiles_init(result_tiles *r, const level_format *f, const int64_t *extent, double crd,
-                      double ref, double val, sam_error *err);
+/* The result's tiles in format f, stored in layout (NULL: f's own
+ * levels), extent by mode. */
+int result_tiles_init(result_tiles *r, const level_format *f, const storage_layout *layout,
+                      const int64_t *extent, double crd, double ref, double val, sam_error *err);
 
 /* Adds part's entries to tile id, at their coordinates plus offset
  * (where part lies within the tile): *before and *after are the tile's

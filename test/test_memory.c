@@ -414,7 +414,7 @@ static void test_result_tile_bytes(void **state)
     level_format f;
     sam_error err;
     assert_int_equal(level_format_parse("ss", &f, &err), 0);
-    assert_int_equal(result_tiles_init(&r, &f, (const int64_t[]){4, 4}, 4, 4, 8, &err), 0);
+    assert_int_equal(result_tiles_init(&r, &f, NULL, (const int64_t[]){4, 4}, 4, 4, 8, &err), 0);
     tensor a = part_of(3, (const int64_t[][2]){{0, 0}, {0, 1}, {2, 3}});
     tensor b = part_of(2, (const int64_t[][2]){{0, 1}, {3, 3}});
     tensor c = part_of(1, (const int64_t[][2]){{0, 0}});

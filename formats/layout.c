@@ -1,0 +1,139 @@
+/* Storage layouts and their bytes (layout.h). */
+#include "layout.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The layout's last word: "coo" or level letters. */
+static int parse_levels(const char *text, const char *word, storage_layout *l, sam_error *err)
+{
+    size_t n = strlen(word);
+    if (!strcmp(word, "coo"))
+        return l->coo = 1, 0;
+    if (n == 0 || n > TENSOR_MAX_ORDER)
+        return error_set(err, "layout '%s': coo, or a level letter (d, s, b or l) per level, at "
+                         "most %d, after an optional 'tiled'", text, TENSOR_MAX_ORDER);
+    for (size_t k = 0; k < n; k++)
+        if (!level_kind_valid(word[k]))
+            return error_set(err, "layout '%s': coo, or level letters d (dense), s (compressed), "
+                             "b (bitvector) or l (linked list), after an optional 'tiled'", text);
+    memcpy(l->kind, word, n);
+    l->nlevels = (int)n;
+    return 0;
+}
+
+int storage_layout_parse(const char *text, storage_layout *l, sam_error *err)
+{
+    memset(l, 0, sizeof *l);
+    const char *word = text;
+    if (!strncmp(text, "tiled", 5) && (text[5] == '\0' || text[5] == ' ')) {
+        l->tiled = 1;
+        word = text + 5;
+        while (*word == ' ')
+            word++;
+        if (!*word)
+            return 0;
+    }
+    return parse_levels(text, word, l, err);
+}
+
+void storage_layout_str(const storage_layout *l, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s%s%.*s", l->tiled ? "tiled" : "",
+             l->tiled && (l->coo || l->nlevels) ? " " : "", l->coo ? 3 : l->nlevels,
+             l->coo ? "coo" : l->kind);
+}
+
+int storage_layout_check(const storage_layout *l, const level_format *f, sam_error *err)
+{
+    if (l->coo || !l->nlevels || l->nlevels == f->nlevels)
+        return 0;
+    char have[2 * TENSOR_MAX_ORDER + 1], want[32];
+    level_format_str(f, have, sizeof have);
+    storage_layout_str(l, want, sizeof want);
+    return error_set(err, "layout %s has %d levels, the tensor's format %s has %d", want,
+                     l->nlevels, have, f->nlevels);
+}
+
+double storage_layout_bytes(const storage_layout *l, const level_format *f,
+                            const int64_t *distinct, const int64_t *extent, double crd,
+                            double ref, double val)
+{
+    int n = f->nlevels;
+    double entries = (double)(n ? distinct[n - 1] : distinct[0]);
+    if (entries == 0)
+        return 0;
+    if (l && l->coo)
+        return entries * (n * crd + val);
+    const char *kind = l && l->nlevels ? l->kind : f->kind;
+    double above = 1, bytes = 0;
+    for (int k = 0; k < n; k++) {
+        double here = (double)distinct[k];
+        switch (kind[k]) {
+        case 's':
+            bytes += here * crd + (above + 1) * ref;
+            break;
+        case 'l':
+            bytes += (k ? (double)distinct[k - 1] : 1) * ref + here * (crd + ref);
+            break;
+        case 'b':
+            bytes += above * ceil((double)extent[k] / 64) * 8;
+            break;
+        default:
+            here = above * (double)extent[k];
+        }
+        above = here;
+    }
+    return bytes + above * val;
+}
+
+/* Whether entry a and b of t differ in the modes of f's levels 0..k. */
+static int differ_down_to(const tensor *t, const level_format *f, size_t a, size_t b, int k)
+{
+    for (int j = 0; j <= k; j++)
+        if (t->crd[f->mode[j]][a] != t->crd[f->mode[j]][b])
+            return 1;
+    return 0;
+}
+
+int storage_layout_counts(const tensor *t, const level_format *f, int64_t *distinct,
+                          int64_t *extent, sam_error *err)
+{
+    int n = f->nlevels;
+    for (int k = 0; k < n; k++) {
+        distinct[k] = 0;
+        extent[k] = t->dims[f->mode[k]];
+    }
+    if (n == 0) {
+        distinct[0] = (int64_t)t->nnz;
+        return 0;
+    }
+    size_t *perm = error_alloc(err, t->nnz + 1, sizeof *perm);
+    if (!perm || tensor_sort_perm(t, f->mode, perm, err)) {
+        free(perm);
+        return -1;
+    }
+    for (size_t e = 0; e < t->nnz; e++) {
+        /* The first level at which the entry leaves the one before. */
+        int from = 0;
+        while (e > 0 && from < n && !differ_down_to(t, f, perm[e - 1], perm[e], from))
+            from++;
+        for (int k = from; k < n; k++)
+            distinct[k]++;
+    }
+    free(perm);
+    return 0;
+}
+
+int storage_layout_tensor_bytes(const storage_layout *l, const level_format *f, const tensor *t,
+                                double crd, double ref, double val, double *bytes,
+                                sam_error *err)
+{
+    int64_t distinct[TENSOR_MAX_ORDER + 1], extent[TENSOR_MAX_ORDER + 1];
+    if (storage_layout_counts(t, f, distinct, extent, err))
+        return -1;
+    *bytes = storage_layout_bytes(l, f, distinct, extent, crd, ref, val);
+    return 0;
+}

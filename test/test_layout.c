@@ -1,0 +1,201 @@
+/* Storage layouts (formats/layout.h, `layout.T` in a hardware file): a
+ * tensor's bytes as the memories store it, apart from the format its
+ * graph reads, worked by hand; and what a tiled run moves with them. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../formats/fibertree.h"
+#include "../formats/layout.h"
+#include "../sim/hw.h"
+#include "test_util.h"
+
+/* 8x8, six entries: (0,0) (0,5) (3,1) (5,5) (6,2) (7,7); rows {0,3,5,6,7},
+ * columns {0,1,2,5,7}. */
+static void hand_matrix(tensor *t)
+{
+    static const int64_t at[6][2] = {{0, 0}, {0, 5}, {3, 1}, {5, 5}, {6, 2}, {7, 7}};
+    int64_t dims[2] = {8, 8};
+    sam_error err;
+    assert_int_equal(tensor_init(t, 2, dims, &err), 0);
+    for (int e = 0; e < 6; e++)
+        assert_int_equal(tensor_append(t, at[e], e + 1, &err), 0);
+    assert_int_equal(tensor_canonicalize(t, NULL, &err), 0);
+}
+
+static double bytes_in(const char *layout, const char *format, const tensor *t)
+{
+    storage_layout l;
+    level_format f;
+    sam_error err;
+    double bytes = -1;
+    assert_int_equal(level_format_parse(format, &f, &err), 0);
+    if (layout)
+        assert_int_equal(storage_layout_parse(layout, &l, &err), 0);
+    assert_int_equal(storage_layout_tensor_bytes(layout ? &l : NULL, &f, t, 4, 4, 8, &bytes,
+                                                 &err), 0);
+    return bytes;
+}
+
+/* At 4 bytes a coordinate or reference and 8 a value. */
+static void test_bytes_by_hand(void **state)
+{
+    (void)state;
+    tensor t;
+    hand_matrix(&t);
+    /* ss: rows 5 coordinates + 2 seg, columns 6 coordinates + 6 seg, 6
+     * values: 19 x 4 + 48 = 124; as fibertree_bytes counts the tree. */
+    assert_true(bytes_in(NULL, "ss", &t) == 124);
+    assert_true(bytes_in("ss", "ss", &t) == 124);
+    assert_true(bytes_in("tiled", "ss", &t) == 124);
+    /* CSR (ds): a seg entry per row, empty rows included, and one more: 9
+     * x 4, then 6 coordinates and 6 values: 36 + 24 + 48. */
+    assert_true(bytes_in("ds", "ss", &t) == 108);
+    /* COO: per entry a row, a column and a value: 6 x 16. */
+    assert_true(bytes_in("coo", "ss", &t) == 96);
+    assert_true(bytes_in("tiled coo", "ss", &t) == 96);
+    /* By columns (ss:1,0) there are 5 columns: the same 124; CSC 108. */
+    assert_true(bytes_in(NULL, "ss:1,0", &t) == 124);
+    assert_true(bytes_in("ds", "ss:1,0", &t) == 108);
+    /* A bitvector of rows' columns: 5 rows of one 64-bit word. */
+    assert_true(bytes_in("sb", "ss", &t) == 20 + 8 + 5 * 8 + 48);
+    /* The same as the tree for every format with a level of each kind. */
+    static const char *const formats[] = {"ss", "ds", "sb", "db", "ss:1,0", "dd"};
+    for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++) {
+        level_format f;
+        fibertree ft;
+        sam_error err;
+        assert_int_equal(level_format_parse(formats[i], &f, &err), 0);
+        assert_int_equal(fibertree_build(&t, &f, &ft, &err), 0);
+        assert_true(bytes_in(NULL, formats[i], &t) == fibertree_bytes(&ft, 4, 4, 8));
+        fibertree_free(&ft);
+    }
+    /* Nothing stored costs nothing. */
+    tensor none;
+    sam_error err;
+    assert_int_equal(tensor_init(&none, 2, t.dims, &err), 0);
+    assert_true(bytes_in("coo", "ss", &none) == 0 && bytes_in("ds", "ss", &none) == 0);
+    tensor_free(&none);
+    tensor_free(&t);
+}
+
+static void test_parse(void **state)
+{
+    (void)state;
+    static const char *const good[] = {"coo", "ds", "tiled", "tiled coo", "tiled sb"};
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        storage_layout l;
+        sam_error err;
+        char back[32];
+        assert_int_equal(storage_layout_parse(good[i], &l, &err), 0);
+        storage_layout_str(&l, back, sizeof back);
+        assert_string_equal(back, good[i]);
+    }
+    static const char *const bad[] = {"", "cool", "dx", "tiled x", "tiledcoo", "sssssssss"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        storage_layout l;
+        sam_error err;
+        assert_int_equal(storage_layout_parse(bad[i], &l, &err), -1);
+        assert_non_null(strstr(err.msg, "layout '"));
+    }
+}
+
+static void test_hw_keys(void **state)
+{
+    (void)state;
+    hw_desc hw;
+    sam_error err;
+    hw_defaults(&hw);
+    assert_int_equal(hw_read_text("t.hw", "layout.Z = coo\nlayout.A = tiled ds\n", &hw, &err), 0);
+    assert_true(hw_layout_of(&hw, "Z")->coo && hw_layout_of(&hw, "A")->tiled);
+    assert_null(hw_layout_of(&hw, "B"));
+    level_format ss, sss;
+    assert_int_equal(level_format_parse("ss", &ss, &err), 0);
+    assert_int_equal(level_format_parse("sss", &sss, &err), 0);
+    const char *names[] = {"Z", "A"};
+    const level_format *fits[] = {&ss, &ss}, *three[] = {&ss, &sss};
+    assert_int_equal(hw_check_layouts(&hw, names, fits, 2, &err), 0);
+    assert_int_equal(hw_check_layouts(&hw, names, three, 2, &err), -1);
+    assert_string_equal(err.msg, "t.hw:2: layout.A: layout tiled ds has 2 levels, the tensor's "
+                                 "format sss012 has 3");
+    assert_int_equal(hw_check_layouts(&hw, names, fits, 1, &err), -1);
+    assert_string_equal(err.msg, "t.hw:2: layout.A: the run has no tensor A");
+    static const struct {
+        const char *text, *message;
+    } bad[] = {
+        {"layout.Z = cool\n", "b.hw:1: layout.Z: layout 'cool': coo, or level letters"},
+        {"layout.Z = coo\nlayout.Z = ss\n", "b.hw:2: layout.Z is given twice"},
+        {"layout. = coo\n", "b.hw:1: layout.: not a tensor name"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        hw_defaults(&hw);
+        assert_int_equal(hw_read_text("b.hw", bad[i].text, &hw, &err), -1);
+        if (strncmp(err.msg, bad[i].message, strlen(bad[i].message)))
+            fail_msg("'%s' gave '%s'", bad[i].text, err.msg);
+    }
+}
+
+/* B = C: (0,0) (1,1) (0,3) in a 4x4. */
+static const char b4[] = "%%MatrixMarket matrix coordinate real general\n4 4 3\n"
+                         "1 1 1\n2 2 2\n1 4 3\n";
+
+/* X = B .* C with the LLB holding the whole 4x4 and PE tiles of 2x2, on
+ * the hardware text hw (8-byte values); the summary (exit 0) or the
+ * error. */
+static char *run_two_levels(const char *dir, const char *hw, int *rc)
+{
+    char *b = test_write_file(dir, "b4.mtx", b4), *h = test_write_file(dir, "t.hw", hw);
+    char *graph = test_compile_to(dir, "em", "X(i,j)=B(i,j)*C(i,j) -f=X:ss -f=B:ss -f=C:ss "
+        "-s=split(i,i1,i0,4) -s=split(j,j1,j0,4) -s=split(i0,i01,i00,2) -s=split(j0,j01,j00,2)");
+    char tb[512], tc[512], *out = NULL, *se = NULL;
+    snprintf(tb, sizeof tb, "B=%s", b);
+    snprintf(tc, sizeof tc, "C=%s", b);
+    *rc = test_run_samsim(&out, &se, "run", graph, "-t", tb, "-t", tc, "--hw", h, "--check", NULL);
+    free(b), free(h), free(graph);
+    if (*rc) {
+        free(out);
+        return se;
+    }
+    free(se);
+    return out;
+}
+
+/* DRAM moves the LLB's tiles: B whole as one tree, rows {0,1} (2 + 2),
+ * columns (3 + 3), values 24: 64 bytes. Stored as its PE tiles (tiled),
+ * the 4x4 tile costs its two PE tiles: (0,0)(1,1) 2 + 2, 2 + 3, 16: 52;
+ * (0,1) 1 + 2, 1 + 2, 8: 32; 84. X (the three entries of B .* C, as B)
+ * goes out whole: 64, or in COO 3 x 16 = 48. */
+static void test_run_by_hand(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir();
+    int rc;
+    char *out = run_two_levels(dir, "bytes.val = 8\n", &rc);
+    assert_int_equal(rc, 0);
+    assert_true(test_summary(out, "traffic.B") == 64 && test_summary(out, "traffic.X") == 64);
+    free(out);
+    out = run_two_levels(dir, "bytes.val = 8\nlayout.B = tiled\nlayout.X = coo\n", &rc);
+    assert_int_equal(rc, 0);
+    assert_true(test_summary(out, "traffic.B") == 84 && test_summary(out, "traffic.C") == 64);
+    assert_true(test_summary(out, "traffic.X") == 48);
+    free(out);
+    out = run_two_levels(dir, "layout.X = tiled\n", &rc);
+    assert_int_equal(rc, 1);
+    assert_non_null(strstr(out, "t.hw:1: layout.X: tiled is for operands; X is the result"));
+    free(out);
+    out = run_two_levels(dir, "layout.B = s\n", &rc);
+    assert_int_equal(rc, 1);
+    assert_non_null(strstr(out, "t.hw:1: layout.B: layout s has 1 levels, the tensor's format "
+                                "ss01 has 2"));
+    free(out);
+    test_tmpdir_remove(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_bytes_by_hand), cmocka_unit_test(test_parse),
+        cmocka_unit_test(test_hw_keys),       cmocka_unit_test(test_run_by_hand),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
