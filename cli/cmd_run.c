@@ -406,6 +406,8 @@ static void print_memory(FILE *f, const tiled_outcome *tiles, double cycles)
         fprintf(f, "traffic.%s: %.0f\n", tiles->names[t],
                 m->traffic[t].read[HW_DRAM] + m->traffic[t].written[HW_DRAM]);
     fprintf(f, "seconds: %.9g\n", cycles / (m->hw.clock_ghz * 1e9));
+    fprintf(f, "bound_cycles: %.0f\nbound_by: %s\n", ceil(time_bound_cycles(&tiles->bound)),
+            bound_names[tiles->bound.by]);
 }
 
 /* tiles: NULL for a run without tiling. */

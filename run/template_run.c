@@ -1,6 +1,7 @@
 /* A template's phases run in memory (template_run.h). */
 #include "template_run.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -142,6 +143,9 @@ static void add_totals(trun *r, const trun_phase *p, const hw_desc *hw)
     const mem_model *m = p->out.memory;
     r->cycles += p->cycles;
     r->seconds += (double)p->cycles / (hw->clock_ghz * 1e9);
+    double bound = ceil(time_bound_cycles(&p->out.bound));
+    r->bound_cycles += bound;
+    r->bound_seconds += bound / (hw->clock_ghz * 1e9);
     r->tokens += p->out.tokens;
     r->pe_busy += m->usage[HW_PE].busy;
     r->pe_units += (double)m->npe * (double)p->cycles;

@@ -42,6 +42,8 @@ typedef struct trun {
     int nphases;
     cycle_t cycles;
     double seconds;         /* each phase's cycles at its clock */
+    double bound_cycles;    /* TeAAL's bound (sim/bound.h), each phase's added */
+    double bound_seconds;
     double pe_busy, pe_units, dram_busy;
     uint64_t tokens;
 } trun;

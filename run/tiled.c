@@ -805,6 +805,8 @@ static int finish_cycles(tiled_state *s)
 {
     tiled_outcome *out = s->out;
     double written = s->mem ? ceil(mem_finish(s->mem)) : 0;
+    if (s->mem)
+        time_bound_of(s->mem, (double)out->compute_cycles, &out->bound);
     out->cycles = points_end(s);
     out->cycles = written > (double)out->cycles ? (cycle_t)written : out->cycles;
     if (out->cycles <= s->r->max_cycles)

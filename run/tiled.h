@@ -9,6 +9,7 @@
 #include "../common/error.h"
 #include "../formats/tensor.h"
 #include "../graph/graph.h"
+#include "../sim/bound.h"
 #include "../sim/build.h"
 #include "../sim/engine.h"
 #include "../sim/hw.h"
@@ -39,6 +40,7 @@ typedef struct tiled_outcome {
                                    are the expression's operands, then
                                    the result */
     const char *names[MEM_MAX_TENSORS + 1];
+    time_bound bound;           /* with hw: TeAAL's bound (sim/bound.h) */
     /* Per operand stored as its innermost tiles (`layout.T = tiled`), the
        bytes of them all, as DRAM holds it; else 0. */
     double stored[MEM_MAX_TENSORS];
