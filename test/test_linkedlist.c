@@ -12,6 +12,7 @@
 #include <sys/resource.h>
 
 #include "../formats/fibertree.h"
+#include "../formats/layout.h"
 #include "../formats/samdir.h"
 #include "../formats/tensor_file.h"
 #include "../blocks/blocks.h"
@@ -356,6 +357,36 @@ static void test_operand_lists(void **state)
     test_tmpdir_remove(dir);
 }
 
+/* The 3 x 8 matrix (0,5) (0,7) (2,1) stored with lists, at 4 bytes a
+ * coordinate or pointer and 8 a value: a head per list, none for the
+ * empty row 1. dl: 2 heads + 3 nodes x 2 = 8 x 4, + 24 = 56; sl: rows
+ * {0,2} 2 + seg 2, then the same lists: 12 x 4 + 24 = 72. The tree costs
+ * what the layout counts, as the writer's lists are counted. */
+static void test_list_bytes(void **state)
+{
+    (void)state;
+    static const char *const formats[] = {"dl", "sl"};
+    static const double bytes[] = {56, 72};
+    tensor t;
+    sam_error err;
+    int64_t dims[] = {3, 8}, at[][2] = {{0, 5}, {0, 7}, {2, 1}};
+    assert_int_equal(tensor_init(&t, 2, dims, &err), 0);
+    for (int e = 0; e < 3; e++)
+        assert_int_equal(tensor_append(&t, at[e], 1, &err), 0);
+    for (int k = 0; k < 2; k++) {
+        level_format f;
+        fibertree ft;
+        double layout;
+        assert_int_equal(level_format_parse(formats[k], &f, &err), 0);
+        assert_int_equal(fibertree_build(&t, &f, &ft, &err), 0);
+        assert_true(fibertree_bytes(&ft, 4, 4, 8) == bytes[k]);
+        assert_int_equal(storage_layout_tensor_bytes(NULL, &f, &t, 4, 4, 8, &layout, &err), 0);
+        assert_true(layout == bytes[k]);
+        fibertree_free(&ft);
+    }
+    tensor_free(&t);
+}
+
 #define MERGE "X(i,j)=Y(i,k,j) -f=X:ss -f=Y:dls -s=reorder(i,k,j)"
 
 /* OuterSPACE's two phases through files: the merge phase reads the SAM
@@ -412,6 +443,7 @@ int main(void)
         cmocka_unit_test(test_writer_refusals),
         cmocka_unit_test(test_multiply),
         cmocka_unit_test(test_huge_dense_parent),
+        cmocka_unit_test(test_list_bytes),
         cmocka_unit_test(test_operand_lists),
         cmocka_unit_test(test_merge_reads_lists),
         cmocka_unit_test(test_refusals),
