@@ -48,7 +48,7 @@ static void outerspace_plan(const template_def *t, const double *v, template_pla
     outerspace_hw(m, t, v, pes);
     template_phase *r = template_phase_add(plan, "merge", "Z(i,j)=T(i,k,j)");
     template_format(r, "Z:ss");
-    template_format(r, "T:dss");
+    template_format(r, "T:dls");
     snprintf(r->schedule, sizeof r->schedule, "reorder(i,k,j)");
     snprintf(r->tiling, sizeof r->tiling, "split(i,i1,i0,%.0f)",
              template_value(t, v, "merge.rows"));
