@@ -5,8 +5,10 @@
  * lists (T:dls); the work goes out in ranges of k holding a.per.pe of A's
  * entries, one to each of pt.count x pe.per.pt PEs. The merge phase sums
  * Z(i,j) = T(i,k,j) over k, rows of T in tiles of merge.rows to half as
- * many PEs. There is no LLB: OuterSPACE's caches hold lines, not tiles,
- * and the PEs stream, so no tile has to fit in a PE's buffer. */
+ * many PEs, reading T's lists as the multiply wrote them (T:dls, the
+ * linked-list scanner), so T costs the lists' bytes both ways. There is
+ * no LLB: OuterSPACE's caches hold lines, not tiles, and the PEs stream,
+ * so no tile has to fit in a PE's buffer. */
 #include <stdio.h>
 
 #include "template.h"
