@@ -37,6 +37,7 @@ extern const block_ops intersect_bitvector_ops;
 extern const block_ops union_bitvector_ops;
 extern const block_ops fiberwrite_bitvector_ops;
 extern const block_ops fiberwrite_linkedlist_ops;
+extern const block_ops fiberlookup_linkedlist_ops;
 extern const block_ops parallelize_ops;
 extern const block_ops serialize_ops;
 

@@ -20,7 +20,10 @@ static const char *stored_as(char k)
 /* The kind a scanner wants, as a refusal says it. */
 static const char *wanted(char k)
 {
-    return k == 'd' ? "dense" : k == 's' ? "compressed" : "as a bitvector";
+    return k == 'd'   ? "dense"
+           : k == 's' ? "compressed"
+           : k == 'b' ? "as a bitvector"
+                      : "as a linked list";
 }
 
 const fiber_level *scanner_create(block *b, const block_ctx *ctx, char kind,

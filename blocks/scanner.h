@@ -27,7 +27,7 @@ typedef struct scanner {
 
 /* The constructors' common part: names the block's ports and returns the
  * level of the node's tensor and mode, which must be of the scanner's
- * kind ('s' compressed, 'd' dense, 'b' bitvector), or NULL with err set. */
+ * kind ('s' compressed, 'd' dense, 'b' bitvector, 'l' linked list), or NULL with err set. */
 const fiber_level *scanner_create(block *b, const block_ctx *ctx, char kind,
                                   const fibertree **tree, sam_error *err);
 int scanner_port(block *b, const graph_edge *e, int input, sam_error *err);

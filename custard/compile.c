@@ -235,7 +235,10 @@ static char level_kind(const lowering *l, int t, int v)
 
 static const char *format_name(char kind)
 {
-    return kind == 'd' ? "dense" : kind == 'b' ? "bitvector" : "compressed";
+    return kind == 'd'   ? "dense"
+           : kind == 'b' ? "bitvector"
+           : kind == 'l' ? "linkedlist"
+                         : "compressed";
 }
 
 /* Tensor t's level of v scanned: *crd its coordinates, or for a
@@ -422,10 +425,11 @@ static int lower_located(lowering *l, const merge *m, int op, int v)
     if (m->n != 2)
         return error_set(l->err, "locate(%s): at index %s it meets %d tensors; a locator "
                                  "joins two", tensor_name(l, found), index_name(l, v), m->n);
-    if (level_kind(l, found, v) == 'b')
-        return error_set(l->err, "locate(%s): its level of %s is a bitvector; a locator finds "
+    if (level_kind(l, found, v) == 'b' || level_kind(l, found, v) == 'l')
+        return error_set(l->err, "locate(%s): its level of %s is a %s; a locator finds "
                                  "coordinates in dense and compressed levels",
-                         tensor_name(l, found), index_name(l, v));
+                         tensor_name(l, found), index_name(l, v),
+                         level_kind_name(level_kind(l, found, v)));
     int crd, ref;
     scan(l, lead, v, &crd, &ref);
     if (level_kind(l, lead, v) == 'b')

@@ -53,8 +53,8 @@ static int parse_format(plan *p, const char *spec, int *seen, sam_error *err)
     if (level_format_parse(colon + 1, &f, err))
         return error_wrap(err, "-f=%s", spec);
     for (int k = 0; k < f.nlevels; k++)
-        if (f.kind[k] == 'l' && (t != 0 || k == 0 || f.kind[k - 1] != 'd'))
-            return error_set(err, "-f=%s: a linked-list level (l) is built only in the result, "
+        if (f.kind[k] == 'l' && t == 0 && (k == 0 || f.kind[k - 1] != 'd'))
+            return error_set(err, "-f=%s: a linked-list level (l) of the result is built only "
                              "below a dense level (as OuterSPACE's Y: -f=Y:dls)", spec);
     if (f.nlevels != p->e.tensors[t].order)
         return error_set(err, "-f=%s: %s has %d index variable%s but the format has %d level%s",

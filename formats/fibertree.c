@@ -487,6 +487,15 @@ int fibertree_validate(const fibertree *ft, sam_error *err)
     return 0;
 }
 
+/* The lists of a linked-list level: its fibers that have nodes. */
+static size_t lists(const fiber_level *l)
+{
+    size_t n = 0;
+    for (size_t f = 0; f < l->nhead; f++)
+        n += l->head[f] >= 0;
+    return n;
+}
+
 double fibertree_level_bytes(const fibertree *ft, int k, double crd, double ref)
 {
     const fiber_level *l = &ft->lv[k];
@@ -496,7 +505,7 @@ double fibertree_level_bytes(const fibertree *ft, int k, double crd, double ref)
     case 'b':
         return (double)l->nbits * 8;
     case 'l':
-        return (double)l->nhead * ref + (double)l->ncrd * (crd + ref);
+        return (double)lists(l) * ref + (double)l->ncrd * (crd + ref);
     default:
         return 0;
     }

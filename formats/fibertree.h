@@ -116,8 +116,11 @@ int fibertree_validate(const fibertree *ft, sam_error *err);
  * each: its popcount prefix is not counted, since hardware reading the
  * fibers in order sums it from the words as they pass (the scanner's ref
  * stream), as a dense level's positions are computed. A linked-list level
- * costs a ref per fiber (its head) and a crd and a ref per node (the
- * coordinate and the next pointer). */
+ * costs a ref per list (the head of a fiber that has nodes) and a crd and a
+ * ref per node (the coordinate and the next pointer): a fiber without nodes
+ * has no list, as the writer keeps heads only for the fibers it appends to
+ * and storage_layout_bytes counts them (layout.h), so a tensor's lists cost
+ * the same written and read. */
 double fibertree_bytes(const fibertree *ft, double crd, double ref, double val);
 
 /* The share of fibertree_bytes that level k takes. */

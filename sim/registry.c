@@ -41,6 +41,7 @@ static const registry_entry registry[] = {
     {&union_bitvector_ops, REGISTRY_VARIANT},
     {&fiberwrite_bitvector_ops, REGISTRY_VARIANT},
     {&fiberwrite_linkedlist_ops, REGISTRY_VARIANT},
+    {&fiberlookup_linkedlist_ops, REGISTRY_VARIANT},
     {&parallelize_ops, REGISTRY_DEFAULT},
     {&serialize_ops, REGISTRY_DEFAULT},
 };

@@ -5,8 +5,10 @@
  * lists (T:dls); the work goes out in ranges of k holding a.per.pe of A's
  * entries, one to each of pt.count x pe.per.pt PEs. The merge phase sums
  * Z(i,j) = T(i,k,j) over k, rows of T in tiles of merge.rows to half as
- * many PEs. There is no LLB: OuterSPACE's caches hold lines, not tiles,
- * and the PEs stream, so no tile has to fit in a PE's buffer. */
+ * many PEs, reading T's lists as the multiply wrote them (T:dls, the
+ * linked-list scanner), so T costs the lists' bytes both ways. There is
+ * no LLB: OuterSPACE's caches hold lines, not tiles, and the PEs stream,
+ * so no tile has to fit in a PE's buffer. */
 #include <stdio.h>
 
 #include "template.h"
@@ -48,7 +50,7 @@ static void outerspace_plan(const template_def *t, const double *v, template_pla
     outerspace_hw(m, t, v, pes);
     template_phase *r = template_phase_add(plan, "merge", "Z(i,j)=T(i,k,j)");
     template_format(r, "Z:ss");
-    template_format(r, "T:dss");
+    template_format(r, "T:dls");
     snprintf(r->schedule, sizeof r->schedule, "reorder(i,k,j)");
     snprintf(r->tiling, sizeof r->tiling, "split(i,i1,i0,%.0f)",
              template_value(t, v, "merge.rows"));

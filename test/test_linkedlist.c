@@ -3,13 +3,16 @@
  * order i, k, j with k a linked-list level, written by the linked-list
  * writer in whatever order the fibers' nodes come. The graph, runs under
  * every engine with --check, the result read back from its SAM directory
- * against products of B's and C's entries computed here, and refusals. */
+ * against products of B's and C's entries computed here, and refusals;
+ * then operands stored as linked lists, scanned by the linked-list
+ * scanner, and the merge phase reading what the multiply phase wrote. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 
 #include "../formats/fibertree.h"
+#include "../formats/layout.h"
 #include "../formats/samdir.h"
 #include "../formats/tensor_file.h"
 #include "../blocks/blocks.h"
@@ -307,11 +310,123 @@ static void test_huge_dense_parent(void **state)
     test_tmpdir_remove(dir);
 }
 
+/* Runs graph on B and C under every engine with --check (they must agree
+ * on cycles); the cycles. */
+static long long run_on(const char *dir, const char *graph, const char *b, const char *c)
+{
+    char tb[4200], tc[4200];
+    snprintf(tb, sizeof tb, "B=%s", b);
+    snprintf(tc, sizeof tc, "C=%s", c);
+    const char *argv[] = {"run", graph, "-t", tb, "-t", tc, NULL};
+    return test_run_engines(graph, dir, argv);
+}
+
+/* Operands with linked-list levels, each graph beside its twin with
+ * compressed levels where the lists are: a list's level is scanned by
+ * fiberlookup format=linkedlist, whose streams and cycles are the
+ * compressed scanner's, so each runs with --check under every engine in
+ * its twin's cycles: scanned under a dense level (Gustavson's rows of
+ * B), intersected (the inner product's k), united (a sum) and lists at
+ * both levels. */
+static void test_operand_lists(void **state)
+{
+    (void)state;
+    static const char *const pairs[][2] = {
+        {"X(i,j)=B(i,k)*C(k,j) -f=X:ss -f=B:dl -f=C:ss -s=reorder(i,k,j)",
+         "X(i,j)=B(i,k)*C(k,j) -f=X:ss -f=B:ds -f=C:ss -s=reorder(i,k,j)"},
+        {"X(i,j)=B(i,k)*C(k,j) -f=X:ss -f=B:ss -f=C:sl:1,0 -s=reorder(i,j,k)",
+         "X(i,j)=B(i,k)*C(k,j) -f=X:ss -f=B:ss -f=C:ss:1,0 -s=reorder(i,j,k)"},
+        {"X(i,j)=B(i,j)+C(i,j) -f=X:ss -f=B:ll -f=C:sl", "X(i,j)=B(i,j)+C(i,j) -f=X:ss"},
+    };
+    static const int lists[] = {1, 1, 3};
+    char *dir = test_tmpdir();
+    for (size_t p = 0; p < sizeof pairs / sizeof pairs[0]; p++) {
+        sam_graph g = test_compiled_graph(dir, pairs[p][0]);
+        assert_int_equal(count(&g, "fiberlookup", "format", "linkedlist"), lists[p]);
+        graph_free(&g);
+        char *list = test_compile_to(dir, "list", pairs[p][0]);
+        char *twin = test_compile_to(dir, "twin", pairs[p][1]);
+        for (int seed = 1; seed <= 2; seed++) {
+            char *b = test_gen_urandom(dir, "B.mtx", "10x10", seed == 1 ? "0.3" : "0.05", seed);
+            char *c = test_gen_urandom(dir, "C.mtx", "10x10", "0.2", seed + 10);
+            assert_int_equal(run_on(dir, list, b, c), run_on(dir, twin, b, c));
+            free(b), free(c);
+        }
+        free(list), free(twin);
+    }
+    test_tmpdir_remove(dir);
+}
+
+/* The 3 x 8 matrix (0,5) (0,7) (2,1) stored with lists, at 4 bytes a
+ * coordinate or pointer and 8 a value: a head per list, none for the
+ * empty row 1. dl: 2 heads + 3 nodes x 2 = 8 x 4, + 24 = 56; sl: rows
+ * {0,2} 2 + seg 2, then the same lists: 12 x 4 + 24 = 72. The tree costs
+ * what the layout counts, as the writer's lists are counted. */
+static void test_list_bytes(void **state)
+{
+    (void)state;
+    static const char *const formats[] = {"dl", "sl"};
+    static const double bytes[] = {56, 72};
+    tensor t;
+    sam_error err;
+    int64_t dims[] = {3, 8}, at[][2] = {{0, 5}, {0, 7}, {2, 1}};
+    assert_int_equal(tensor_init(&t, 2, dims, &err), 0);
+    for (int e = 0; e < 3; e++)
+        assert_int_equal(tensor_append(&t, at[e], 1, &err), 0);
+    for (int k = 0; k < 2; k++) {
+        level_format f;
+        fibertree ft;
+        double layout;
+        assert_int_equal(level_format_parse(formats[k], &f, &err), 0);
+        assert_int_equal(fibertree_build(&t, &f, &ft, &err), 0);
+        assert_true(fibertree_bytes(&ft, 4, 4, 8) == bytes[k]);
+        assert_int_equal(storage_layout_tensor_bytes(NULL, &f, &t, 4, 4, 8, &layout, &err), 0);
+        assert_true(layout == bytes[k]);
+        fibertree_free(&ft);
+    }
+    tensor_free(&t);
+}
+
+#define MERGE "X(i,j)=Y(i,k,j) -f=X:ss -f=Y:dls -s=reorder(i,k,j)"
+
+/* OuterSPACE's two phases through files: the merge phase reads the SAM
+ * directory the multiply phase wrote, Y's k level as linked lists
+ * (Y:dls), and sums over k with the sparse accumulator, which takes a
+ * row's j in any order; it passes --check under every engine, in the
+ * cycles of its twin reading Y as dss. */
+static void test_merge_reads_lists(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir();
+    char *multiply = test_compile_to(dir, "multiply", MULTIPLY);
+    char *merge = test_compile_to(dir, "merge", MERGE);
+    char *twin = test_compile_to(dir, "twin", "X(i,j)=Y(i,k,j) -f=X:ss -f=Y:dss "
+                                              "-s=reorder(i,k,j)");
+    char *b = test_gen_urandom(dir, "B.mtx", "30x20", "0.2", 5);
+    char *c = test_gen_urandom(dir, "C.mtx", "20x25", "0.2", 6);
+    char *ydir = test_path(dir, "Y"), tb[4200], tc[4200], ty[4200];
+    snprintf(tb, sizeof tb, "B=%s", b);
+    snprintf(tc, sizeof tc, "C=%s", c);
+    snprintf(ty, sizeof ty, "Y=%s", ydir);
+    assert_int_equal(test_run_samsim(NULL, NULL, "run", multiply, "-t", tb, "-t", tc, "-o", ydir,
+                                     NULL),
+                     0);
+    const char *lists[] = {"run", merge, "-t", ty, NULL}, *dss[] = {"run", twin, "-t", ty, NULL};
+    assert_int_equal(test_run_engines(MERGE, dir, lists), test_run_engines("dss", dir, dss));
+    free(multiply), free(merge), free(twin), free(b), free(c), free(ydir);
+    test_tmpdir_remove(dir);
+}
+
 static void test_refusals(void **state)
 {
     (void)state;
-    test_compile_refused("an operand", "Y(i,k)=B(i,k) -f=Y:ds -f=B:dl",
-                         "a linked-list level (l) is built only in the result");
+    test_compile_refused("a result list on top", "Y(i,k)=B(i,k) -f=Y:ls",
+                         "a linked-list level (l) of the result is built only below a dense "
+                         "level");
+    test_compile_refused("a located list", "X(i,j)=B(i,k)*C(k,j) -f=X:ss -f=C:ls "
+                                           "-s=reorder(i,k,j) -s=locate(C)",
+                         "locate(C): its level of k is a linked list; a locator finds "
+                         "coordinates in dense and compressed levels");
     test_compile_refused("no dense parent", "Y(i,k)=B(i,k) -f=Y:sl -f=B:ss:1,0 -s=reorder(k,i)",
                          "below a dense level");
     test_compile_refused("a loop between", "Y(i,k,j)=B(i,k)*C(k,j) -f=Y:dls -f=B:ss:1,0 "
@@ -328,6 +443,9 @@ int main(void)
         cmocka_unit_test(test_writer_refusals),
         cmocka_unit_test(test_multiply),
         cmocka_unit_test(test_huge_dense_parent),
+        cmocka_unit_test(test_list_bytes),
+        cmocka_unit_test(test_operand_lists),
+        cmocka_unit_test(test_merge_reads_lists),
         cmocka_unit_test(test_refusals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
