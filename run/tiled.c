@@ -511,8 +511,11 @@ static int tile_start(tiled_state *s, const sim_engine *e, const size_t *tile,
 {
     *pe = choose_pe(s, e, result_tile_id(s, coord, s->spec.depth - 1));
     pipeline *p = &s->pipes[*pe];
-    if (!p->free_from && pipeline_init(p, e->nblocks, s->err))
-        return -1;
+    if (!p->free_from) {
+        if (pipeline_init(p, e->nblocks, s->err))
+            return -1;
+        p->stream = s->r->hw && s->r->hw->pe_stream;
+    }
     *start = pipeline_earliest(p, e);
     double at;
     if (s->mem && part) {

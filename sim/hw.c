@@ -43,6 +43,10 @@ const hw_param hw_params[] = {
     {"pe.dynamic", "0 or 1", "1: a point goes to the PE whose last point added to its result "
      "tile, else to the one whose pipeline takes it first (a scheduler handing out work as PEs "
      "free up); 0: by result tile", 0, 0, 1, TOP(pe_dynamic), 1},
+    {"pe.stream", "0 or 1", "1: a PE streams its tile points through its graph, each block "
+     "taking a point's tokens once through with the point before (the SAM artifact's pipelined "
+     "tiles); 0: a point starts once every block it uses has drained", 0, 0, 1, TOP(pe_stream),
+     1},
     {"llb.partials", "0 or 1", "1: a result tile that comes back to the LLB is read back, and "
      "written out again, only in the PE tiles points touch; 0: whole", 0, 0, 1,
      TOP(llb_partials), 1},

@@ -59,6 +59,7 @@ typedef struct hw_desc {
     double bytes_val;       /* a value */
     double pe_count;        /* processing elements, each with a PE buffer */
     double pe_dynamic;      /* 1: points go to the PE that is free first */
+    double pe_stream;       /* 1: a PE streams its points (sim/pipeline.h) */
     double llb_partials;    /* 1: a result tile back in the LLB moves by PE tiles */
     hw_place place[HW_MAX_PLACES];
     int nplaces;

@@ -4,7 +4,19 @@
  * on to their next tile each on its own. So consecutive tiles overlap as
  * far as their first blocks free up early: a tile may start at the first
  * cycle at which every block it keeps busy is through with the tiles
- * before, its own run's timing shifted whole. */
+ * before, its own run's timing shifted whole.
+ *
+ * Streamed (pe.stream), a block's queues keep the next tile's tokens while
+ * it finishes the tile before, as each block of the SAM artifact's
+ * pipelined tiled graphs is handed its next tile, its input FIFO kept,
+ * once it is done with its current one: a block then ends a tile no
+ * sooner than in the tile's own run (its inputs come no sooner) and no
+ * sooner than its busy cycles on the tile after it ended the tile before;
+ * its work moves into the cycles it waited on its inputs. For a block
+ * that takes one token a cycle, in order, that end is exact: the tile's
+ * last token leaves at the later of the two. A tile's start is where its
+ * own run's timing puts every block's end; the blocks before the end may
+ * have taken its first tokens earlier. */
 #ifndef SAMSIM_PIPELINE_H
 #define SAMSIM_PIPELINE_H
 
@@ -16,6 +28,8 @@ typedef struct pipeline {
     cycle_t *free_from;     /* per block: the cycle after its last busy one */
     cycle_t last_start;     /* the start of the tile before, +1: none yet */
     cycle_t end;            /* when the tiles so far are all done */
+    int stream;             /* 1: streamed, the tiles' work overlapping in each
+                               block (pe.stream); pipeline_init sets 0 */
 } pipeline;
 
 int pipeline_init(pipeline *p, int nblocks, sam_error *err);

@@ -391,6 +391,48 @@ static void test_pipeline(void **state)
     pipeline_free(&p);
 }
 
+/* Three tiles of 10 cycles through two blocks, drained and streamed
+ * (pe.stream). The first two keep block 0 busy over 0..2 (3 cycles) and
+ * block 1 over 1..9 but busy only 4 of them (it waits on its inputs); the
+ * third keeps only block 1 busy, 2 cycles over 8..9.
+ *   drained: tile 2 waits for block 1 (free at 10, its first cycle 1):
+ *   9; tile 3 for block 1 again (free at 19, first cycle 8): 11, ending
+ *   at 21.
+ *   streamed: tile 2 needs block 0 to end its 3 cycles after 3 (at 6,
+ *   its own end 3: from 3) and block 1 its 4 after 10 (at 14, its own end
+ *   10: from 4): 4; tile 3, block 1's 2 cycles after 14 (at 16, its own
+ *   end 10): 6, ending at 16. */
+static void test_pipeline_streamed(void **state)
+{
+    (void)state;
+    static const block_stats two[] = {{.busy = 3, .first_busy = 0, .last_busy = 2},
+                                      {.busy = 4, .first_busy = 1, .last_busy = 9}};
+    static const block_stats third[] = {{.busy = 0},
+                                        {.busy = 2, .first_busy = 8, .last_busy = 9}};
+    static const cycle_t starts[2][3] = {{0, 9, 11}, {0, 4, 6}};
+    static const cycle_t ends[2] = {21, 16};
+    for (int stream = 0; stream < 2; stream++) {
+        block blocks[2];
+        memset(blocks, 0, sizeof blocks);
+        sim_engine e = {.blocks = blocks, .nblocks = 2};
+        pipeline p;
+        sam_error err;
+        assert_int_equal(pipeline_init(&p, 2, &err), 0);
+        p.stream = stream;
+        for (int t = 0; t < 3; t++) {
+            for (int b = 0; b < 2; b++)
+                blocks[b].stats = t < 2 ? two[b] : third[b];
+            cycle_t start = pipeline_earliest(&p, &e);
+            if (start != starts[stream][t])
+                fail_msg("stream %d, tile %d: starts at %llu, not %llu", stream, t + 1,
+                         (unsigned long long)start, (unsigned long long)starts[stream][t]);
+            pipeline_place(&p, &e, start, 10);
+        }
+        assert_true(p.end == ends[stream]);
+        pipeline_free(&p);
+    }
+}
+
 /* A part of one entry, or two, at (r, c). */
 static tensor part_of(int n, const int64_t (*rc)[2])
 {
@@ -619,6 +661,7 @@ int main(void)
         cmocka_unit_test(test_llb_ports),
         cmocka_unit_test(test_link_gaps),
         cmocka_unit_test(test_pipeline),
+        cmocka_unit_test(test_pipeline_streamed),
         cmocka_unit_test(test_result_tile_bytes),
         cmocka_unit_test(test_result_growth_waits_for_room),
         cmocka_unit_test(test_result_leaving_holds_room),

@@ -4,7 +4,8 @@
  * exactly those where every factor's tile holds entries, counted here
  * from the operands themselves; with memories (--hw), traffic worked
  * out by hand, bandwidth that binds or does not, result tiles against
- * their buffers, and refusals; --max-cycles and deadlocks ending a tiled
+ * their buffers, tile points drained or streamed through a PE, and
+ * refusals; --max-cycles and deadlocks ending a tiled
  * run as they end an untiled one; and costs that follow the work (PEs no
  * point uses, sizes declared but empty). */
 #include <stdio.h>
@@ -366,6 +367,77 @@ static int run_product(const char *dir, const char *graph, const char *b, const 
     return rc;
 }
 
+/* Three tile points through one PE, drained and streamed (pe.stream):
+ * X = B C in Gustavson's order, k cut in 2, B 2x6 and C 6x2 with one
+ * entry a k tile, B's at (1,1) within its tile and C's at (0,0), so no
+ * product. Each point alone runs 17 cycles, its crdhold of i busy over
+ * cycles 1..10 but only 6 of them (waiting on the k intersection) and
+ * its accumulator over 9..15, all 7 (asserted from the lone point's
+ * statistics). The tiles arrive within cycle 0 (no latency, a million
+ * bytes a cycle), so the first point starts at 1; four slots per operand
+ * hold the three points' tiles at once.
+ *   drained: a point starts once the crdhold is through with the one
+ *   before, 10 cycles on (its first busy cycle 1 after its last, 10):
+ *   1, 11, 21, ending at 21 + 17 = 38, as without --hw but for the 1;
+ *   streamed: once every block has its busy cycles after ending the
+ *   point before: the accumulator's 7 bind (the crdhold's 6 fit in its
+ *   waits): 1, 8, 15, ending at 32;
+ *   streamed with two slots per operand: the third point's tiles wait for
+ *   the first point's end, 18, arriving within it: 19, ending at 36. */
+static void test_streamed_points(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir();
+    char *b = test_write_file(dir, "b.mtx", "%%MatrixMarket matrix coordinate real general\n"
+                                            "2 6 3\n2 2 1\n2 4 2\n2 6 3\n");
+    char *c = test_write_file(dir, "c.mtx", "%%MatrixMarket matrix coordinate real general\n"
+                                            "6 2 3\n1 1 4\n3 1 5\n5 1 6\n");
+    char *lone_b = test_write_file(dir, "lb.mtx", "%%MatrixMarket matrix coordinate real "
+                                                  "general\n2 2 1\n2 2 1\n");
+    char *lone_c = test_write_file(dir, "lc.mtx", "%%MatrixMarket matrix coordinate real "
+                                                  "general\n2 2 1\n1 1 4\n");
+    char *lone = test_compile_to(dir, "lone", MM "-f=X:ss -f=B:ss -f=C:ss -s=reorder(i,k,j)");
+    char *graph = test_compile_to(dir, "mm", MM "-f=X:ss -f=B:ss -f=C:ss -s=reorder(i,k,j) "
+                                                "-s=split(k,k1,k0,2)");
+    char *stats = test_path(dir, "s.csv"), *text, *out, *se;
+    char tb[512], tc[512];
+    snprintf(tb, sizeof tb, "B=%s", lone_b);
+    snprintf(tc, sizeof tc, "C=%s", lone_c);
+    assert_int_equal(test_run_samsim(&out, &se, "run", lone, "-t", tb, "-t", tc, "--stats",
+                                     stats, NULL), 0);
+    assert_int_equal(test_summary(out, "cycles"), 17);
+    /* Blocks 12 and 14 of the graph: the crdhold and the accumulator. */
+    static const struct { const char *id; long long first, last, busy; } lone_blocks[] = {
+        {"12", 1, 10, 6}, {"14", 9, 15, 7}};
+    for (int k = 0; k < 2; k++) {
+        assert_int_equal(stats_cell(stats, "block", lone_blocks[k].id, NULL, "first_cycle"),
+                         lone_blocks[k].first);
+        assert_int_equal(stats_cell(stats, "block", lone_blocks[k].id, NULL, "last_cycle"),
+                         lone_blocks[k].last);
+        assert_int_equal(stats_cell(stats, "block", lone_blocks[k].id, NULL, "busy"),
+                         lone_blocks[k].busy);
+    }
+    free(out), free(se);
+    static const struct { const char *hw; long long cycles; } cases[] = {
+        {"pe.buffering = 4\n", 38},
+        {"pe.buffering = 4\npe.stream = 0\n", 38},
+        {"pe.buffering = 4\npe.stream = 1\n", 32},
+        {"pe.stream = 1\n", 36},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char hw[256];
+        snprintf(hw, sizeof hw, "dram.latency = 0\ndram.bandwidth = 1000000\nllb.capacity = 0\n%s",
+                 cases[i].hw);
+        if (run_product(dir, graph, b, c, hw, &text) ||
+            test_summary(text, "cycles") != cases[i].cycles ||
+            test_summary(text, "tiles_run") != 3 || test_summary(text, "compute_cycles") != 51)
+            fail_msg("%s: %s", cases[i].hw, text);
+        free(text);
+    }
+    free(b), free(c), free(lone_b), free(lone_c), free(lone), free(graph), free(stats);
+    test_tmpdir_remove(dir);
+}
+
 /* The result's tile must fit its buffer as it grows, as the operands'
  * tiles must (it was never checked). Worked by hand at 4 bytes a
  * coordinate, seg entry or value, DCSR:
@@ -717,6 +789,7 @@ int main(void)
         cmocka_unit_test(test_traffic_at_least_the_minimum),
         cmocka_unit_test(test_memory_refusals),
         cmocka_unit_test(test_result_tile_capacity),
+        cmocka_unit_test(test_streamed_points),
         cmocka_unit_test(test_max_cycles_bounds_the_run),
         cmocka_unit_test(test_tiled_refusals),
         cmocka_unit_test(test_many_pes_cost_what_is_used),
