@@ -584,8 +584,8 @@ static void test_hw_file(void **state)
         {"dram.latency\n", "bad.hw:1: expected KEY = VALUE, not 'dram.latency'"},
         {"clock = 1\n", "bad.hw:1: unknown key clock (the keys: clock.ghz, "},
         {"dram.latency =\n", "bad.hw:1: dram.latency has no value"},
-        {"place.B = llb\n", "bad.hw:1: place.B = llb: the buffers that hold B's tiles are pe "
-                            "or llb,pe"},
+        {"place.B = llb\n", "bad.hw:1: place.B = llb: the buffers that hold B's tiles are pe, "
+                            "llb,pe or cache"},
         {"place.B = pe\nplace.B = llb,pe\n", "bad.hw:2: place.B is given twice"},
         {"place. = pe\n", "bad.hw:1: place.: not a tensor name"},
     };
