@@ -113,7 +113,7 @@ static void link_newest(fcache *c, int64_t k)
 }
 
 fcache_unit *fcache_add(fcache *c, int tensor, int64_t a, int64_t b, double bytes,
-                        sam_error *err)
+                        int64_t *group, sam_error *err)
 {
     if (tensor < 0 || tensor >= FCACHE_MAX_TENSORS)
         return error_set(err, "a cached tensor numbered %d", tensor), NULL;
@@ -122,7 +122,13 @@ fcache_unit *fcache_add(fcache *c, int tensor, int64_t a, int64_t b, double byte
     int64_t k = take_unit(c, err);
     if (k < 0)
         return NULL;
-    c->unit[k] = (fcache_unit){tensor, a, b, bytes, 0, 0, -1, -1};
+    c->unit[k] = (fcache_unit){tensor, a, b, bytes, 0, 0, -1, -1, group, -1, -1};
+    if (group) {
+        c->unit[k].next = *group;
+        if (*group >= 0)
+            c->unit[*group].prev = k;
+        *group = k;
+    }
     c->table[slot_of(c, tensor, a, b)] = k;
     c->used++;
     link_newest(c, k);
@@ -160,12 +166,24 @@ static void clear_slot(fcache *c, size_t i)
     c->table[i] = -1;
 }
 
-void fcache_evict_oldest(fcache *c)
+/* Takes unit k out of its group. */
+static void leave_group(fcache *c, int64_t k)
 {
-    int64_t k = c->oldest;
-    if (k < 0)
-        return;
     fcache_unit *u = &c->unit[k];
+    if (!u->group)
+        return;
+    if (u->prev >= 0)
+        c->unit[u->prev].next = u->next;
+    else
+        *u->group = u->next;
+    if (u->next >= 0)
+        c->unit[u->next].prev = u->prev;
+}
+
+static void evict(fcache *c, int64_t k)
+{
+    fcache_unit *u = &c->unit[k];
+    leave_group(c, k);
     clear_slot(c, slot_of(c, u->tensor, u->a, u->b));
     c->used--;
     unlink_unit(c, k);
@@ -174,4 +192,16 @@ void fcache_evict_oldest(fcache *c)
     u->tensor = -1;
     u->newer = c->free_unit;
     c->free_unit = k;
+}
+
+void fcache_evict_oldest(fcache *c)
+{
+    if (c->oldest >= 0)
+        evict(c, c->oldest);
+}
+
+void fcache_evict_group(fcache *c, int64_t *group)
+{
+    while (*group >= 0)
+        evict(c, *group);
 }

@@ -5,7 +5,8 @@
  * the least recently used goes first when the LLB needs room; finding,
  * adding, using and evicting one is amortised O(1) (a hash map on the name,
  * open addressing, and a list through the units), whatever the dimension
- * of the tensor the numbers come from. */
+ * of the tensor the numbers come from. A unit may belong to a group (the
+ * PE tiles of one LLB tile's stay), which leaves together. */
 #ifndef SAMSIM_FIBER_CACHE_H
 #define SAMSIM_FIBER_CACHE_H
 
@@ -24,6 +25,8 @@ typedef struct fcache_unit {
     double release;             /* its last reader has it from this cycle */
     int64_t older, newer;       /* the use order, -1 at its ends; a free
                                    unit's newer is the next free one */
+    int64_t *group;             /* its group's first unit, NULL: none */
+    int64_t next, prev;         /* in its group, -1 at its ends */
 } fcache_unit;
 
 typedef struct fcache {
@@ -43,10 +46,12 @@ void fcache_free(fcache *c);
 /* The unit named (tensor, a, b), or NULL. */
 fcache_unit *fcache_find(const fcache *c, int tensor, int64_t a, int64_t b);
 
-/* A new unit of `bytes`, the most recently used, ready and released at 0;
- * NULL when out of memory. It is valid until the next fcache_add. */
+/* A new unit of `bytes`, the most recently used, ready and released at 0,
+ * in the group whose first unit *group names (-1: empty; NULL: no group),
+ * which must stay where it is while the group has units; NULL when out of
+ * memory. It is valid until the next fcache_add. */
 fcache_unit *fcache_add(fcache *c, int tensor, int64_t a, int64_t b, double bytes,
-                        sam_error *err);
+                        int64_t *group, sam_error *err);
 
 /* Makes u the most recently used. */
 void fcache_use(fcache *c, fcache_unit *u);
@@ -56,5 +61,8 @@ fcache_unit *fcache_oldest(const fcache *c);
 
 /* Takes the least recently used unit out. */
 void fcache_evict_oldest(fcache *c);
+
+/* Takes every unit of the group *group names out; *group is then -1. */
+void fcache_evict_group(fcache *c, int64_t *group);
 
 #endif

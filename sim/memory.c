@@ -135,7 +135,7 @@ static int open_pe(mem_model *m, int pe, sam_error *err)
         if (!(b->slot = malloc(n * sizeof *b->slot)))
             return error_set(err, "out of memory");
         for (size_t k = 0; k < n; k++)
-            b->slot[k] = (mem_slot){-1, 0, 0, 0};
+            b->slot[k] = (mem_slot){-1, 0, 0, 0, -1};
     }
     if ((m->nlevels == 2 || m->any_cached) && !m->ports[pe] &&
         !(m->ports[pe] = calloc(1, sizeof *m->ports[pe])))
@@ -346,7 +346,8 @@ static double fetch(mem_model *m, int l, const mem_visit *v, int t, mem_tile til
     tr->fetched[dst]++;
     if (m->needed[t][l] && (size_t)tile.id < m->ntiles[t][l])
         m->needed[t][l][tile.id] = 1;
-    *victim = (mem_slot){tile.id, tile.bytes, start + latency_of(m, src, l) + occupy, INFINITY};
+    *victim = (mem_slot){tile.id, tile.bytes, start + latency_of(m, src, l) + occupy, INFINITY,
+                         -1};
     b->next[t]++;
     return victim->ready;
 }
@@ -380,7 +381,8 @@ static double lazy_slot(mem_model *m, const mem_visit *v, int t, mem_tile tile, 
     }
     mem_slot *victim = slot_of(m, 0, b, t, b->next[t] % n);
     double start = fmax(victim->release, parent);
-    *victim = (mem_slot){tile.id, 0, start, INFINITY};
+    fcache_evict_group(&m->units, &victim->units);
+    *victim = (mem_slot){tile.id, 0, start, INFINITY, -1};
     b->next[t]++;
     m->lazy_stay[t]++;
     m->traffic[t].fetched[HW_LLB]++;
@@ -433,17 +435,17 @@ static double llb_to_pe(mem_model *m, int t, int pe, double bytes, double after)
     return start + llb->latency + occupy;
 }
 
-/* A unit of operand t of `bytes`, named (a, b), fetched into the LLB once
- * it has room from `after` on: NULL when it never does (err says so,
- * naming the point and what), or on an error. */
+/* A unit of operand t of `bytes`, named (a, b), in group *group (NULL:
+ * none), fetched into the LLB once it has room from `after` on: NULL when
+ * it never does (err's message empty) or on an error. */
 static fcache_unit *unit_in(mem_model *m, int t, int64_t a, int64_t b, double bytes, double after,
-                            sam_error *err)
+                            int64_t *group, sam_error *err)
 {
     double start = llb_room(m, bytes, after);
     if (isinf(start))
         return NULL;
     double in = into_llb(m, t, bytes, start);
-    fcache_unit *u = fcache_add(&m->units, t, a, b, bytes, err);
+    fcache_unit *u = fcache_add(&m->units, t, a, b, bytes, group, err);
     if (!u)
         return NULL;
     u->ready = u->release = in;
@@ -465,9 +467,13 @@ static double lazy_fill(mem_model *m, const mem_visit *v, int t, mem_tile tile, 
         fcache_use(&m->units, u);
         return u->ready;
     }
+    int n = buffering(m, 0);
+    mem_buffer *b = buffer_of(m, 0, v->pe);
+    mem_slot *slot = slot_of(m, 0, b, t, (b->next[t] + n - 1) % n);
     err->msg[0] = '\0';
     if (tile.bytes > m->hw.mem[HW_LLB].capacity ||
-        !(u = unit_in(m, t, (int64_t)m->lazy_stay[t], tile.id, tile.bytes, after, err)))
+        !(u = unit_in(m, t, (int64_t)m->lazy_stay[t], tile.id, tile.bytes, after, &slot->units,
+                      err)))
         return err->msg[0] ? -1 : refuse(m, v, names, t, tile.bytes, HW_LLB, err);
     return u->ready;
 }
@@ -522,7 +528,7 @@ static double stream_fibers(mem_model *m, const mem_visit *v, int t, double afte
         } else {
             err->msg[0] = '\0';
             if (f->bytes > m->hw.mem[HW_LLB].capacity ||
-                !(u = unit_in(m, t, f->tile, f->crd, f->bytes, after, err)))
+                !(u = unit_in(m, t, f->tile, f->crd, f->bytes, after, NULL, err)))
                 return err->msg[0] ? -1 : refuse_fiber(m, v, names, t, f, err);
             m->traffic[t].fetched[HW_LLB]++;
         }

@@ -43,12 +43,13 @@
  * then evicted least recently used first, each no sooner than its last
  * reader has it:
  *   - llb.lazy: an LLB tile of an operand is not fetched whole. It takes
- *     its slot as before (so `buffering` and the stays are unchanged),
- *     and each of its PE tiles comes from DRAM the first time a point of
- *     the stay needs it, then goes on to the PE; the LLB tile holds the sum
- *     of its PE tiles fetched (a tiled layout), and DRAM moves only PE
- *     tiles some point needed. A PE tile that cannot fit beside what the
- *     point keeps in the LLB is refused.
+ *     its slot as before (so `buffering` and the stays are unchanged; the
+ *     tile it replaces leaves with its PE tiles), and each of its PE tiles
+ *     comes from DRAM the first time a point of the stay needs it, then
+ *     goes on to the PE; the LLB tile holds the sum of its PE tiles
+ *     fetched (a tiled layout), and DRAM moves only PE tiles some point
+ *     needed. A PE tile that cannot fit beside what the point keeps in
+ *     the LLB is refused.
  *   - place.T = cache (mem_cache_fibers): the LLB holds operand T as a
  *     cache of the fibers of its outermost level, not as tiles. A point
  *     names the fibers it touches (mem_touch_fibers); once the point's
@@ -110,6 +111,7 @@ typedef struct mem_slot {
     double bytes;
     double ready;               /* in place from this cycle */
     double release;             /* its last point is computed at this cycle */
+    int64_t units;              /* llb.lazy: its PE tiles in the LLB (sim/fiber_cache.h) */
 } mem_slot;
 
 /* One buffer: the LLB, or one processing element's buffer. */
