@@ -693,6 +693,10 @@ static void free_state(tiled_state *s)
             }
         free(op->trees);
         free(op->bytes);
+        for (size_t k = 0; op->fibers && k < (op->tiled ? op->tt.ntiles : 1); k++)
+            tile_fibers_free(&op->fibers[k]);
+        free(op->fibers);
+        fiber_touch_free(&op->touch);
         for (int l = 0; l < MEM_MAX_LEVELS; l++) {
             free(op->outer_of[l]);
             free(op->outer_bytes[l]);
@@ -703,10 +707,6 @@ static void free_state(tiled_state *s)
             tiled_tensor_free(&op->tt);
         if (op->has_whole_tree)
             fibertree_free(&op->whole_tree);
-        for (size_t k = 0; op->fibers && k < (op->tiled ? op->tt.ntiles : 1); k++)
-            tile_fibers_free(&op->fibers[k]);
-        free(op->fibers);
-        fiber_touch_free(&op->touch);
     }
     for (int i = 0; i < EXPR_MAX_INDICES; i++)
         tile_split_free(&s->split[i]);
