@@ -41,8 +41,9 @@ static void print_hw_keys(void)
                p->whole ? "a whole number " : "", p->min, p->max);
         print_wrapped(p->about);
     }
-    printf("  place.T         pe or llb,pe: the buffers that hold tensor T's tiles\n"
-           "                  (default llb,pe)\n"
+    printf("  place.T         pe, llb,pe or cache: the buffers that hold tensor T's tiles\n"
+           "                  (default llb,pe); cache: the LLB caches the fibers of\n"
+           "                  operand T's outermost level that points touch\n"
            "  layout.T        coo, level letters (ds), tiled, tiled coo: how the memories\n"
            "                  store tensor T (default its format)\n");
 }

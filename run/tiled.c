@@ -11,6 +11,7 @@
 #include "../sim/pipeline.h"
 #include "../sim/result.h"
 #include "../sim/result_tiles.h"
+#include "fibers.h"
 
 #define TILED_MAX_TENSORS 64
 
@@ -30,6 +31,12 @@ typedef struct operand {
     fibertree whole_tree;           /* an operand not tiled, built once */
     double whole_bytes;
     int has_whole_tree;
+    /* Cached (place.T = cache): its outermost fibers per tile (the whole
+     * operand's in fibers[0] when it is not tiled), listed when a point
+     * first needs them, and the fibers the point touches. */
+    int cached;
+    tile_fibers *fibers;
+    fiber_touch touch;
 } operand;
 
 typedef struct tiled_state {
@@ -435,6 +442,60 @@ static void name_point(const void *ctx, char *buf, size_t size)
     describe_point(p->s, p->coord, buf, size);
 }
 
+/* Cached operand t's fibers in its tile at the point (built then, from
+ * the tree the point ran on). */
+static const tile_fibers *fibers_at(tiled_state *s, int t, const size_t *tile)
+{
+    operand *op = &s->op[t];
+    size_t k = op->tiled ? tile[t] : 0;
+    tile_fibers *f = &op->fibers[k];
+    if (!f->crd) {
+        const fibertree *ft = op->tiled ? op->trees[k] : &op->whole_tree;
+        if (tile_fibers_build(ft, s->r->hw, f, s->err))
+            return error_wrap(s->err, "%s: place.%s = cache", s->g->path, op->gt->name), NULL;
+    }
+    return f;
+}
+
+/* The fibers each cached operand's tile has at the point whose
+ * coordinates of its outermost index every other operand indexing it has
+ * in its tile: those the point touches, told to the memories. */
+static int touch_fibers(tiled_state *s, const size_t *tile)
+{
+    for (int t = 1; t < s->e.ntensors; t++) {
+        operand *op = &s->op[t];
+        if (!op->cached)
+            continue;
+        op->touch.n = 0;
+        if (op->tiled && tile[t] == TILESEQ_ABSENT) {
+            mem_touch_fibers(s->mem, t - 1, NULL, 0);
+            continue;
+        }
+        const tile_fibers *f = fibers_at(s, t, tile);
+        if (!f)
+            return -1;
+        int idx = expr_access(&s->e, t)->index[op->gt->format.mode[0]], nsets = 0, absent = 0;
+        const int64_t *crd[TILED_MAX_TENSORS];
+        size_t len[TILED_MAX_TENSORS];
+        for (int u = 1; u < s->e.ntensors; u++) {
+            const operand *other = &s->op[u];
+            int mode = mode_of(s, u, idx);
+            if (u == t || mode < 0)
+                continue;
+            absent |= other->tiled && tile[u] == TILESEQ_ABSENT;
+            const tensor *c = absent ? NULL : other->tiled ? &other->tt.tiles[tile[u]].content
+                                                           : other->whole;
+            crd[nsets] = c ? c->crd[mode] : NULL;
+            len[nsets++] = c ? c->nnz : 0;
+        }
+        if (!absent && fiber_touch_select(&op->touch, f, op->tiled ? (int64_t)tile[t] : 0, crd,
+                                          len, nsets, s->err))
+            return -1;
+        mem_touch_fibers(s->mem, t - 1, op->touch.fiber, op->touch.n);
+    }
+    return 0;
+}
+
 /* The memories' part of the point: each operand's tile at each level
  * (the whole of an operand not tiled), and the result tile's growth; *at,
  * when the point is computed from. */
@@ -457,7 +518,7 @@ static int memory_point(tiled_state *s, const size_t *tile, const int64_t *coord
                                 op->outer_bytes[l][op->outer_of[l][tile[t]]]};
         }
     mem_result out[MEM_MAX_LEVELS];
-    if (result_levels(s, coord, part, out))
+    if (result_levels(s, coord, part, out) || touch_fibers(s, tile))
         return -1;
     named_point point = {s, coord};
     mem_visit v = {s->mem_tiles, out, (double)cycles, (double)earliest, pe, name_point, &point};
@@ -680,6 +741,10 @@ static void free_state(tiled_state *s)
             }
         free(op->trees);
         free(op->bytes);
+        for (size_t k = 0; op->fibers && k < (op->tiled ? op->tt.ntiles : 1); k++)
+            tile_fibers_free(&op->fibers[k]);
+        free(op->fibers);
+        fiber_touch_free(&op->touch);
         for (int l = 0; l < MEM_MAX_LEVELS; l++) {
             free(op->outer_of[l]);
             free(op->outer_bytes[l]);
@@ -705,6 +770,29 @@ static void free_state(tiled_state *s)
     sim_engine_free(&s->engine);
     sim_data_release(&s->data);
     expr_free(&s->e);
+}
+
+/* The operands placed in a cache of fibers (place.T = cache): an
+ * operand's only, in a hardware that has an LLB. */
+static int cache_operands(tiled_state *s, sam_error *err)
+{
+    int n = s->e.ntensors - 1;
+    for (int t = 0; t <= n; t++) {
+        const hw_place *p = hw_place_of(s->r->hw, s->out->names[t]);
+        if (!p || !p->cache)
+            continue;
+        if (t == n)
+            return error_set(err, "%s: place.%s = cache: a cache holds an operand's fibers, and "
+                             "%s is the result", p->origin, p->tensor, p->tensor);
+        operand *op = &s->op[t + 1];
+        op->fibers = calloc(op->tiled ? op->tt.ntiles + 1 : 1, sizeof *op->fibers);
+        if (!op->fibers)
+            return error_set(err, "out of memory");
+        if (mem_cache_fibers(s->mem, t, err))
+            return error_prefix(err, p->origin);
+        op->cached = 1;
+    }
+    return 0;
 }
 
 /* The memory model, and the result tiles it follows. */
@@ -735,6 +823,8 @@ static int prepare_memory(tiled_state *s, sam_error *err)
     for (int t = 0; t <= n; t++)
         if (!hw_llb_holds(hw, s->out->names[t]))
             mem_bypass_llb(s->mem, t);
+    if (cache_operands(s, err))
+        return -1;
     for (int t = 1; t <= n; t++)
         for (int l = 0; l < depth; l++) {
             const operand *op = &s->op[t];

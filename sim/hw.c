@@ -50,6 +50,10 @@ const hw_param hw_params[] = {
     {"llb.partials", "0 or 1", "1: a result tile that comes back to the LLB is read back, and "
      "written out again, only in the PE tiles points touch; 0: whole", 0, 0, 1,
      TOP(llb_partials), 1},
+    {"llb.lazy", "0 or 1", "1: an LLB tile is not fetched whole: each of its PE tiles comes "
+     "from DRAM the first time a point of the tile's stay needs it, and the LLB holds the PE "
+     "tiles fetched (the least recently used going when it needs room); 0: whole", 0, 0, 1,
+     TOP(llb_lazy), 1},
     {"bytes.crd", "bytes", "a coordinate (a crd array's entry)", 4, 0, 64, TOP(bytes_crd), 1},
     {"bytes.ref", "bytes", "a reference (a seg array's entry)", 4, 0, 64, TOP(bytes_ref), 1},
     {"bytes.val", "bytes", "a value", 4, 0, 64, TOP(bytes_val), 1},
@@ -79,8 +83,10 @@ static void list_keys(char *buf, size_t size)
         used += (size_t)snprintf(buf + used, size - used, "%s%s", used ? ", " : "", p->key);
 }
 
-/* "pe" or "llb,pe" (blanks allowed around the comma): whether the LLB
- * is in it, or -1. */
+enum { PLACE_PE, PLACE_LLB_PE, PLACE_CACHE };
+
+/* "pe", "llb,pe" (blanks allowed around the comma) or "cache": which, or
+ * -1. */
 static int parse_place(const char *value)
 {
     char compact[16];
@@ -91,18 +97,19 @@ static int parse_place(const char *value)
         if (*c != ' ' && *c != '\t')
             compact[n++] = *c;
     compact[n] = '\0';
-    return !strcmp(compact, "llb,pe") ? 1 : !strcmp(compact, "pe") ? 0 : -1;
+    return !strcmp(compact, "llb,pe") ? PLACE_LLB_PE : !strcmp(compact, "pe") ? PLACE_PE :
+           !strcmp(compact, "cache") ? PLACE_CACHE : -1;
 }
 
 static int set_place(hw_desc *hw, const char *tensor, const char *value, const char *origin,
                      sam_error *err)
 {
-    int llb = parse_place(value);
+    int place = parse_place(value);
     if (!*tensor || strlen(tensor) >= HW_NAME)
         return error_set(err, "%s: place.%s: not a tensor name", origin, tensor);
-    if (llb < 0)
-        return error_set(err, "%s: place.%s = %s: the buffers that hold %s's tiles are pe or "
-                         "llb,pe", origin, tensor, value, tensor);
+    if (place < 0)
+        return error_set(err, "%s: place.%s = %s: the buffers that hold %s's tiles are pe, "
+                         "llb,pe or cache", origin, tensor, value, tensor);
     for (int k = 0; k < hw->nplaces; k++)
         if (!strcmp(hw->place[k].tensor, tensor))
             return error_set(err, "%s: place.%s is given twice", origin, tensor);
@@ -111,7 +118,8 @@ static int set_place(hw_desc *hw, const char *tensor, const char *value, const c
     hw_place *p = &hw->place[hw->nplaces++];
     snprintf(p->tensor, sizeof p->tensor, "%s", tensor);
     snprintf(p->origin, sizeof p->origin, "%s", origin);
-    p->llb = llb;
+    p->llb = place == PLACE_LLB_PE;
+    p->cache = place == PLACE_CACHE;
     return 0;
 }
 
@@ -175,12 +183,18 @@ int hw_set(hw_desc *hw, const char *key, const char *value, const char *origin, 
     return set_param(hw, key, value, origin, err);
 }
 
-int hw_llb_holds(const hw_desc *hw, const char *name)
+const hw_place *hw_place_of(const hw_desc *hw, const char *name)
 {
     for (int k = 0; k < hw->nplaces; k++)
         if (!strcmp(hw->place[k].tensor, name))
-            return hw->place[k].llb;
-    return 1;
+            return &hw->place[k];
+    return NULL;
+}
+
+int hw_llb_holds(const hw_desc *hw, const char *name)
+{
+    const hw_place *p = hw_place_of(hw, name);
+    return p ? p->llb : 1;
 }
 
 int hw_check_places(const hw_desc *hw, const char *const *names, int n, sam_error *err)

@@ -35,10 +35,12 @@ typedef struct hw_memory {
 /* `place.T = pe`: tensor T's tiles live in the PE buffer only, passing
  * through the LLB between it and DRAM; `place.T = llb,pe` (every tensor's
  * placement unless given) keeps them in the LLB too, for the tiling level
- * it holds. */
+ * it holds; `place.T = cache` (an operand) makes the LLB a cache of the
+ * fibers of T's outermost level, which the PE streams (sim/memory.h). */
 typedef struct hw_place {
     char tensor[HW_NAME];
     int llb;                /* the LLB holds T's tiles */
+    int cache;              /* the LLB caches T's fibers */
     char origin[1024];      /* "PATH:LINE", for a tensor the run lacks */
 } hw_place;
 
@@ -61,6 +63,7 @@ typedef struct hw_desc {
     double pe_dynamic;      /* 1: points go to the PE that is free first */
     double pe_stream;       /* 1: a PE streams its points (sim/pipeline.h) */
     double llb_partials;    /* 1: a result tile back in the LLB moves by PE tiles */
+    double llb_lazy;        /* 1: an LLB tile fills by the PE tiles points need */
     hw_place place[HW_MAX_PLACES];
     int nplaces;
     hw_layout layout[HW_MAX_PLACES];
@@ -86,7 +89,7 @@ void hw_defaults(hw_desc *hw);
 /* Reads path over the defaults. A key that is not declared, a value that
  * is not a number of its kind, or one out of its range is an error naming
  * the file, the line and the key's range; so is a placement other than
- * pe or llb,pe, or one given twice for a tensor. */
+ * pe, llb,pe or cache, or one given twice for a tensor. */
 int hw_read(const char *path, hw_desc *hw, sam_error *err);
 
 /* The same over a description held in memory, named name in messages. */
@@ -98,6 +101,9 @@ int hw_set(hw_desc *hw, const char *key, const char *value, const char *origin, 
 
 /* Whether the LLB holds tensor name's tiles (it does unless placed). */
 int hw_llb_holds(const hw_desc *hw, const char *name);
+
+/* Tensor name's placement, NULL when it has none. */
+const hw_place *hw_place_of(const hw_desc *hw, const char *name);
 
 /* A placement of a tensor that is not among names[0..n-1] is an error
  * naming the file and line it was given at. */

@@ -13,6 +13,7 @@ int mem_init(mem_model *m, const hw_desc *hw, int ntensors, int nlevels, sam_err
     m->npe = (int)hw->pe_count;
     for (int t = 0; t <= MEM_MAX_TENSORS; t++)
         m->llb_holds[t] = 1;
+    fcache_init(&m->units);
     int buffers = hw->mem[HW_LLB].capacity > 0 ? 2 : 1;
     if (ntensors > MEM_MAX_TENSORS)
         return error_set(err, "more than %d operands for the memory model", MEM_MAX_TENSORS);
@@ -52,6 +53,7 @@ void mem_free(mem_model *m)
     m->touched = NULL;
     free(m->stay_written);
     m->stay_written = NULL;
+    fcache_free(&m->units);
     for (int l = 0; l < MEM_MAX_LEVELS; l++) {
         for (int b = 0; m->buffers[l] && b < buffer_count(m, l); b++)
             free(m->buffers[l][b].slot);
@@ -82,8 +84,25 @@ void mem_bypass_llb(mem_model *m, int t)
     m->llb_holds[t] = 0;
 }
 
+int mem_cache_fibers(mem_model *m, int t, sam_error *err)
+{
+    if (m->hw.mem[HW_LLB].capacity <= 0)
+        return error_set(err, "a cache of fibers needs an LLB (llb.capacity > 0)");
+    m->cached[t] = 1;
+    m->any_cached = 1;
+    return 0;
+}
+
+void mem_touch_fibers(mem_model *m, int t, const mem_fiber *f, size_t n)
+{
+    m->fibers[t] = f;
+    m->nfibers[t] = n;
+}
+
 int mem_tensor_held(const mem_model *m, int t, int l)
 {
+    if (t < m->ntensors && m->cached[t])
+        return 0;
     return m->at[l] != HW_LLB || m->llb_holds[t];
 }
 
@@ -116,9 +135,10 @@ static int open_pe(mem_model *m, int pe, sam_error *err)
         if (!(b->slot = malloc(n * sizeof *b->slot)))
             return error_set(err, "out of memory");
         for (size_t k = 0; k < n; k++)
-            b->slot[k] = (mem_slot){-1, 0, 0, 0};
+            b->slot[k] = (mem_slot){-1, 0, 0, 0, -1};
     }
-    if (m->nlevels == 2 && !m->ports[pe] && !(m->ports[pe] = calloc(1, sizeof *m->ports[pe])))
+    if ((m->nlevels == 2 || m->any_cached) && !m->ports[pe] &&
+        !(m->ports[pe] = calloc(1, sizeof *m->ports[pe])))
         return error_set(err, "out of memory");
     return 0;
 }
@@ -181,10 +201,10 @@ static double held_of(const mem_model *m, int l, const mem_buffer *b, int t, dou
 }
 
 /* Bytes of operand tiles buffer b of level l holds at cycle t: those
- * not yet released. */
+ * not yet released, and in the LLB its units. */
 static double operands_held(const mem_model *m, int l, const mem_buffer *b, double t)
 {
-    double bytes = 0;
+    double bytes = m->at[l] == HW_LLB ? m->units.bytes : 0;
     for (int i = 0; i < m->ntensors; i++)
         bytes += held_of(m, l, b, i, t);
     return bytes;
@@ -233,6 +253,19 @@ static double next_release(const mem_model *m, int l, const mem_buffer *b, doubl
     return next;
 }
 
+/* In level l's buffer, when it is the LLB: takes its least recently used
+ * unit out, no sooner than the unit's last reader has it (*t moves on to
+ * then). 0 when there is none. */
+static int evict_unit(mem_model *m, int l, double *t)
+{
+    const fcache_unit *u = fcache_oldest(&m->units);
+    if (m->at[l] != HW_LLB || !u)
+        return 0;
+    *t = fmax(*t, u->release);
+    fcache_evict_oldest(&m->units);
+    return 1;
+}
+
 /* A refusal of tensor t's tile of `bytes` at point v in buffer dst. */
 static int refuse(const mem_model *m, const mem_visit *v, const char *const *names, int t,
                   double bytes, hw_memory_id dst, sam_error *err)
@@ -257,11 +290,13 @@ typedef struct mem_leaving {
  * `bytes` more beside the operand tiles it holds and the result tile
  * leaving it; INFINITY when none comes. What a buffer holds only shrinks
  * as time goes on, its tiles released, so a later cycle has room too. */
-static double room_at(const mem_model *m, int l, const mem_buffer *b, double bytes,
+static double room_at(mem_model *m, int l, const mem_buffer *b, double bytes,
                       const mem_leaving *old, double t)
 {
     double cap = m->hw.mem[m->at[l]].capacity;
     while (operands_held(m, l, b, t) + (t < old->gone ? old->bytes : 0) + bytes > cap) {
+        if (evict_unit(m, l, &t))
+            continue;
         double next = next_release(m, l, b, t);
         if (t < old->gone && old->gone < next)
             next = old->gone;
@@ -294,6 +329,8 @@ static double fetch(mem_model *m, int l, const mem_visit *v, int t, mem_tile til
     victim->id = -1;
     double start = fmax(victim->release, parent);
     while (held(m, l, b, start) + tile.bytes > cap) {
+        if (evict_unit(m, l, &start))
+            continue;
         start = next_release(m, l, b, start);
         if (isinf(start))
             return refuse(m, v, names, t, tile.bytes, dst, err);
@@ -309,9 +346,197 @@ static double fetch(mem_model *m, int l, const mem_visit *v, int t, mem_tile til
     tr->fetched[dst]++;
     if (m->needed[t][l] && (size_t)tile.id < m->ntiles[t][l])
         m->needed[t][l][tile.id] = 1;
-    *victim = (mem_slot){tile.id, tile.bytes, start + latency_of(m, src, l) + occupy, INFINITY};
+    *victim = (mem_slot){tile.id, tile.bytes, start + latency_of(m, src, l) + occupy, INFINITY,
+                         -1};
     b->next[t]++;
     return victim->ready;
+}
+
+/* Whether operand t's LLB tiles fill by the PE tiles points need. */
+static int lazy(const mem_model *m, int t)
+{
+    return m->hw.llb_lazy > 0 && m->nlevels == 2 && mem_tensor_held(m, t, 0);
+}
+
+/* Whether processing element pe's buffer has operand t's tile id as its
+ * current one, so that the point reuses it. */
+static int pe_reuses(const mem_model *m, int pe, int t, int64_t id)
+{
+    int l = m->nlevels - 1, n = buffering(m, l);
+    const mem_buffer *b = buffer_of(m, l, pe);
+    return slot_of(m, l, b, t, (b->next[t] + n - 1) % n)->id == id;
+}
+
+/* With llb.lazy, operand t's LLB tile for the point: reused, or a new
+ * stay in the next slot, which moves nothing (its PE tiles come as
+ * points need them). The cycle it may start to fill. */
+static double lazy_slot(mem_model *m, const mem_visit *v, int t, mem_tile tile, double parent)
+{
+    int n = buffering(m, 0);
+    mem_buffer *b = buffer_of(m, 0, v->pe);
+    mem_slot *cur = slot_of(m, 0, b, t, (b->next[t] + n - 1) % n);
+    if (cur->id == tile.id) {
+        cur->release = INFINITY;
+        return cur->ready;
+    }
+    mem_slot *victim = slot_of(m, 0, b, t, b->next[t] % n);
+    double start = fmax(victim->release, parent);
+    fcache_evict_group(&m->units, &victim->units);
+    *victim = (mem_slot){tile.id, 0, start, INFINITY, -1};
+    b->next[t]++;
+    m->lazy_stay[t]++;
+    m->traffic[t].fetched[HW_LLB]++;
+    if (m->needed[t][0] && (size_t)tile.id < m->ntiles[t][0])
+        m->needed[t][0][tile.id] = 1;
+    return start;
+}
+
+/* The cycle from t on at which the LLB has room for `bytes` more beside
+ * what it holds, evicting units least recently used first; INFINITY when
+ * none comes. */
+static double llb_room(mem_model *m, double bytes, double t)
+{
+    double cap = m->hw.mem[HW_LLB].capacity;
+    const mem_buffer *b = m->nlevels == 2 ? buffer_of(m, 0, 0) : NULL;
+    while ((b ? held(m, 0, b, t) : m->units.bytes) + bytes > cap) {
+        if (fcache_oldest(&m->units)) {
+            t = fmax(t, fcache_oldest(&m->units)->release);
+            fcache_evict_oldest(&m->units);
+        } else if (!b || isinf(t = next_release(m, 0, b, t))) {
+            return INFINITY;
+        }
+    }
+    return t;
+}
+
+/* Moves a unit of operand t (`bytes`) from DRAM into the LLB, its link
+ * free from `after` on: the cycle it is in. */
+static double into_llb(mem_model *m, int t, double bytes, double after)
+{
+    const hw_memory *dram = &m->hw.mem[HW_DRAM];
+    double moved = rounded(m, HW_DRAM, bytes), occupy = moved / (dram->bandwidth / m->hw.clock_ghz);
+    double start = link_book(&m->link[HW_DRAM], after, occupy);
+    m->usage[HW_DRAM].busy += occupy;
+    m->usage[HW_LLB].bytes_in += moved;
+    m->traffic[t].read[HW_DRAM] += moved;
+    return start + dram->latency + occupy;
+}
+
+/* Reads a unit of operand t (`bytes`, in the LLB from `after`) over
+ * processing element pe's port: the cycle the PE has it. */
+static double llb_to_pe(mem_model *m, int t, int pe, double bytes, double after)
+{
+    const hw_memory *llb = &m->hw.mem[HW_LLB];
+    double moved = rounded(m, HW_LLB, bytes), occupy = moved / (llb->bandwidth / m->hw.clock_ghz);
+    double start = link_book(m->ports[pe], after, occupy);
+    m->usage[HW_LLB].busy += occupy;
+    m->usage[HW_PE].bytes_in += moved;
+    m->traffic[t].read[HW_LLB] += moved;
+    return start + llb->latency + occupy;
+}
+
+/* A unit of operand t of `bytes`, named (a, b), in group *group (NULL:
+ * none), fetched into the LLB once it has room from `after` on: NULL when
+ * it never does (err's message empty) or on an error. */
+static fcache_unit *unit_in(mem_model *m, int t, int64_t a, int64_t b, double bytes, double after,
+                            int64_t *group, sam_error *err)
+{
+    double start = llb_room(m, bytes, after);
+    if (isinf(start))
+        return NULL;
+    double in = into_llb(m, t, bytes, start);
+    fcache_unit *u = fcache_add(&m->units, t, a, b, bytes, group, err);
+    if (!u)
+        return NULL;
+    u->ready = u->release = in;
+    const mem_buffer *llb = m->nlevels == 2 ? buffer_of(m, 0, 0) : NULL;
+    m->usage[HW_LLB].peak = fmax(m->usage[HW_LLB].peak,
+                                 llb ? held(m, 0, llb, start) : m->units.bytes);
+    m->traffic[t].peak[HW_LLB] = fmax(m->traffic[t].peak[HW_LLB], m->units.tensor_bytes[t]);
+    return u;
+}
+
+/* With llb.lazy, the point's PE tile of operand t into the LLB: there
+ * since this stay fetched it, or fetched from DRAM once its LLB tile may
+ * fill (`after`) and the LLB has room. The cycle it is in, or -1. */
+static double lazy_fill(mem_model *m, const mem_visit *v, int t, mem_tile tile, double after,
+                        const char *const *names, sam_error *err)
+{
+    fcache_unit *u = fcache_find(&m->units, t, (int64_t)m->lazy_stay[t], tile.id);
+    if (u) {
+        fcache_use(&m->units, u);
+        return u->ready;
+    }
+    int n = buffering(m, 0);
+    mem_buffer *b = buffer_of(m, 0, v->pe);
+    mem_slot *slot = slot_of(m, 0, b, t, (b->next[t] + n - 1) % n);
+    err->msg[0] = '\0';
+    if (tile.bytes > m->hw.mem[HW_LLB].capacity ||
+        !(u = unit_in(m, t, (int64_t)m->lazy_stay[t], tile.id, tile.bytes, after, &slot->units,
+                      err)))
+        return err->msg[0] ? -1 : refuse(m, v, names, t, tile.bytes, HW_LLB, err);
+    return u->ready;
+}
+
+/* Operand t's tile for level l in place, its parent in place at `parent`:
+ * with llb.lazy, the LLB tile's slot, and the PE tile through the LLB.
+ * Its ready cycle, or -1. */
+static double tile_in_place(mem_model *m, int l, const mem_visit *v, int t, mem_tile tile,
+                            double parent, const char *const *names, sam_error *err)
+{
+    if (!lazy(m, t))
+        return fetch(m, l, v, t, tile, parent, names, err);
+    if (l == 0)
+        return lazy_slot(m, v, t, tile, parent);
+    if (pe_reuses(m, v->pe, t, tile.id))
+        return fetch(m, l, v, t, tile, parent, names, err);
+    double in_llb = lazy_fill(m, v, t, tile, parent, names, err);
+    double at_pe = in_llb < 0 ? -1 : fetch(m, l, v, t, tile, in_llb, names, err);
+    fcache_unit *u = fcache_find(&m->units, t, (int64_t)m->lazy_stay[t], tile.id);
+    if (u && at_pe >= 0)
+        u->release = fmax(u->release, at_pe);
+    return at_pe;
+}
+
+/* A refusal of fiber f of cached operand t at point v. */
+static int refuse_fiber(const mem_model *m, const mem_visit *v, const char *const *names, int t,
+                        const mem_fiber *f, sam_error *err)
+{
+    char where[256];
+    double cap = m->hw.mem[HW_LLB].capacity;
+    v->where(v->where_ctx, where, sizeof where);
+    if (f->bytes > cap)
+        return error_set(err, "fiber %lld of %s in tile %s (%.0f bytes) does not fit in the llb "
+                         "buffer (%.0f bytes)", (long long)f->crd, names[t], where, f->bytes, cap);
+    return error_set(err, "fiber %lld of %s in tile %s (%.0f bytes) does not fit in the llb "
+                     "buffer beside the tiles it holds", (long long)f->crd, names[t], where,
+                     f->bytes);
+}
+
+/* The fibers of cached operand t that point v touches, asked for from
+ * `after` on: each from the cache or fetched into it, then read over the
+ * PE's port. The cycle the PE has them all, or -1. */
+static double stream_fibers(mem_model *m, const mem_visit *v, int t, double after,
+                            const char *const *names, sam_error *err)
+{
+    double ready = after;
+    for (size_t k = 0; k < m->nfibers[t]; k++) {
+        const mem_fiber *f = &m->fibers[t][k];
+        fcache_unit *u = fcache_find(&m->units, t, f->tile, f->crd);
+        if (u) {
+            fcache_use(&m->units, u);
+        } else {
+            err->msg[0] = '\0';
+            if (f->bytes > m->hw.mem[HW_LLB].capacity ||
+                !(u = unit_in(m, t, f->tile, f->crd, f->bytes, after, NULL, err)))
+                return err->msg[0] ? -1 : refuse_fiber(m, v, names, t, f, err);
+            m->traffic[t].fetched[HW_LLB]++;
+        }
+        double at_pe = llb_to_pe(m, t, v->pe, f->bytes, u->ready);
+        u->release = fmax(u->release, at_pe);
+        ready = fmax(ready, at_pe);
+    }
+    return ready;
 }
 
 /* Moves bytes of the result between level l's buffer (processing
@@ -527,17 +752,27 @@ int mem_point(mem_model *m, const mem_visit *v, const char *const *names, double
     if (open_pe(m, v->pe, err) ||
         (partials_by_pe(m) && (grow_touched(m, err) || grow_stays(m, err))))
         return -1;
+    double others = 0;
     for (int t = 0; t < m->ntensors; t++) {
         double parent = 0;
         for (int l = 0; l < m->nlevels; l++) {
             mem_tile x = v->tile[t * m->nlevels + l];
             if (x.id < 0 || !mem_tensor_held(m, t, l))
                 continue;
-            parent = fetch(m, l, v, t, x, parent, names, err);
+            parent = tile_in_place(m, l, v, t, x, parent, names, err);
             if (parent < 0)
                 return -1;
         }
-        ready = fmax(ready, parent);
+        others = fmax(others, parent);
+    }
+    ready = fmax(ready, others);
+    /* A point's fibers are asked for once its other tiles, whose
+     * coordinates select them, are in place. */
+    for (int t = 0; t < m->ntensors; t++) {
+        double in = m->cached[t] ? stream_fibers(m, v, t, others, names, err) : 0;
+        if (in < 0)
+            return -1;
+        ready = fmax(ready, in);
     }
     if (result_tiles(m, v, ready, names, start, err))
         return -1;
@@ -562,7 +797,7 @@ int mem_point(mem_model *m, const mem_visit *v, const char *const *names, double
 static void count_skipped(mem_model *m)
 {
     for (int t = 0; t < m->ntensors; t++)
-        for (int l = 0; l < m->nlevels; l++) {
+        for (int l = 0; l < m->nlevels && !m->cached[t]; l++) {
             uint64_t needed = 0;
             for (size_t k = 0; m->needed[t][l] && k < m->ntiles[t][l]; k++)
                 needed += m->needed[t][l][k];

@@ -36,13 +36,34 @@
  * write-out has gone; a point waits for room as a transfer does. A tile
  * larger than its buffer, or than the room beside its own point's other
  * tiles, is refused, naming the tile point and the buffer; a tile point
- * whose operand's tile is absent needs nothing for it. */
+ * whose operand's tile is absent needs nothing for it.
+ *
+ * Two behaviours of the LLB, off unless asked for, hold pieces of tiles
+ * as units (sim/fiber_cache.h), kept until the LLB needs their room and
+ * then evicted least recently used first, each no sooner than its last
+ * reader has it:
+ *   - llb.lazy: an LLB tile of an operand is not fetched whole. It takes
+ *     its slot as before (so `buffering` and the stays are unchanged; the
+ *     tile it replaces leaves with its PE tiles), and each of its PE tiles
+ *     comes from DRAM the first time a point of the stay needs it, then
+ *     goes on to the PE; the LLB tile holds the sum of its PE tiles
+ *     fetched (a tiled layout), and DRAM moves only PE tiles some point
+ *     needed. A PE tile that cannot fit beside what the point keeps in
+ *     the LLB is refused.
+ *   - place.T = cache (mem_cache_fibers): the LLB holds operand T as a
+ *     cache of the fibers of its outermost level, not as tiles. A point
+ *     names the fibers it touches (mem_touch_fibers); once the point's
+ *     other tiles are in place, each fiber the cache lacks is fetched from
+ *     DRAM, evicting others to make room, and each is read from the LLB
+ *     over the PE's port (the PE holds none of T: it streams). The point
+ *     waits for all of them. Only a fiber larger than the LLB is refused. */
 #ifndef SAMSIM_MEMORY_H
 #define SAMSIM_MEMORY_H
 
 #include <stdint.h>
 
 #include "../common/error.h"
+#include "fiber_cache.h"
 #include "hw.h"
 #include "link.h"
 
@@ -56,6 +77,14 @@ typedef struct mem_tile {
     double bytes;
 } mem_tile;
 
+/* A fiber of a cached operand that a point touches: which (its tile's
+ * id and its coordinate in its outermost level) and its bytes, its own
+ * coordinate and reference with its subtree. */
+typedef struct mem_fiber {
+    int64_t tile, crd;
+    double bytes;
+} mem_fiber;
+
 /* What one memory did over a run. */
 typedef struct mem_usage {
     double bytes_in;        /* read into it from the memory outward */
@@ -68,7 +97,8 @@ typedef struct mem_traffic {
     double read[HW_MEMORIES];   /* bytes read out of each memory toward the PE */
     double written[HW_MEMORIES];    /* result bytes written into each memory
                                        from inward (partials included) */
-    uint64_t fetched[HW_MEMORIES];  /* tiles fetched into each buffer */
+    uint64_t fetched[HW_MEMORIES];  /* tiles fetched into each buffer (a
+                                       cached operand: fibers into the LLB) */
     uint64_t flushed[HW_MEMORIES];  /* result tiles written out of each buffer */
     uint64_t skipped[HW_MEMORIES];  /* of the tiles mem_declare_tiles gave, those
                                        no point needed in each buffer */
@@ -81,6 +111,7 @@ typedef struct mem_slot {
     double bytes;
     double ready;               /* in place from this cycle */
     double release;             /* its last point is computed at this cycle */
+    int64_t units;              /* llb.lazy: its PE tiles in the LLB (sim/fiber_cache.h) */
 } mem_slot;
 
 /* One buffer: the LLB, or one processing element's buffer. */
@@ -128,6 +159,12 @@ typedef struct mem_model {
     size_t nstays;              /* room in stay_written */
     /* Per tensor (the result last), whether the LLB keeps its tiles. */
     int llb_holds[MEM_MAX_TENSORS + 1];
+    int cached[MEM_MAX_TENSORS];    /* per operand: place.T = cache */
+    int any_cached;
+    fcache units;                   /* the LLB's fibers and lazily fetched PE tiles */
+    uint64_t lazy_stay[MEM_MAX_TENSORS];    /* per operand, its LLB tiles' stays */
+    const mem_fiber *fibers[MEM_MAX_TENSORS];   /* the next point's, per cached operand */
+    size_t nfibers[MEM_MAX_TENSORS];
     /* Per operand and level, the tiles there are and which were needed. */
     size_t ntiles[MEM_MAX_TENSORS][MEM_MAX_LEVELS];
     unsigned char *needed[MEM_MAX_TENSORS][MEM_MAX_LEVELS];
@@ -148,6 +185,9 @@ int mem_declare_tiles(mem_model *m, int t, int l, size_t ntiles, sam_error *err)
  * DRAM, and the result's go back there. */
 void mem_bypass_llb(mem_model *m, int t);
 
+/* The LLB caches operand t's fibers (place.T = cache): it needs an LLB. */
+int mem_cache_fibers(mem_model *m, int t, sam_error *err);
+
 /* The buffer that holds level l, and the memory its tiles come from. */
 hw_memory_id mem_level_buffer(const mem_model *m, int l);
 hw_memory_id mem_level_source(const mem_model *m, int l);
@@ -156,7 +196,8 @@ hw_memory_id mem_level_source(const mem_model *m, int l);
  * DRAM for a tensor that passes through the LLB. */
 hw_memory_id mem_tensor_source(const mem_model *m, int t, int l);
 
-/* Whether tensor t's tiles at level l stay in its buffer. */
+/* Whether tensor t's tiles at level l stay in its buffer (never for a
+ * cached operand's, which stream). */
 int mem_tensor_held(const mem_model *m, int t, int l);
 
 /* The result's tile at one level for one point: which, and its bytes
@@ -183,6 +224,10 @@ typedef struct mem_visit {
     mem_where_fn *where;        /* names it, given where_ctx */
     const void *where_ctx;
 } mem_visit;
+
+/* The fibers of cached operand t that the next point touches, in the
+ * order it reads them: f[0..n-1], which the caller keeps until then. */
+void mem_touch_fibers(mem_model *m, int t, const mem_fiber *f, size_t n);
 
 /* The next tile point; *start, the (whole) cycle it is computed from. names[t]
  * names operand t in a refusal. */

@@ -9,7 +9,11 @@
  * LLB's tiles, M1 N1 K1 for the PE's: j1 k1 i1 i01 j01 k01), so that the
  * result's LLB tile is left and read back across k1 (partial outputs);
  * the tile loops skip empty tiles. The points go to the PEs by result
- * tile. */
+ * tile. The LLB fills lazily (llb.lazy): extensor.yaml binds A's K1 and
+ * B's N1 and K1 ranks to the LLB with style lazy and the ranks below them
+ * (a PE tile's) eager, evicted on M2 and K2, so an LLB tile holds the PE
+ * tiles the points of its stay reach, each loaded whole when first
+ * reached, not the LLB tile whole. */
 #include <stdio.h>
 
 #include "template.h"
@@ -55,6 +59,8 @@ static void extensor_plan(const template_def *t, const double *v, template_plan 
                               "pe.capacity pe.count bytes.val");
     template_hw(p, "# the LLB keeps loading tiles while they fit, as ExTensor's does");
     template_hw(p, "llb.buffering = 64");
+    template_hw(p, "# an LLB tile loads the PE tiles points reach, not itself whole");
+    template_hw(p, "llb.lazy = 1");
     template_hw(p, "# partial outputs go out and come back by the PE tiles points touch");
     template_hw(p, "llb.partials = 1");
 }

@@ -5,10 +5,17 @@
  * many lanes merging them, taking merger.rate pairs a cycle (Gamma's
  * merger: one). Rows of A go to the PEs in tiles holding tile.entries of
  * its entries (TeAAL's occupancy partitions), each to whichever PE frees
- * up first (pe.dynamic); the FiberCache is the LLB, holding B whole while
- * it fits (the outer tiling level, one tile of everything, exists for
- * it), while A's rows come from DRAM and Z's rows go back past it; each
- * PE's buffer is the FiberCache as the PE sees it (as large). */
+ * up first (pe.dynamic). The FiberCache is the LLB as a cache of B's rows
+ * (place.B = cache): TeAAL's specification (its artifact's gamma.yaml)
+ * makes the FiberCache a Cache of 3 MB holding B's rank K payloads and its
+ * rank N, reached through the intersection at K that A leads. So a row of
+ * B is fetched from DRAM the first time a tile of A's rows selects it,
+ * stays while the cache has room and is evicted least recently used when
+ * it needs room; rows no row of A selects are never read, and B never has
+ * to fit whole. A's rows come from DRAM and Z's rows go back past the
+ * FiberCache; each PE's buffer holds its tile of A's rows and of Z's (as
+ * large as the FiberCache, where Gamma keeps its partial rows) and streams
+ * the rows of B it reads from the FiberCache. */
 #include <stdio.h>
 
 #include "template.h"
@@ -40,17 +47,16 @@ static void gamma_plan(const template_def *t, const double *v, template_plan *pl
     snprintf(p->locate, sizeof p->locate, "B");
     snprintf(p->parallelize, sizeof p->parallelize, "k,%.0f",
              template_value(t, v, "merger.radix"));
-    /* Two levels, so that the FiberCache holds the outer one: B, whole. */
-    snprintf(p->tiling, sizeof p->tiling, "split(i,i1,i0,%d) split(i0,i01,i00,A.%.0f)",
-             TEMPLATE_ONE_TILE, template_value(t, v, "tile.entries"));
+    snprintf(p->tiling, sizeof p->tiling, "split(i,i1,i0,A.%.0f)",
+             template_value(t, v, "tile.entries"));
     snprintf(p->settings, sizeof p->settings, "vectorreducer.rate=%.0f",
              template_value(t, v, "merger.rate"));
     template_hw(p, "# Gamma (TeAAL Table 5), made by samsim template gamma");
     template_hw_keys(p, t, v, "clock.ghz dram.bandwidth llb.bandwidth pe.count bytes.val");
-    template_hw(p, "# the FiberCache");
+    template_hw(p, "# the FiberCache: B's rows, fetched as A's rows select them");
     template_hw(p, "llb.capacity = %.0f", cache);
-    template_hw(p, "llb.buffering = 64");
-    template_hw(p, "# a PE reads its fibers from the FiberCache");
+    template_hw(p, "place.B = cache");
+    template_hw(p, "# a PE holds its rows of A and Z and streams B's rows from the FiberCache");
     template_hw(p, "pe.capacity = %.0f", cache);
     template_hw(p, "# rows go to whichever PE frees up first, as Gamma's scheduler hands them out");
     template_hw(p, "pe.dynamic = 1");

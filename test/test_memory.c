@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../sim/fiber_cache.h"
 #include "../sim/hw.h"
 #include "../sim/memory.h"
 #include "../sim/pipeline.h"
@@ -590,6 +591,185 @@ static void test_refusals(void **state)
     free(m);
 }
 
+/* The LLB and PE of test_two_levels (DRAM 1 byte a cycle after 10, the
+ * LLB 2 bytes a cycle after 1), the LLB of `llb` bytes filling lazily
+ * and holding one tile of the operand. */
+static hw_desc lazy_hw(double llb)
+{
+    hw_desc hw = small_hw(2, 1000);
+    hw.mem[HW_LLB].capacity = llb;
+    hw.mem[HW_LLB].bandwidth = 2;
+    hw.mem[HW_LLB].latency = 1;
+    hw.mem[HW_LLB].buffering = 1;
+    hw.llb_lazy = 1;
+    return hw;
+}
+
+/* llb.lazy: LLB tile 0 (240 bytes whole) holds PE tiles 0 (100 bytes), 1
+ * (60) and 2 (80), LLB tile 1 PE tiles 3 (40) and 4; three points need
+ * PE tiles 0, 1 and 3, so DRAM moves 100 + 60 + 40 = 200, and tiles 2
+ * and 4 are skipped. With room: PE tile 0 comes from DRAM 0..100, in the
+ * LLB at 110, to the PE at 110 + 1 + 50 = 161, computed 161..171; PE tile
+ * 1 from DRAM 100..160, in at 170, at the PE at 201 (computed 201..211);
+ * LLB tile 1 takes the slot when tile 0's last point is computed (211),
+ * dropping its PE tiles: PE tile 3 in at 211 + 10 + 40 = 261, at the PE
+ * at 282, computed by 292; the LLB held at most 160. In an LLB of 150
+ * bytes (tile 0 whole would not fit), PE tile 1 waits for room: PE tile
+ * 0 leaves when the PE has it (161); 1 is in at 231, at the PE at 262,
+ * computed by 272; then 3 at 272 + 50 = 322, 343, done at 353; the LLB
+ * held at most 100. */
+static void test_lazy_fill(void **state)
+{
+    (void)state;
+    static const struct {
+        double llb, end, peak;
+    } runs[] = {{10000, 292, 160}, {150, 353, 100}};
+    static const mem_tile pts[3][2] = {{{0, 240}, {0, 100}}, {{0, 240}, {1, 60}},
+                                       {{1, 90}, {3, 40}}};
+    const mem_result none[2] = {{-1, 0, 0}, {-1, 0, 0}};
+    for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++) {
+        hw_desc hw = lazy_hw(runs[r].llb);
+        mem_model *m = model(&hw, 1, 2);
+        sam_error err;
+        assert_int_equal(mem_declare_tiles(m, 0, 0, 2, &err), 0);
+        assert_int_equal(mem_declare_tiles(m, 0, 1, 5, &err), 0);
+        for (int p = 0; p < 3; p++)
+            assert_int_equal(visit(m, pts[p], 10, none, "(p)", &err), 0);
+        assert_true(mem_finish(m) == runs[r].end);
+        const mem_traffic *tr = &m->traffic[0];
+        assert_true(tr->read[HW_DRAM] == 200 && tr->read[HW_LLB] == 200);
+        assert_true(tr->fetched[HW_LLB] == 2 && tr->fetched[HW_PE] == 3);
+        assert_true(tr->skipped[HW_LLB] == 0 && tr->skipped[HW_PE] == 2);
+        assert_true(m->usage[HW_LLB].peak == runs[r].peak && tr->peak[HW_LLB] == runs[r].peak);
+        mem_free(m);
+        free(m);
+    }
+}
+
+/* llb.lazy refuses only a PE tile larger than the LLB (the LLB tile, 300
+ * bytes, may be). */
+static void test_lazy_refusal(void **state)
+{
+    (void)state;
+    hw_desc hw = lazy_hw(150);
+    mem_model *m = model(&hw, 1, 2);
+    mem_tile t[2] = {{0, 300}, {0, 200}};
+    const mem_result none[2] = {{-1, 0, 0}, {-1, 0, 0}};
+    sam_error err;
+    assert_int_equal(visit(m, t, 10, none, "(i1=0,i01=1)", &err), -1);
+    assert_string_equal(err.msg, "tile (i1=0,i01=1) of B (200 bytes) does not fit in the llb "
+                                 "buffer (150 bytes)");
+    mem_free(m);
+    free(m);
+}
+
+/* place.T = cache: three points touch fibers {0, 1}, {2}, {0} of B, 20
+ * bytes each; B has no tiles in the PE buffer (one level), and the LLB
+ * caches its fibers. An LLB of 40 bytes holds two. Point 0: fiber 0 comes
+ * from DRAM 0..20, in at 30, over the PE's port (2 bytes a cycle after 1)
+ * at 41; fiber 1 20..40, in at 50, at the PE at 61: computed 61..71.
+ * Point 1: fiber 2 evicts fiber 0 (least recently used; the PE has had it
+ * since 41): DRAM 41..61, in at 71, at the PE at 82, computed 82..92.
+ * Point 2: fiber 0 missing again evicts fiber 1 (61): in at 91, at the PE
+ * at 102, done at 112; DRAM moved 80. An LLB of 60 keeps all three:
+ * fiber 2 in at 70, at the PE at 81 (computed 81..91), and point 2 reads
+ * fiber 0 from the cache over the port's free stretch 40..50: computed
+ * 91..101; DRAM moved 60. */
+static void test_fiber_cache(void **state)
+{
+    (void)state;
+    static const struct {
+        double llb, end, dram;
+        uint64_t fetched;
+    } runs[] = {{40, 112, 80, 4}, {60, 101, 60, 3}};
+    static const mem_fiber touched[3][2] = {{{0, 0, 20}, {0, 1, 20}}, {{0, 2, 20}},
+                                            {{0, 0, 20}}};
+    static const size_t ntouched[3] = {2, 1, 1};
+    const mem_tile t = {0, 0};
+    for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++) {
+        hw_desc hw = lazy_hw(runs[r].llb);
+        hw.llb_lazy = 0;
+        mem_model *m = model(&hw, 1, 1);
+        sam_error err;
+        assert_int_equal(mem_cache_fibers(m, 0, &err), 0);
+        for (int p = 0; p < 3; p++) {
+            mem_touch_fibers(m, 0, touched[p], ntouched[p]);
+            assert_int_equal(visit(m, &t, 10, &(mem_result){-1, 0, 0}, "(p)", &err), 0);
+        }
+        assert_true(mem_finish(m) == runs[r].end);
+        const mem_traffic *tr = &m->traffic[0];
+        assert_true(tr->read[HW_DRAM] == runs[r].dram && tr->fetched[HW_LLB] == runs[r].fetched);
+        assert_true(tr->read[HW_LLB] == 80 && tr->fetched[HW_PE] == 0);
+        assert_true(m->usage[HW_LLB].peak == fmin(runs[r].llb, 60));
+        assert_true(m->usage[HW_PE].peak == 0 && !mem_tensor_held(m, 0, 0));
+        mem_free(m);
+        free(m);
+    }
+}
+
+/* A fiber larger than the LLB is refused; a cache needs an LLB. */
+static void test_fiber_cache_refusals(void **state)
+{
+    (void)state;
+    hw_desc hw = lazy_hw(40);
+    mem_model *m = model(&hw, 1, 1);
+    sam_error err;
+    assert_int_equal(mem_cache_fibers(m, 0, &err), 0);
+    const mem_fiber big = {0, 7, 50};
+    const mem_tile t = {0, 0};
+    mem_touch_fibers(m, 0, &big, 1);
+    assert_int_equal(visit(m, &t, 10, &(mem_result){-1, 0, 0}, "(i1=0)", &err), -1);
+    assert_string_equal(err.msg, "fiber 7 of B in tile (i1=0) (50 bytes) does not fit in the llb "
+                                 "buffer (40 bytes)");
+    mem_free(m);
+    free(m);
+    hw = small_hw(1, 1000);
+    m = model(&hw, 1, 1);
+    assert_int_equal(mem_cache_fibers(m, 0, &err), -1);
+    assert_string_equal(err.msg, "a cache of fibers needs an LLB (llb.capacity > 0)");
+    mem_free(m);
+    free(m);
+}
+
+/* The units of the LLB: found by name, evicted least recently used first
+ * or by group. */
+static void test_fiber_cache_units(void **state)
+{
+    (void)state;
+    fcache c;
+    sam_error err;
+    int64_t group = -1;
+    fcache_init(&c);
+    for (int64_t k = 0; k < 1000; k++)
+        assert_non_null(fcache_add(&c, (int)(k % 3), k, -k, 1, k < 10 ? &group : NULL, &err));
+    assert_true(c.bytes == 1000 && c.tensor_bytes[0] == 334);
+    fcache_use(&c, fcache_find(&c, 0, 0, 0));
+    fcache_evict_oldest(&c);        /* 1: 0 was used since */
+    assert_null(fcache_find(&c, 1, 1, -1));
+    assert_non_null(fcache_find(&c, 0, 0, 0));
+    fcache_evict_group(&c, &group); /* 0, 2..9 */
+    assert_true(group == -1 && c.bytes == 990);
+    for (int64_t k = 0; k < 1000; k++)
+        assert_true((fcache_find(&c, (int)(k % 3), k, -k) != NULL) == (k >= 10));
+    assert_true(fcache_oldest(&c)->a == 10);
+    fcache_free(&c);
+}
+
+/* llb.lazy and place.T = cache: off by default, read as the other keys;
+ * a cached tensor is not one the LLB holds tiles of. */
+static void test_hw_memory_keys(void **state)
+{
+    (void)state;
+    hw_desc hw;
+    sam_error err;
+    hw_defaults(&hw);
+    assert_true(hw.llb_lazy == 0 && !hw_place_of(&hw, "B"));
+    assert_int_equal(hw_read_text("k.hw", "llb.lazy = 1\nplace.B = cache\n", &hw, &err), 0);
+    assert_true(hw.llb_lazy == 1 && hw_place_of(&hw, "B")->cache && !hw_llb_holds(&hw, "B"));
+    assert_int_equal(hw_read_text("k.hw", "llb.lazy = 2\n", &hw, &err), -1);
+    assert_string_equal(err.msg, "k.hw:1: llb.lazy = 2 is not a whole number 0..1 (0 or 1)");
+}
+
 /* The keys: defaults, a file read over them, and refusals naming the file
  * and line. */
 static void test_hw_file(void **state)
@@ -626,8 +806,8 @@ static void test_hw_file(void **state)
         {"dram.latency\n", "bad.hw:1: expected KEY = VALUE, not 'dram.latency'"},
         {"clock = 1\n", "bad.hw:1: unknown key clock (the keys: clock.ghz, "},
         {"dram.latency =\n", "bad.hw:1: dram.latency has no value"},
-        {"place.B = llb\n", "bad.hw:1: place.B = llb: the buffers that hold B's tiles are pe "
-                            "or llb,pe"},
+        {"place.B = llb\n", "bad.hw:1: place.B = llb: the buffers that hold B's tiles are pe, "
+                            "llb,pe or cache"},
         {"place.B = pe\nplace.B = llb,pe\n", "bad.hw:2: place.B is given twice"},
         {"place. = pe\n", "bad.hw:1: place.: not a tensor name"},
     };
@@ -668,6 +848,12 @@ int main(void)
         cmocka_unit_test(test_reused_tile_stays_counted),
         cmocka_unit_test(test_result_refusals),
         cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_lazy_fill),
+        cmocka_unit_test(test_lazy_refusal),
+        cmocka_unit_test(test_fiber_cache),
+        cmocka_unit_test(test_fiber_cache_refusals),
+        cmocka_unit_test(test_fiber_cache_units),
+        cmocka_unit_test(test_hw_memory_keys),
         cmocka_unit_test(test_hw_file),
     };
     return cmocka_run_group_tests_name("memory", tests, NULL, NULL);

@@ -25,8 +25,9 @@ static void hand_matrix(tensor *t)
 }
 
 /* Template name at its defaults but for params ("KEY=VALUE ..."), run in
- * memory on A = B = a; *r holds the run (trun_free). */
-static void run_template(const char *name, const char *params, const tensor *a, trun *r)
+ * memory on A = a and B = b; *r holds the run (trun_free). */
+static void run_template(const char *name, const char *params, const tensor *a, const tensor *b,
+                         trun *r)
 {
     const template_def *t = template_find(name);
     double values[TEMPLATE_MAX_PARAMS];
@@ -45,7 +46,7 @@ static void run_template(const char *name, const char *params, const tensor *a, 
         fail_msg("%s: %s", name, err.msg);
     tensor ca, cb;
     trun_init(r, ENGINE_EVENT, 0);
-    assert_int_equal(tensor_copy(&ca, a, &err) || tensor_copy(&cb, a, &err) ||
+    assert_int_equal(tensor_copy(&ca, a, &err) || tensor_copy(&cb, b, &err) ||
                      trun_bind(r, "A", &ca, &err) || trun_bind(r, "B", &cb, &err), 0);
     if (trun_run_plan(r, plan, g, &err))
         fail_msg("%s: %s", name, err.msg);
@@ -76,13 +77,21 @@ typedef struct hand_case {
  * 13 x 4 + 4 x 8 = 84.
  *
  * Gamma, rows in tiles of 3 entries on 2 PEs: A's row tiles (0,0)(0,5)(3,1) and
- * (5,5)(6,2)(7,7) cost 5+5 x 4 + 3 x 8 = 64 and 6+6 x 4 + 24 = 72; B is
- * read once into the FiberCache (124); Z's row tiles go out once,
- * (0,0)(0,5): 44 and (5,5)(7,7): 52.
+ * (5,5)(6,2)(7,7) cost 5+5 x 4 + 3 x 8 = 64 and 6+6 x 4 + 24 = 72; the
+ * FiberCache fetches the rows of B that A's select, each once: the first
+ * tile selects k 0, 5 and 1 (B has no row 1), the second 5 (cached) and 7
+ * and 2 (none); a row costs its coordinate and seg entry, and 12 an entry:
+ * row 0 8 + 24, rows 5 and 7 8 + 12 each: B 72 (rows 3 and 6, never
+ * selected, are never read); Z's row tiles go out once, (0,0)(0,5): 44
+ * and (5,5)(7,7): 52.
  *
  * ExTensor, PE tiles 4 a side, LLB tiles 4 rows x 4 deep x 8 wide, in the
- * order j1 k1 i1: A's four LLB tiles 52 + 32 + 32 + 52; B's two, rows 0-3
- * (0,0)(0,5)(3,1) 64 and rows 4-7 (5,5)(6,2)(7,7) 72. Z moves by PE tiles
+ * order j1 k1 i1: A's four LLB tiles, each one PE tile, 52 + 32 + 32 + 52;
+ * B's two LLB tiles fill lazily by PE tile (llb.lazy), each of the four
+ * reached by a point of A's tile beside it: rows 0-3 (0,0)(3,1) 52 and
+ * (0,5) 32, rows 4-7 (6,2) 32 and (5,5)(7,7) 52, 168 (whole, the two LLB
+ * tiles would be 64 and 72: a tile stored as its PE tiles costs their
+ * sum). Z moves by PE tiles
  * (llb.partials): rows 0-3 get (0,0) and (0,5) in two PE tiles at k1 = 0
  * (32 bytes each), go out when i1 moves on, and at k1 = 1 both PE tiles'
  * points run again (A's and B's tiles there are not empty): both are read
@@ -105,8 +114,8 @@ typedef struct hand_case {
  * columns {0,5,7}), Z costs 2 + 3 + 4 + 4 = 13 x 4 + 4 x 4 = 68. A and B
  * whole: 2 + 5 x 4, 5 words, 6 values: 92. */
 static const hand_case hand[] = {
-    {"gamma", "tile.entries=3 pe.count=2", 136, 124, -1, 0, 96, 332, 0},
-    {"extensor", "pe.tile=4 llb.tile.i=1 llb.tile.k=1 llb.tile.j=2 pe.count=2", 168, 136, -1, 128, 116, 332, 0},
+    {"gamma", "tile.entries=3 pe.count=2", 136, 72, -1, 0, 96, 332, 0},
+    {"extensor", "pe.tile=4 llb.tile.i=1 llb.tile.k=1 llb.tile.j=2 pe.count=2", 168, 168, -1, 128, 116, 332, 0},
     {"outerspace", "a.per.pe=6 merge.rows=8", 124, 124, 248, 0, 84, 332, 0},
     {"sigma", "k.tile=4 a.per.tile=6", 112, 112, -1, 0, 188, 252, 13},
 };
@@ -119,7 +128,7 @@ static void test_hand_traffic(void **state)
     for (size_t i = 0; i < sizeof hand / sizeof hand[0]; i++) {
         const hand_case *h = &hand[i];
         trun r;
-        run_template(h->name, h->params, &a, &r);
+        run_template(h->name, h->params, &a, &a, &r);
         trun_tensor *z = trun_result(&r);
         assert_int_equal(traffic(&r, "A"), h->a);
         assert_int_equal(traffic(&r, "B"), h->b);
@@ -134,10 +143,66 @@ static void test_hand_traffic(void **state)
     tensor_free(&a);
 }
 
+/* An 8x8 matrix of n entries at (row, column) = value. */
+static void matrix_of(tensor *t, int n, const int64_t (*at)[2], const double *value)
+{
+    int64_t dims[2] = {8, 8};
+    sam_error err;
+    assert_int_equal(tensor_init(t, 2, dims, &err), 0);
+    for (int e = 0; e < n; e++)
+        assert_int_equal(tensor_append(t, at[e], value[e], &err), 0);
+    assert_int_equal(tensor_canonicalize(t, NULL, &err), 0);
+}
+
+/* B larger than Gamma's FiberCache: its rows are evicted and fetched
+ * again. A's rows 0-4 select B's rows 0, 1, 2, 3, 0 (A (0,0) (1,1) (2,2)
+ * (3,3) (4,0)); B's rows 0-3 hold one entry each ((0,4) (1,5) (2,6)
+ * (3,7)). At 4 bytes a coordinate, seg entry and value, a row of B in the
+ * FiberCache is its coordinate, its seg entry, one coordinate and one
+ * value: 16 bytes. A tile of one row of A, or of Z, is 2 + 1 + 2 + 1
+ * coordinates and seg entries and a value: 28 bytes, 5 x 28 = 140 of A
+ * and of Z. A 64-byte FiberCache holds the four rows: B moves 4 x 16 =
+ * 64. A 56-byte one (the PE's buffer as large: a tile of A and one of Z)
+ * holds three: row 3 evicts row 0 (least recently used), which then
+ * misses and evicts row 1: 5 x 16 = 80. traffic_min: A and Z whole (rows
+ * 0-4: 2 + 5 + 6 + 5 = 18 x 4 + 5 x 4 = 92 each), B whole (2 + 4 + 5 + 4
+ * = 15 x 4 + 16 = 76): 260. */
+static void test_fibercache_evicts(void **state)
+{
+    (void)state;
+    static const int64_t at_a[5][2] = {{0, 0}, {1, 1}, {2, 2}, {3, 3}, {4, 0}};
+    static const int64_t at_b[4][2] = {{0, 4}, {1, 5}, {2, 6}, {3, 7}};
+    static const double va[5] = {1, 1, 1, 1, 2}, vb[4] = {1, 2, 3, 4};
+    static const struct {
+        const char *params;
+        long long b;
+    } runs[] = {
+        {"tile.entries=1 pe.count=1 bytes.val=4 fibercache.capacity=64", 64},
+        {"tile.entries=1 pe.count=1 bytes.val=4 fibercache.capacity=56", 80},
+    };
+    tensor a, b;
+    matrix_of(&a, 5, at_a, va);
+    matrix_of(&b, 4, at_b, vb);
+    for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+        trun r;
+        run_template("gamma", runs[i].params, &a, &b, &r);
+        trun_tensor *z = trun_result(&r);
+        assert_int_equal(traffic(&r, "A"), 140);
+        assert_int_equal(traffic(&r, "B"), runs[i].b);
+        assert_int_equal(llround(z->traffic), 140);
+        assert_int_equal(llround(trun_traffic_min(&r)), 260);
+        assert_int_equal(z->t.nnz, 5);
+        trun_free(&r);
+    }
+    tensor_free(&a);
+    tensor_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hand_traffic),
+        cmocka_unit_test(test_fibercache_evicts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -229,6 +229,40 @@ static void test_traffic_by_hand(void **state)
     test_tmpdir_remove(dir);
 }
 
+/* B cached by rows (place.B = cache) in the example above: B's tile
+ * (0,0) has rows 0 and 1, but C's tile there only row 0, so the point
+ * touches B's row 0 alone: its coordinate and seg entry, a coordinate and
+ * a value, 20 bytes; at tile (1,1) C has rows 0 and 1, B row 0 (its
+ * entry (0,1)): 20. B moves 40 bytes, not its two tiles' 84. The result
+ * cannot be cached, nor can anything without an LLB. */
+static void test_cached_operand(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir();
+    int rc;
+    char *out = run_4x4(dir, "bytes.val = 8\nplace.B = cache\n", &rc);
+    assert_int_equal(rc, 0);
+    assert_true(test_summary(out, "traffic.B") == 40);
+    assert_true(test_summary(out, "traffic.C") == 44 + 52);
+    assert_true(test_summary(out, "traffic.X") == 32);
+    free(out);
+    static const struct {
+        const char *hw, *message;
+    } bad[] = {
+        {"place.X = cache\n", "t.hw:1: place.X = cache: a cache holds an operand's fibers, and X "
+                              "is the result"},
+        {"llb.capacity = 0\nplace.B = cache\n", "t.hw:2: a cache of fibers needs an LLB "
+                                                "(llb.capacity > 0)"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char *se = run_4x4(dir, bad[i].hw, &rc);
+        if (rc != 1 || !strstr(se, bad[i].message) || strchr(se, '\n') != se + strlen(se) - 1)
+            fail_msg("%s: exit %d: %s", bad[i].hw, rc, se);
+        free(se);
+    }
+    test_tmpdir_remove(dir);
+}
+
 /* Halving DRAM's bandwidth nearly doubles a run that waits on it, and
  * leaves one that does not as it was. */
 static void test_bandwidth_bound(void **state)
@@ -785,6 +819,7 @@ int main(void)
         cmocka_unit_test(test_one_tile_is_the_whole),
         cmocka_unit_test(test_tiles_run_counted),
         cmocka_unit_test(test_traffic_by_hand),
+        cmocka_unit_test(test_cached_operand),
         cmocka_unit_test(test_bandwidth_bound),
         cmocka_unit_test(test_traffic_at_least_the_minimum),
         cmocka_unit_test(test_memory_refusals),
