@@ -127,6 +127,68 @@ int storage_layout_counts(const tensor *t, const level_format *f, int64_t *disti
     return 0;
 }
 
+/* What one outer fiber with distinct[k] prefixes at each level (distinct[0]
+ * = 1) adds to the storage in letters kind (see storage_layout_bytes: a
+ * level's seg entries are one per position above, here the fiber's). */
+static double fiber_bytes(const char *kind, int n, const int64_t *distinct,
+                          const int64_t *extent, double crd, double ref, double val)
+{
+    double above = 0, bytes = 0;
+    for (int k = 0; k < n; k++) {
+        double here = (double)distinct[k];
+        switch (kind[k]) {
+        case 's':
+            bytes += here * crd + above * ref;
+            break;
+        case 'l':
+            bytes += (k ? (double)distinct[k - 1] : 0) * ref + here * (crd + ref);
+            break;
+        case 'b':
+            bytes += above * ceil((double)extent[k] / 64) * 8;
+            break;
+        default:
+            here = k ? above * (double)extent[k] : 1;
+        }
+        above = here;
+    }
+    return bytes + above * val;
+}
+
+int storage_layout_fibers(const storage_layout *l, const level_format *f, const tensor *t,
+                          double crd, double ref, double val, int64_t *fiber_crd, double *bytes,
+                          size_t *n, sam_error *err)
+{
+    int order = f->nlevels;
+    const char *kind = l && l->nlevels ? l->kind : f->kind;
+    int64_t distinct[TENSOR_MAX_ORDER] = {0}, extent[TENSOR_MAX_ORDER];
+    *n = 0;
+    if (order == 0)
+        return error_set(err, "the fibers of a tensor of no modes");
+    for (int k = 0; k < order; k++)
+        extent[k] = t->dims[f->mode[k]];
+    size_t *perm = error_alloc(err, t->nnz + 1, sizeof *perm);
+    if (!perm || tensor_sort_perm(t, f->mode, perm, err)) {
+        free(perm);
+        return -1;
+    }
+    for (size_t e = 0; e <= t->nnz; e++) {
+        int from = 0;
+        while (e > 0 && e < t->nnz && from < order &&
+               !differ_down_to(t, f, perm[e - 1], perm[e], from))
+            from++;
+        if (e > 0 && (from == 0 || e == t->nnz)) {
+            bytes[*n] = l && l->coo ? (double)distinct[order - 1] * (order * crd + val) :
+                fiber_bytes(kind, order, distinct, extent, crd, ref, val);
+            fiber_crd[(*n)++] = t->crd[f->mode[0]][perm[e - 1]];
+            memset(distinct, 0, sizeof distinct);
+        }
+        for (int k = from; e < t->nnz && k < order; k++)
+            distinct[k]++;
+    }
+    free(perm);
+    return 0;
+}
+
 int storage_layout_tensor_bytes(const storage_layout *l, const level_format *f, const tensor *t,
                                 double crd, double ref, double val, double *bytes,
                                 sam_error *err)

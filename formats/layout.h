@@ -57,6 +57,16 @@ double storage_layout_bytes(const storage_layout *l, const level_format *f,
 int storage_layout_counts(const tensor *t, const level_format *f, int64_t *distinct,
                           int64_t *extent, sam_error *err);
 
+/* The fibers of t's outermost level (of f) stored in layout l (NULL: f's
+ * letters): into crd[0..*n-1] their coordinates, increasing, and bytes[]
+ * what each adds to the storage: its own coordinate at the outer level
+ * (a compressed or linked-list level's), the references and coordinates
+ * of its subtree and its values (COO: each of its entries). crd and bytes
+ * need room for t->nnz fibers. */
+int storage_layout_fibers(const storage_layout *l, const level_format *f, const tensor *t,
+                          double crd, double ref, double val, int64_t *fiber_crd, double *bytes,
+                          size_t *n, sam_error *err);
+
 /* t's bytes stored in layout l over f's modes. */
 int storage_layout_tensor_bytes(const storage_layout *l, const level_format *f, const tensor *t,
                                 double crd, double ref, double val, double *bytes,

@@ -75,6 +75,25 @@ int tile_fibers_build(const fibertree *ft, const hw_desc *hw, tile_fibers *out, 
     return 0;
 }
 
+int tile_fibers_build_stored(const tensor *content, const level_format *f,
+                             const storage_layout *l, const hw_desc *hw, tile_fibers *out,
+                             sam_error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->crd = malloc((content->nnz + 1) * sizeof *out->crd);
+    out->bytes = malloc((content->nnz + 1) * sizeof *out->bytes);
+    if (!out->crd || !out->bytes) {
+        tile_fibers_free(out);
+        return error_set(err, "out of memory");
+    }
+    if (storage_layout_fibers(l, f, content, hw->bytes_crd, hw->bytes_ref, hw->bytes_val,
+                              out->crd, out->bytes, &out->n, err)) {
+        tile_fibers_free(out);
+        return -1;
+    }
+    return 0;
+}
+
 void tile_fibers_free(tile_fibers *f)
 {
     free(f->crd);

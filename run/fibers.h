@@ -30,6 +30,12 @@ typedef struct tile_fibers {
  * linked-list level is refused: its fibers are not ranges of positions. */
 int tile_fibers_build(const fibertree *ft, const hw_desc *hw, tile_fibers *out, sam_error *err);
 
+/* The same from a tile's content stored in layout l over format f
+ * (formats/layout.h): each fiber's bytes as that layout stores it. */
+int tile_fibers_build_stored(const tensor *content, const level_format *f,
+                             const storage_layout *l, const hw_desc *hw, tile_fibers *out,
+                             sam_error *err);
+
 void tile_fibers_free(tile_fibers *f);
 
 /* A point's touched fibers, and the room to find them. */

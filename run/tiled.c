@@ -449,9 +449,12 @@ static const tile_fibers *fibers_at(tiled_state *s, int t, const size_t *tile)
     operand *op = &s->op[t];
     size_t k = op->tiled ? tile[t] : 0;
     tile_fibers *f = &op->fibers[k];
+    const storage_layout *l = hw_layout_of(s->r->hw, op->gt->name);
+    const tensor *content = op->tiled ? &op->tt.tiles[k].content : op->whole;
     if (!f->crd) {
         const fibertree *ft = op->tiled ? op->trees[k] : &op->whole_tree;
-        if (tile_fibers_build(ft, s->r->hw, f, s->err))
+        if (l ? tile_fibers_build_stored(content, &op->gt->format, l, s->r->hw, f, s->err) :
+                tile_fibers_build(ft, s->r->hw, f, s->err))
             return error_wrap(s->err, "%s: place.%s = cache", s->g->path, op->gt->name), NULL;
     }
     return f;

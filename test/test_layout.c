@@ -7,6 +7,7 @@
 
 #include "../formats/fibertree.h"
 #include "../formats/layout.h"
+#include "../run/fibers.h"
 #include "../sim/hw.h"
 #include "test_util.h"
 
@@ -76,6 +77,47 @@ static void test_bytes_by_hand(void **state)
     assert_int_equal(tensor_init(&none, 2, t.dims, &err), 0);
     assert_true(bytes_in("coo", "ss", &none) == 0 && bytes_in("ds", "ss", &none) == 0);
     tensor_free(&none);
+    tensor_free(&t);
+}
+
+/* Each row's share of the storage: ds a row pointer and 12 bytes an
+ * entry; ss its row coordinate too; COO 16 an entry. The tree's fibers
+ * (run/fibers.h, what a cache of B's rows fetches) agree with ss's. */
+static void test_fibers_by_hand(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *layout;
+        double bytes[5];
+    } want[] = {{"ds", {28, 16, 16, 16, 16}}, {"ss", {32, 20, 20, 20, 20}},
+                {"coo", {32, 16, 16, 16, 16}}, {"tiled", {32, 20, 20, 20, 20}}};
+    static const int64_t rows[5] = {0, 3, 5, 6, 7};
+    tensor t;
+    level_format f;
+    sam_error err;
+    hw_desc hw;
+    hand_matrix(&t);
+    hw_defaults(&hw);
+    hw.bytes_val = 8;
+    assert_int_equal(level_format_parse("ss", &f, &err), 0);
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        storage_layout l;
+        tile_fibers fib;
+        assert_int_equal(storage_layout_parse(want[i].layout, &l, &err), 0);
+        assert_int_equal(tile_fibers_build_stored(&t, &f, &l, &hw, &fib, &err), 0);
+        assert_int_equal(fib.n, 5);
+        for (int r = 0; r < 5; r++)
+            assert_true(fib.crd[r] == rows[r] && fib.bytes[r] == want[i].bytes[r]);
+        tile_fibers_free(&fib);
+    }
+    fibertree ft;
+    tile_fibers fib;
+    assert_int_equal(fibertree_build(&t, &f, &ft, &err), 0);
+    assert_int_equal(tile_fibers_build(&ft, &hw, &fib, &err), 0);
+    for (int r = 0; r < 5; r++)
+        assert_true(fib.crd[r] == rows[r] && fib.bytes[r] == want[1].bytes[r]);
+    tile_fibers_free(&fib);
+    fibertree_free(&ft);
     tensor_free(&t);
 }
 
@@ -194,7 +236,8 @@ static void test_run_by_hand(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_bytes_by_hand), cmocka_unit_test(test_parse),
+        cmocka_unit_test(test_bytes_by_hand), cmocka_unit_test(test_fibers_by_hand),
+        cmocka_unit_test(test_parse),
         cmocka_unit_test(test_hw_keys),       cmocka_unit_test(test_run_by_hand),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
