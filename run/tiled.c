@@ -54,6 +54,10 @@ typedef struct tiled_state {
     int64_t *holds;                 /* per processing element, its last point's
                                        result tile (-1: none yet) */
     int npe;
+    /* Per block of the PE's graph, the cycles it was busy over every point
+     * (with memories: the PEs' actions in TeAAL's bound, sim/bound.h). */
+    double *block_busy;
+    int nbusy;
     result_tiles partial[MEM_MAX_LEVELS];   /* the result's tiles at each level */
     mem_tile *mem_tiles;            /* a point's, operand by operand */
     /* The graph's build and result, looked up once for every point. */
@@ -652,6 +656,29 @@ static int stop_in_point(tiled_state *s, sim_engine *e, const sim_data *d, const
     return 1;
 }
 
+/* Adds the busy cycles of each of e's blocks at the point it ran. */
+static int add_busy(tiled_state *s, const sim_engine *e)
+{
+    if (!s->block_busy) {
+        s->block_busy = calloc((size_t)e->nblocks + 1, sizeof *s->block_busy);
+        if (!s->block_busy)
+            return error_set(s->err, "out of memory");
+        s->nbusy = e->nblocks;
+    }
+    for (int b = 0; b < e->nblocks && b < s->nbusy; b++)
+        s->block_busy[b] += (double)e->blocks[b].stats.busy;
+    return 0;
+}
+
+/* The busiest block's busy cycles over every point. */
+static double busiest_block(const tiled_state *s)
+{
+    double most = 0;
+    for (int b = 0; b < s->nbusy; b++)
+        most = s->block_busy[b] > most ? s->block_busy[b] : most;
+    return most;
+}
+
 /* The point engine e ran, placed: 0 when it ends by max_cycles, else the
  * run stops in it (stop_in_point). */
 static int place_tile(tiled_state *s, sim_engine *e, const sim_data *d, const size_t *tile,
@@ -665,6 +692,8 @@ static int place_tile(tiled_state *s, sim_engine *e, const sim_data *d, const si
         return stop_in_point(s, e, d, coord, pe, start, run, "");
     pipeline_place(&s->pipes[pe], e, start, cycles);
     s->out->compute_cycles += cycles;
+    if (s->mem && add_busy(s, e))
+        return -1;
     return add_stats(s, e, pe, start);
 }
 
@@ -766,6 +795,7 @@ static void free_state(tiled_state *s)
     for (int pe = 0; s->pipes && pe < s->npe; pe++)
         pipeline_free(&s->pipes[pe]);
     free(s->pipes);
+    free(s->block_busy);
     free(s->holds);
     free(s->mem_tiles);
     sim_plan_free(&s->plan);
@@ -902,7 +932,7 @@ static int finish_cycles(tiled_state *s)
     tiled_outcome *out = s->out;
     double written = s->mem ? ceil(mem_finish(s->mem)) : 0;
     if (s->mem)
-        time_bound_of(s->mem, (double)out->compute_cycles, &out->bound);
+        time_bound_of(s->mem, busiest_block(s), &out->bound);
     out->cycles = points_end(s);
     out->cycles = written > (double)out->cycles ? (cycle_t)written : out->cycles;
     if (out->cycles <= s->r->max_cycles)

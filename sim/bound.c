@@ -27,7 +27,7 @@ static void bytes_moved(const mem_model *m, double *dram, double *ports)
     }
 }
 
-void time_bound_of(const mem_model *m, double compute_cycles, time_bound *b)
+void time_bound_of(const mem_model *m, double pe_actions, time_bound *b)
 {
     const hw_desc *hw = &m->hw;
     double dram, ports;
@@ -35,7 +35,7 @@ void time_bound_of(const mem_model *m, double compute_cycles, time_bound *b)
     b->cycles[BOUND_DRAM] = dram / (hw->mem[HW_DRAM].bandwidth / hw->clock_ghz);
     b->cycles[BOUND_LLB] = hw->mem[HW_LLB].capacity > 0 ?
         ports / (hw->mem[HW_LLB].bandwidth / hw->clock_ghz * m->npe) : 0;
-    b->cycles[BOUND_PE] = compute_cycles / m->npe;
+    b->cycles[BOUND_PE] = pe_actions / m->npe;
     b->by = BOUND_DRAM;
     for (int c = 1; c < BOUND_COMPONENTS; c++)
         if (b->cycles[c] > b->cycles[b->by])

@@ -5,8 +5,9 @@
  * the longest; blocks add up). A tiled run is one block; its components
  * are DRAM's link, the LLB's ports to the processing elements (each at
  * llb.bandwidth; a tensor that passes through the LLB crosses them too)
- * and the processing elements, whose actions are the cycles their graph
- * ran on the tile points, shared evenly. The bound is the time of a run
+ * and the processing elements: each block of a PE's graph is a unit with
+ * an instance per PE, its actions the cycles it was busy over every tile
+ * point, so the busiest block's cycles shared evenly among the PEs. The bound is the time of a run
  * in which every component overlaps the others perfectly and the work
  * balances; the simulated cycles exceed it by the waits, the imbalance
  * and the fill and drain it leaves out, which is why both are shown. */
@@ -24,9 +25,9 @@ typedef struct time_bound {
     bound_component by;                 /* the longest */
 } time_bound;
 
-/* The bound of a run whose memories did what m records and whose tile
- * points' graphs ran compute_cycles in all. */
-void time_bound_of(const mem_model *m, double compute_cycles, time_bound *b);
+/* The bound of a run whose memories did what m records and whose
+ * busiest block was busy pe_actions cycles over all its tile points. */
+void time_bound_of(const mem_model *m, double pe_actions, time_bound *b);
 
 /* The longest component's cycles. */
 double time_bound_cycles(const time_bound *b);
