@@ -408,6 +408,8 @@ static void print_memory(FILE *f, const tiled_outcome *tiles, double cycles)
     fprintf(f, "seconds: %.9g\n", cycles / (m->hw.clock_ghz * 1e9));
     fprintf(f, "bound_cycles: %.0f\nbound_by: %s\n", ceil(time_bound_cycles(&tiles->bound)),
             bound_names[tiles->bound.by]);
+    for (int c = 0; c < BOUND_COMPONENTS; c++)
+        fprintf(f, "bound.%s: %.0f\n", bound_names[c], ceil(tiles->bound.cycles[c]));
 }
 
 /* tiles: NULL for a run without tiling. */

@@ -170,9 +170,9 @@ static int bind_operands(const trun_opts *o, trun *r, sam_error *err)
 
 /* ---- the summary -------------------------------------------------------- */
 
-/* Every line a summary can have: 17 of its own, a cycles and a bound_by
- * line per phase and a traffic line per tensor. */
-#define SUMMARY_KEYS (17 + 2 * TEMPLATE_MAX_PHASES + TRUN_MAX_TENSORS)
+/* Every line a summary can have: 17 of its own, one per bound component,
+ * a cycles and a bound_by line per phase and a traffic line per tensor. */
+#define SUMMARY_KEYS (17 + BOUND_COMPONENTS + 2 * TEMPLATE_MAX_PHASES + TRUN_MAX_TENSORS)
 
 /* The summary's "key: value" lines, each key once: the lines come from
  * the phases and the tensors the directory names, so a key given twice
@@ -242,6 +242,10 @@ static int summary_build(const trun_opts *o, const template_dir *d, trun *r, con
     for (int i = 0; i < r->nphases; i++) {
         snprintf(key, sizeof key, d->nphases > 1 ? "bound_by.%s" : "bound_by", r->phase[i].name);
         summary_add(s, key, "%s", bound_names[r->phase[i].out.bound.by]);
+    }
+    for (int c = 0; c < BOUND_COMPONENTS; c++) {
+        snprintf(key, sizeof key, "bound.%s", bound_names[c]);
+        summary_add(s, key, "%.0f", r->bound_part[c]);
     }
     summary_add(s, "tokens", "%llu", (unsigned long long)r->tokens);
     summary_add(s, "check", "%s", verdict);

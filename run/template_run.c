@@ -145,6 +145,8 @@ static void add_totals(trun *r, const trun_phase *p, const hw_desc *hw)
     r->seconds += (double)p->cycles / (hw->clock_ghz * 1e9);
     double bound = ceil(time_bound_cycles(&p->out.bound));
     r->bound_cycles += bound;
+    for (int c = 0; c < BOUND_COMPONENTS; c++)
+        r->bound_part[c] += ceil(p->out.bound.cycles[c]);
     r->bound_seconds += bound / (hw->clock_ghz * 1e9);
     r->tokens += p->out.tokens;
     r->pe_busy += m->usage[HW_PE].busy;

@@ -13,7 +13,17 @@
  * B's N1 and K1 ranks to the LLB with style lazy and the ranks below them
  * (a PE tile's) eager, evicted on M2 and K2, so an LLB tile holds the PE
  * tiles the points of its stay reach, each loaded whole when first
- * reached, not the LLB tile whole. */
+ * reached, not the LLB tile whole. The memories store A and B as their
+ * PE tiles, each in CSR (layout.T = tiled: 12 bytes an entry, 8 a row,
+ * 12 a tile at 4-byte coordinates and pointers and 8-byte values), and Z
+ * as (row, column, value) entries of 16 bytes with nothing per tile or
+ * row (layout.Z = coo), as extensor.yaml's formats do; Z's values are
+ * bound to main memory, not the LLB (place.Z = pe): a PE tile of Z goes
+ * out when its points are done and comes back when a later K slab
+ * touches it. So on p2p-Gnutella31 the template moves the bytes ExTensor
+ * reported for A, B, PO and Z exactly. The PEs stream their tile points
+ * (pe.stream): ExTensor's intersection unit runs ahead of the PE's
+ * computation. TeAAL counts bandwidth in GiB/s (2^30 bytes). */
 #include <stdio.h>
 
 #include "template.h"
@@ -25,7 +35,8 @@ static const template_param extensor_params[] = {
     {"llb.tile.k", "PE tiles", "an LLB tile's depth (K1)", 64, 1, 1 << 16, 1},
     {"llb.tile.j", "PE tiles", "an LLB tile's columns (N1)", 128, 1, 1 << 16, 1},
     {"clock.ghz", "GHz", "clock", 1, 0.001, 1000, 0},
-    {"dram.bandwidth", "GB/s", "DRAM to the LLB", 68.256, 0.001, 1e6, 0},
+    {"dram.bandwidth", "GB/s", "DRAM to the LLB (TeAAL: 68.256 GiB/s)", 68.256 * 1.073741824,
+     0.001, 1e6, 0},
     {"llb.capacity", "bytes", "last-level buffer", 30e6, 1, 1e15, 0},
     {"llb.bandwidth", "GB/s", "the LLB to each PE", 256, 0.001, 1e6, 0},
     /* ExTensor's PE buffer is 64 kB for the operands; the model's PE buffer
@@ -61,8 +72,14 @@ static void extensor_plan(const template_def *t, const double *v, template_plan 
     template_hw(p, "llb.buffering = 64");
     template_hw(p, "# an LLB tile loads the PE tiles points reach, not itself whole");
     template_hw(p, "llb.lazy = 1");
-    template_hw(p, "# partial outputs go out and come back by the PE tiles points touch");
-    template_hw(p, "llb.partials = 1");
+    template_hw(p, "# A and B in DRAM as CSR PE tiles, Z as (row, column, value) entries");
+    template_hw(p, "layout.A = tiled");
+    template_hw(p, "layout.B = tiled");
+    template_hw(p, "layout.Z = coo");
+    template_hw(p, "# Z's PE tiles go out to DRAM and come back as K slabs touch them");
+    template_hw(p, "place.Z = pe");
+    template_hw(p, "# the intersection unit runs ahead: tile points stream through a PE");
+    template_hw(p, "pe.stream = 1");
 }
 
 const template_def template_extensor = {

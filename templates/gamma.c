@@ -15,7 +15,11 @@
  * to fit whole. A's rows come from DRAM and Z's rows go back past the
  * FiberCache; each PE's buffer holds its tile of A's rows and of Z's (as
  * large as the FiberCache, where Gamma keeps its partial rows) and streams
- * the rows of B it reads from the FiberCache. */
+ * the rows of B it reads from the FiberCache. The memories store A, B
+ * and Z as CSR (layout ds: a 4-byte pointer per row, empty rows included,
+ * and 12 bytes an entry), as gamma.yaml's formats do; a PE streams its
+ * rows through its fetch, merge and multiply stages (pe.stream). TeAAL
+ * counts bandwidth in GiB/s (2^30 bytes). */
 #include <stdio.h>
 
 #include "template.h"
@@ -29,7 +33,8 @@ static const template_param gamma_params[] = {
     {"merger.rate", "pairs/cycle", "pairs the merger takes a cycle (0: one per lane)", 1, 0, 32,
      1},
     {"clock.ghz", "GHz", "clock", 1, 0.001, 1000, 0},
-    {"dram.bandwidth", "GB/s", "16 HBM channels of 8 GB/s", 128, 0.001, 1e6, 0},
+    {"dram.bandwidth", "GB/s", "16 HBM channels of 8 GiB/s (TeAAL: 128 GiB/s)",
+     128 * 1.073741824, 0.001, 1e6, 0},
     {"fibercache.capacity", "bytes", "the FiberCache (3 MB)", 3145728, 1, 1e15, 0},
     {"llb.bandwidth", "GB/s", "the FiberCache to each PE", 256, 0.001, 1e6, 0},
     {"bytes.val", "bytes", "a value (TeAAL: 64 bits)", 8, 0, 64, 1},
@@ -56,6 +61,12 @@ static void gamma_plan(const template_def *t, const double *v, template_plan *pl
     template_hw(p, "# the FiberCache: B's rows, fetched as A's rows select them");
     template_hw(p, "llb.capacity = %.0f", cache);
     template_hw(p, "place.B = cache");
+    template_hw(p, "# A, B and Z as CSR: a pointer per row, empty rows included");
+    template_hw(p, "layout.A = ds");
+    template_hw(p, "layout.B = ds");
+    template_hw(p, "layout.Z = ds");
+    template_hw(p, "# rows stream through a PE's fetch, merge and multiply stages");
+    template_hw(p, "pe.stream = 1");
     template_hw(p, "# a PE holds its rows of A and Z and streams B's rows from the FiberCache");
     template_hw(p, "pe.capacity = %.0f", cache);
     template_hw(p, "# rows go to whichever PE frees up first, as Gamma's scheduler hands them out");

@@ -10,7 +10,17 @@
  * two have no k in common (no coordinate dropper, as in SAM's inner
  * product): Z's traffic counts those zeros, Z itself does not hold them
  * (run/template_run.h).
- * The flexible dot-product array is one PE; its data SRAM is the LLB. */
+ * The flexible dot-product array is one PE; its data SRAM is the LLB,
+ * which holds B's columns (place.B = cache) and sends them into the array
+ * again for every partition of A, through the distribution network: TeAAL
+ * times SIGMA by that network, 4096 bits a cycle (its artifact's SIGMA
+ * cycles are A's and B's bytes over 512), so the LLB's bandwidth is 256
+ * GB/s at 500 MHz. What crosses it is values: A's stationary entries (4
+ * bytes each, layout coo with no coordinate bytes, the bitmaps being in
+ * their own SRAM) and B's columns dense (sigma.yaml's B is uncompressed,
+ * 4 bytes a position, zeros included: layout dd). So bound.llb is
+ * TeAAL's time; bound.pe and the simulated cycles are samsim's 32 lanes
+ * that take a token a cycle, where SIGMA has 16,384 multipliers. */
 #include <stdio.h>
 
 #include "template.h"
@@ -23,7 +33,8 @@ static const template_param sigma_params[] = {
     {"clock.ghz", "GHz", "clock", 0.5, 0.001, 1000, 0},
     {"dram.bandwidth", "GB/s", "HBM", 1024, 0.001, 1e6, 0},
     {"llb.capacity", "bytes", "the data SRAM", 32e6, 1, 1e15, 0},
-    {"llb.bandwidth", "GB/s", "the data SRAM to the array", 960, 0.001, 1e6, 0},
+    {"llb.bandwidth", "GB/s", "the distribution network into the array (TeAAL: 4096 bits a cycle)",
+     256, 0.001, 1e6, 0},
     {"bytes.val", "bytes", "a value", 4, 0, 64, 1},
     {NULL, NULL, NULL, 0, 0, 0, 0},
 };
@@ -44,6 +55,13 @@ static void sigma_plan(const template_def *t, const double *v, template_plan *pl
     template_hw(p, "# SIGMA (TeAAL Table 5), made by samsim template sigma");
     template_hw_keys(p, t, v, "clock.ghz dram.bandwidth llb.capacity llb.bandwidth bytes.val");
     template_hw(p, "pe.count = 1");
+    template_hw(p, "# values cross the network; the bitmaps have their own SRAM");
+    template_hw(p, "bytes.crd = 0");
+    template_hw(p, "bytes.ref = 0");
+    template_hw(p, "layout.A = coo");
+    template_hw(p, "layout.B = dd");
+    template_hw(p, "# B's columns go into the array again for every partition of A");
+    template_hw(p, "place.B = cache");
     template_hw(p, "# the array's registers hold the stationary entries of A; the rest streams");
     template_hw(p, "# through it, and Z's partial sums go to the data SRAM: no tile need fit");
     template_hw(p, "pe.capacity = 1e15");

@@ -67,6 +67,8 @@ static void test_bound_by_hand(void **state)
     assert_int_equal(test_summary(out, "dram_bytes"), 192);
     assert_int_equal(test_summary(out, "bound_cycles"), 252);
     assert_non_null(strstr(out, "bound_by: llb\n"));
+    assert_int_equal(test_summary(out, "bound.llb"), 252);
+    assert_int_equal(test_summary(out, "bound.dram"), 192);
     assert_true(test_summary(out, "cycles") > 252);
     free(out);
     out = run_two_levels(dir, "bytes.val = 8\ndram.bandwidth = 1\nllb.bandwidth = 256\n");

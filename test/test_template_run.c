@@ -72,31 +72,36 @@ typedef struct hand_case {
 } hand_case;
 
 /* Bytes: a coordinate or seg entry 4, a value 8 (SIGMA 4), a bitvector
- * word 8. A and B whole in CSR: seg 2 + rows {0,3,5,6,7} 5 + seg 6 +
+ * word 8. A and B whole in DCSR: seg 2 + rows {0,3,5,6,7} 5 + seg 6 +
  * 6 coordinates = 19 x 4 + 6 x 8 = 124; Z (rows {0,5,7}, 4 entries):
  * 13 x 4 + 4 x 8 = 84.
  *
- * Gamma, rows in tiles of 3 entries on 2 PEs: A's row tiles (0,0)(0,5)(3,1) and
- * (5,5)(6,2)(7,7) cost 5+5 x 4 + 3 x 8 = 64 and 6+6 x 4 + 24 = 72; the
- * FiberCache fetches the rows of B that A's select, each once: the first
- * tile selects k 0, 5 and 1 (B has no row 1), the second 5 (cached) and 7
- * and 2 (none); a row costs its coordinate and seg entry, and 12 an entry:
- * row 0 8 + 24, rows 5 and 7 8 + 12 each: B 72 (rows 3 and 6, never
- * selected, are never read); Z's row tiles go out once, (0,0)(0,5): 44
- * and (5,5)(7,7): 52.
+ * Gamma stores A, B and Z as CSR (layout ds): a pointer per row of the
+ * tile, empty rows included, and one more, then 12 bytes an entry. Rows
+ * in tiles of 3 entries on 2 PEs: A's row tiles 0-3 (0,0)(0,5)(3,1) and
+ * 4-7 (5,5)(6,2)(7,7) cost 5 x 4 + 36 = 56 each; the FiberCache fetches
+ * the rows of B that A's select, each once: the first tile selects k 0, 5
+ * and 1 (B has no row 1), the second 5 (cached) and 7 and 2 (none); a row
+ * costs its pointer and 12 an entry: row 0 4 + 24, rows 5 and 7 4 + 12
+ * each: B 60 (rows 3 and 6, never selected, are never read); Z's row
+ * tiles go out once, rows 0-3 (0,0)(0,5) and 4-7 (5,5)(7,7): 20 + 24
+ * each. Whole, A and B cost 9 x 4 + 72 = 108 and Z 36 + 48 = 84.
  *
- * ExTensor, PE tiles 4 a side, LLB tiles 4 rows x 4 deep x 8 wide, in the
- * order j1 k1 i1: A's four LLB tiles, each one PE tile, 52 + 32 + 32 + 52;
- * B's two LLB tiles fill lazily by PE tile (llb.lazy), each of the four
- * reached by a point of A's tile beside it: rows 0-3 (0,0)(3,1) 52 and
- * (0,5) 32, rows 4-7 (6,2) 32 and (5,5)(7,7) 52, 168 (whole, the two LLB
- * tiles would be 64 and 72: a tile stored as its PE tiles costs their
- * sum). Z moves by PE tiles
- * (llb.partials): rows 0-3 get (0,0) and (0,5) in two PE tiles at k1 = 0
- * (32 bytes each), go out when i1 moves on, and at k1 = 1 both PE tiles'
- * points run again (A's and B's tiles there are not empty): both are read
- * back (64: PO 2 x 64) and written again (64); rows 4-7 go out once, one
- * PE tile (5,5)(7,7): 52, the other empty. Z = 64 + 64 + 52 - 64.
+ * ExTensor stores A and B as their PE tiles in DCSR (layout tiled) and Z
+ * as 16-byte (row, column, value) entries (layout coo). PE tiles 4 a
+ * side, LLB tiles 4 rows x 4 deep x 8 wide, in the order j1 k1 i1: A's
+ * four LLB tiles, each one PE tile, 52 + 32 + 32 + 52; B's two LLB tiles
+ * fill lazily by PE tile (llb.lazy), each of the four reached by a point
+ * of A's tile beside it: rows 0-3 (0,0)(3,1) 52 and (0,5) 32, rows 4-7
+ * (6,2) 32 and (5,5)(7,7) 52, 168 (whole, the two LLB tiles would be 64
+ * and 72: a tile stored as its PE tiles costs their sum). Z's PE tiles go
+ * to DRAM (place.Z = pe): rows 0-3 get (0,0) and (0,5) in two PE tiles at
+ * k1 = 0 (16 bytes each), go out when their points are done, and at k1 =
+ * 1 both PE tiles' points run again (A's and B's tiles there are not
+ * empty): both are read back (32: PO 2 x 32) and written again (32); rows
+ * 4-7 go out once, one PE tile (5,5)(7,7): 32, the other empty. Z = 32 +
+ * 32 + 32 - 32 = 64, its four entries once; the minimum: A and B as all
+ * their PE tiles, 168 each, and Z 64.
  *
  * OuterSPACE, all of A in one multiply tile: A by columns and B cost 124
  * each; T(i,k,j) has five products under four (i,k) nodes in rows
@@ -105,19 +110,20 @@ typedef struct hand_case {
  * it was written, d,l,s, in its one tile of 8 rows: the same 124 (the five
  * empty rows have no list); Z once, 84.
  *
- * SIGMA, K in two shape tiles of 4, A whole stationary: each K tile of A
- * has three rows of one bitvector word (A 2 + 3 x 4, 3 x 8 words,
- * 3 x 4 values: 56, twice), and so has B's (by columns, 56 twice); the
- * inner products write every (j, i) pair met, zeros included: 17 of them
- * under j {0,1,2,5,7}: 2 + 5 + 6 + 17 = 30 x 4 + 17 x 4 = 188, once; 13
- * of the 17 are zeros, which Z does not hold: once, in its format (by
- * columns {0,5,7}), Z costs 2 + 3 + 4 + 4 = 13 x 4 + 4 x 4 = 68. A and B
- * whole: 2 + 5 x 4, 5 words, 6 values: 92. */
+ * SIGMA's memories hold values (4 bytes; coordinates and pointers cost
+ * nothing: the bitmaps have their own SRAM), A's entries alone (layout
+ * coo) and B dense (layout dd). K in two shape tiles of 4, A whole
+ * stationary: A's six values, 24; B's columns cached (place.B = cache),
+ * each K tile's columns that hold entries fetched once: k 0-3 columns
+ * {0,1,5}, k 4-7 {2,5,7}, 4 positions each: 6 x 16 = 96. The inner
+ * products write every (j, i) pair met, zeros included: 17 values, 68; 13
+ * of the 17 are zeros, which Z does not hold: once, Z's four values cost
+ * 16; A once 24, B once 8 x 8 positions: 256. */
 static const hand_case hand[] = {
-    {"gamma", "tile.entries=3 pe.count=2", 136, 72, -1, 0, 96, 332, 0},
-    {"extensor", "pe.tile=4 llb.tile.i=1 llb.tile.k=1 llb.tile.j=2 pe.count=2", 168, 168, -1, 128, 116, 332, 0},
+    {"gamma", "tile.entries=3 pe.count=2", 112, 60, -1, 0, 88, 300, 0},
+    {"extensor", "pe.tile=4 llb.tile.i=1 llb.tile.k=1 llb.tile.j=2 pe.count=2", 168, 168, -1, 64, 64, 400, 0},
     {"outerspace", "a.per.pe=6 merge.rows=8", 124, 124, 248, 0, 84, 332, 0},
-    {"sigma", "k.tile=4 a.per.tile=6", 112, 112, -1, 0, 188, 252, 13},
+    {"sigma", "k.tile=4 a.per.tile=6", 24, 96, -1, 0, 68, 296, 13},
 };
 
 static void test_hand_traffic(void **state)
@@ -143,10 +149,11 @@ static void test_hand_traffic(void **state)
     tensor_free(&a);
 }
 
-/* An 8x8 matrix of n entries at (row, column) = value. */
-static void matrix_of(tensor *t, int n, const int64_t (*at)[2], const double *value)
+/* A rows x 8 matrix of n entries at (row, column) = value. */
+static void matrix_of(tensor *t, int64_t rows, int n, const int64_t (*at)[2],
+                      const double *value)
 {
-    int64_t dims[2] = {8, 8};
+    int64_t dims[2] = {rows, 8};
     sam_error err;
     assert_int_equal(tensor_init(t, 2, dims, &err), 0);
     for (int e = 0; e < n; e++)
@@ -155,18 +162,18 @@ static void matrix_of(tensor *t, int n, const int64_t (*at)[2], const double *va
 }
 
 /* B larger than Gamma's FiberCache: its rows are evicted and fetched
- * again. A's rows 0-4 select B's rows 0, 1, 2, 3, 0 (A (0,0) (1,1) (2,2)
- * (3,3) (4,0)); B's rows 0-3 hold one entry each ((0,4) (1,5) (2,6)
- * (3,7)). At 4 bytes a coordinate, seg entry and value, a row of B in the
- * FiberCache is its coordinate, its seg entry, one coordinate and one
- * value: 16 bytes. A tile of one row of A, or of Z, is 2 + 1 + 2 + 1
- * coordinates and seg entries and a value: 28 bytes, 5 x 28 = 140 of A
- * and of Z. A 64-byte FiberCache holds the four rows: B moves 4 x 16 =
- * 64. A 56-byte one (the PE's buffer as large: a tile of A and one of Z)
- * holds three: row 3 evicts row 0 (least recently used), which then
- * misses and evicts row 1: 5 x 16 = 80. traffic_min: A and Z whole (rows
- * 0-4: 2 + 5 + 6 + 5 = 18 x 4 + 5 x 4 = 92 each), B whole (2 + 4 + 5 + 4
- * = 15 x 4 + 16 = 76): 260. */
+ * again. A's 5 rows select B's rows 0, 1, 2, 3, 0 (A (0,0) (1,1) (2,2)
+ * (3,3) (4,0)); B's rows 0-3 of 8 hold one entry each ((0,4) (1,5) (2,6)
+ * (3,7)). At 4 bytes a coordinate, pointer and value, in CSR, a row of B
+ * in the FiberCache is its pointer, one coordinate and one value: 12
+ * bytes. A tile of one row of A, or of Z, is 2 pointers, a coordinate and
+ * a value: 16 bytes, 5 x 16 = 80 of A and of Z. A 48-byte FiberCache
+ * holds the four rows: B moves 4 x 12 = 48. A 40-byte one (the PE's
+ * buffer as large: a tile of A and one of Z) holds three: row 3 evicts
+ * row 0 (least recently used), which then misses and evicts row 1: 5 x
+ * 12 = 60. traffic_min: A and Z whole (6 pointers, 5 coordinates and
+ * values: 64 each), B whole (9 pointers, 4 coordinates and values: 68):
+ * 196. */
 static void test_fibercache_evicts(void **state)
 {
     (void)state;
@@ -177,20 +184,20 @@ static void test_fibercache_evicts(void **state)
         const char *params;
         long long b;
     } runs[] = {
-        {"tile.entries=1 pe.count=1 bytes.val=4 fibercache.capacity=64", 64},
-        {"tile.entries=1 pe.count=1 bytes.val=4 fibercache.capacity=56", 80},
+        {"tile.entries=1 pe.count=1 bytes.val=4 fibercache.capacity=48", 48},
+        {"tile.entries=1 pe.count=1 bytes.val=4 fibercache.capacity=40", 60},
     };
     tensor a, b;
-    matrix_of(&a, 5, at_a, va);
-    matrix_of(&b, 4, at_b, vb);
+    matrix_of(&a, 5, 5, at_a, va);
+    matrix_of(&b, 8, 4, at_b, vb);
     for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
         trun r;
         run_template("gamma", runs[i].params, &a, &b, &r);
         trun_tensor *z = trun_result(&r);
-        assert_int_equal(traffic(&r, "A"), 140);
+        assert_int_equal(traffic(&r, "A"), 80);
         assert_int_equal(traffic(&r, "B"), runs[i].b);
-        assert_int_equal(llround(z->traffic), 140);
-        assert_int_equal(llround(trun_traffic_min(&r)), 260);
+        assert_int_equal(llround(z->traffic), 80);
+        assert_int_equal(llround(trun_traffic_min(&r)), 196);
         assert_int_equal(z->t.nnz, 5);
         trun_free(&r);
     }

@@ -352,10 +352,10 @@ static void test_summary_keys_once(void **state)
 /* SIGMA's inner products write a sum for every pair of a row of A and a
  * column of B they meet, zeros included (A(0,0) B(1,1): the pair (0,1)
  * with nothing in common): the writes count in traffic.Z, but Z holds no
- * zero, as every template's Z: "2 2 0", no nonzeros. Bytes (SIGMA: 4 a
- * number, 8 a bitvector word): the zero written in Z's format by
- * columns, 2 + 1 + 2 + 1 entries and a value: 28; A and B once (2 + 1
- * entries, a word, a value: 24 each) and Z, empty, once (2 + 1: 12). */
+ * zero, as every template's Z: "2 2 0", no nonzeros. Bytes (SIGMA's
+ * network carries values, 4 bytes each; coordinates and pointers cost
+ * nothing): the zero written: 4; A once (its value: 4), B once (dense:
+ * 2 x 2 positions, 16) and Z, empty, once (nothing): 20. */
 static void test_zeros_not_entries(void **state)
 {
     (void)state;
@@ -376,8 +376,8 @@ static void test_zeros_not_entries(void **state)
         assert_non_null(strstr(written, "\n2 2 0\n"));
         assert_int_equal(test_summary(out, "zeros_written"), t == 3);
         if (t == 3) {
-            assert_int_equal(test_summary(out, "traffic.Z"), 28);
-            assert_int_equal(test_summary(out, "traffic_min"), 60);
+            assert_int_equal(test_summary(out, "traffic.Z"), 4);
+            assert_int_equal(test_summary(out, "traffic_min"), 20);
         }
         free(written), free(out), free(err), free(tdir);
         assert_int_equal(unlink(z), 0);
