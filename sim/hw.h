@@ -45,13 +45,18 @@ typedef struct hw_place {
 } hw_place;
 
 /* `layout.T = coo` or `layout.T = ds`: how the memories store tensor T's
- * tiles, whatever format its graph reads (formats/layout.h); its bytes
- * moved, held and in the minimum traffic are that layout's. */
+ * tiles, whatever format its graph reads, and `bytes.T.crd = 4,0,4`,
+ * `bytes.T.ref`, `bytes.T.val`: its own byte widths, per level
+ * (formats/layout.h); its bytes moved, held and in the minimum traffic
+ * are that layout's. */
 typedef struct hw_layout {
     char tensor[HW_NAME];
     storage_layout layout;
-    char origin[1024];      /* "PATH:LINE" */
+    unsigned given;         /* which keys: HW_LAYOUT_FORM, _CRD, _REF, _VAL */
+    char origin[1024];      /* "PATH:LINE" of the first */
 } hw_layout;
+
+enum { HW_LAYOUT_FORM = 1, HW_LAYOUT_CRD = 2, HW_LAYOUT_REF = 4, HW_LAYOUT_VAL = 8 };
 
 typedef struct hw_desc {
     double clock_ghz;

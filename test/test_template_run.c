@@ -103,12 +103,14 @@ typedef struct hand_case {
  * 32 + 32 - 32 = 64, its four entries once; the minimum: A and B as all
  * their PE tiles, 168 each, and Z 64.
  *
- * OuterSPACE, all of A in one multiply tile: A by columns and B cost 124
- * each; T(i,k,j) has five products under four (i,k) nodes in rows
- * {0,5,7}: written as d,l,s: the 3 lists' heads + 4 nodes x 2 + 5 seg + 5
- * coordinates = 21 x 4, + 5 x 8 = 124, and read back by the merge phase as
- * it was written, d,l,s, in its one tile of 8 rows: the same 124 (the five
- * empty rows have no list); Z once, 84.
+ * OuterSPACE, all of A in one multiply tile: A by columns and B with a
+ * pointer for every k (layout ds), 9 x 4 + 72 = 108 each; T(i,k,j) has
+ * five products under four (i,k) nodes in rows {0,5,7}, written as d,l,s
+ * at TeAAL's widths: a pointer per row's list (3 x 4), one per (i,k) node
+ * (4 x 4), no k, no seg entries below, and (j, value) 12 bytes (5 x 12):
+ * 88, and read back by the merge phase as it was written, d,l,s, in its
+ * one tile of 8 rows: the same 88 (the five empty rows have no list); Z
+ * once, 84.
  *
  * SIGMA's memories hold values (4 bytes; coordinates and pointers cost
  * nothing: the bitmaps have their own SRAM), A's entries alone (layout
@@ -122,7 +124,7 @@ typedef struct hand_case {
 static const hand_case hand[] = {
     {"gamma", "tile.entries=3 pe.count=2", 112, 60, -1, 0, 88, 300, 0},
     {"extensor", "pe.tile=4 llb.tile.i=1 llb.tile.k=1 llb.tile.j=2 pe.count=2", 168, 168, -1, 64, 64, 400, 0},
-    {"outerspace", "a.per.pe=6 merge.rows=8", 124, 124, 248, 0, 84, 332, 0},
+    {"outerspace", "a.per.pe=6 merge.rows=8", 108, 108, 176, 0, 84, 300, 0},
     {"sigma", "k.tile=4 a.per.tile=6", 24, 96, -1, 0, 68, 296, 13},
 };
 
