@@ -194,6 +194,22 @@ static int set_widths(hw_desc *hw, const char *name, const char *value, const ch
     return 0;
 }
 
+/* `fit.MEMORY = TEXT`, for the LLB or the PE buffer. */
+static int set_fit(hw_desc *hw, const char *memory, const char *value, const char *origin,
+                   sam_error *err)
+{
+    for (int m = HW_LLB; m < HW_MEMORIES; m++) {
+        if (strcmp(memory, hw_memory_names[m]))
+            continue;
+        if (strlen(value) >= sizeof hw->fit[m])
+            return error_set(err, "%s: fit.%s: at most %zu characters", origin, memory,
+                             sizeof hw->fit[m] - 1);
+        snprintf(hw->fit[m], sizeof hw->fit[m], "%s", value);
+        return 0;
+    }
+    return error_set(err, "%s: fit.%s: the buffers are llb and pe", origin, memory);
+}
+
 static int set_param(void *ctx, const char *key, const char *value, const char *origin,
                      sam_error *err)
 {
@@ -202,6 +218,8 @@ static int set_param(void *ctx, const char *key, const char *value, const char *
         return set_place(ctx, key + 6, value, origin, err);
     if (!strncmp(key, "layout.", 7))
         return set_layout(ctx, key + 7, value, origin, err);
+    if (!strncmp(key, "fit.", 4))
+        return set_fit(ctx, key + 4, value, origin, err);
     const hw_param *p = find_param(key);
     int widths = !p && !strncmp(key, "bytes.", 6) ? set_widths(ctx, key + 6, value, origin, err) : 0;
     if (widths)
@@ -209,7 +227,7 @@ static int set_param(void *ctx, const char *key, const char *value, const char *
     if (!p) {
         list_keys(keys, sizeof keys);
         return error_set(err, "%s: unknown key %s (the keys: %s, place.TENSOR, layout.TENSOR, "
-                         "bytes.TENSOR.crd, .ref, .val)", origin, key,
+                         "bytes.TENSOR.crd, .ref, .val, fit.llb, fit.pe)", origin, key,
                          keys);
     }
     if (!*value)

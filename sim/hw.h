@@ -73,6 +73,9 @@ typedef struct hw_desc {
     int nplaces;
     hw_layout layout[HW_MAX_PLACES];
     int nlayouts;
+    /* `fit.llb = ...`: what a refusal of a tile too large for that buffer
+       adds (a template names the parameters that make tiles fit). */
+    char fit[HW_MEMORIES][256];
 } hw_desc;
 
 /* One key: its name, unit and meaning, default and range, and where its

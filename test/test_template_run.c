@@ -25,36 +25,45 @@ static void hand_matrix(tensor *t)
 }
 
 /* Template name at its defaults but for params ("KEY=VALUE ..."), run in
- * memory on A = a and B = b; *r holds the run (trun_free). */
-static void run_template(const char *name, const char *params, const tensor *a, const tensor *b,
-                         trun *r)
+ * memory on A = a, B = b; *r holds the run (trun_free) whatever the
+ * outcome, trun_run_plan's. */
+static int try_template(const char *name, const char *params, const tensor *a, const tensor *b,
+                        trun *r, sam_error *err)
 {
     const template_def *t = template_find(name);
     double values[TEMPLATE_MAX_PARAMS];
     char *buf = strdup(params), *save = NULL;
-    sam_error err;
     assert_non_null(t);
     template_defaults(t, values);
     for (char *kv = strtok_r(buf, " ", &save); kv; kv = strtok_r(NULL, " ", &save))
-        if (template_set(t, values, kv, &err))
-            fail_msg("%s: %s", name, err.msg);
+        if (template_set(t, values, kv, err))
+            fail_msg("%s: %s", name, err->msg);
     free(buf);
     template_plan *plan = calloc(1, sizeof *plan);
     sam_graph g[TEMPLATE_MAX_PHASES];
     assert_non_null(plan);
-    if (template_build(t, values, plan, g, &err))
-        fail_msg("%s: %s", name, err.msg);
+    if (template_build(t, values, plan, g, err))
+        fail_msg("%s: %s", name, err->msg);
     tensor ca, cb;
     trun_init(r, ENGINE_EVENT, 0);
-    assert_int_equal(tensor_copy(&ca, a, &err) || tensor_copy(&cb, b, &err) ||
-                     trun_bind(r, "A", &ca, &err) || trun_bind(r, "B", &cb, &err), 0);
-    if (trun_run_plan(r, plan, g, &err))
-        fail_msg("%s: %s", name, err.msg);
-    char verdict[64];
-    assert_int_equal(trun_check(r, name, TEMPLATE_EXPR, verdict, sizeof verdict, &err), 0);
+    assert_int_equal(tensor_copy(&ca, a, err) || tensor_copy(&cb, b, err) ||
+                     trun_bind(r, "A", &ca, err) || trun_bind(r, "B", &cb, err), 0);
+    int rc = trun_run_plan(r, plan, g, err);
     for (int p = 0; p < plan->nphases; p++)
         graph_free(&g[p]);
     free(plan);
+    return rc;
+}
+
+/* The same, which must run and pass --check. */
+static void run_template(const char *name, const char *params, const tensor *a, const tensor *b,
+                         trun *r)
+{
+    sam_error err;
+    char verdict[64];
+    if (try_template(name, params, a, b, r, &err))
+        fail_msg("%s: %s", name, err.msg);
+    assert_int_equal(trun_check(r, name, TEMPLATE_EXPR, verdict, sizeof verdict, &err), 0);
 }
 
 /* The traffic of tensor name, -1 when the run has none. */
@@ -207,10 +216,39 @@ static void test_fibercache_evicts(void **state)
     tensor_free(&b);
 }
 
+/* A tile too large for its buffer is refused with what makes it fit: the
+ * template's parameters (fit.llb, fit.pe in its hardware). */
+static void test_refusal_names_parameters(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name, *params, *fit;
+    } cases[] = {
+        {"extensor", "pe.tile=4 llb.capacity=40", "llb buffer (40 bytes); a larger llb.capacity, "
+         "or smaller llb.tile.i, llb.tile.k or llb.tile.j, makes it fit"},
+        {"extensor", "pe.tile=8 pe.capacity=50", "pe buffer (50 bytes); a larger pe.capacity or "
+         "a smaller pe.tile makes it fit"},
+        {"gamma", "fibercache.capacity=20", "pe buffer (20 bytes); a larger "
+         "fibercache.capacity (the PE's buffer is as large) or a smaller tile.entries makes it "
+         "fit"},
+    };
+    tensor a;
+    hand_matrix(&a);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        sam_error err;
+        trun r;
+        assert_int_equal(try_template(cases[i].name, cases[i].params, &a, &a, &r, &err), -1);
+        if (!strstr(err.msg, cases[i].fit))
+            fail_msg("%s %s: %s", cases[i].name, cases[i].params, err.msg);
+        trun_free(&r);
+    }
+    tensor_free(&a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_hand_traffic),
+        cmocka_unit_test(test_hand_traffic), cmocka_unit_test(test_refusal_names_parameters),
         cmocka_unit_test(test_fibercache_evicts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
