@@ -11,19 +11,6 @@
 #include "../sim/hw.h"
 #include "test_util.h"
 
-/* 8x8, six entries: (0,0) (0,5) (3,1) (5,5) (6,2) (7,7); rows {0,3,5,6,7},
- * columns {0,1,2,5,7}. */
-static void hand_matrix(tensor *t)
-{
-    static const int64_t at[6][2] = {{0, 0}, {0, 5}, {3, 1}, {5, 5}, {6, 2}, {7, 7}};
-    int64_t dims[2] = {8, 8};
-    sam_error err;
-    assert_int_equal(tensor_init(t, 2, dims, &err), 0);
-    for (int e = 0; e < 6; e++)
-        assert_int_equal(tensor_append(t, at[e], e + 1, &err), 0);
-    assert_int_equal(tensor_canonicalize(t, NULL, &err), 0);
-}
-
 /* t's bytes in layout (NULL: none) over format, with widths of kind
  * ("crd", "ref", "val") of its own when kind is not NULL, at 4 bytes a
  * coordinate or reference and 8 a value. */
@@ -56,7 +43,7 @@ static void test_bytes_by_hand(void **state)
 {
     (void)state;
     tensor t;
-    hand_matrix(&t);
+    test_hand_matrix(&t);
     /* ss: rows 5 coordinates + 2 seg, columns 6 coordinates + 6 seg, 6
      * values: 19 x 4 + 48 = 124; as fibertree_bytes counts the tree. */
     assert_true(bytes_in(NULL, "ss", &t) == 124);
@@ -118,7 +105,7 @@ static void test_fibers_by_hand(void **state)
     level_format f;
     sam_error err;
     hw_desc hw;
-    hand_matrix(&t);
+    test_hand_matrix(&t);
     hw_defaults(&hw);
     hw.bytes_val = 8;
     assert_int_equal(level_format_parse("ss", &f, &err), 0);

@@ -11,19 +11,6 @@
 #include "../run/template_run.h"
 #include "test_util.h"
 
-/* A = B, 8x8, six entries: (0,0)=1 (0,5)=2 (3,1)=3 (5,5)=4 (6,2)=5
- * (7,7)=6. Z = A A has four: (0,0)=1 (0,5)=2+8 (5,5)=16 (7,7)=36. */
-static void hand_matrix(tensor *t)
-{
-    static const int64_t at[6][2] = {{0, 0}, {0, 5}, {3, 1}, {5, 5}, {6, 2}, {7, 7}};
-    int64_t dims[2] = {8, 8};
-    sam_error err;
-    assert_int_equal(tensor_init(t, 2, dims, &err), 0);
-    for (int e = 0; e < 6; e++)
-        assert_int_equal(tensor_append(t, at[e], e + 1, &err), 0);
-    assert_int_equal(tensor_canonicalize(t, NULL, &err), 0);
-}
-
 /* Template name at its defaults but for params ("KEY=VALUE ..."), run in
  * memory on A = a, B = b; *r holds the run (trun_free) whatever the
  * outcome, trun_run_plan's. */
@@ -80,7 +67,9 @@ typedef struct hand_case {
     long long a, b, t, po, z, min, zeros;
 } hand_case;
 
-/* Bytes: a coordinate or seg entry 4, a value 8 (SIGMA 4), a bitvector
+/* A = B = test_hand_matrix's 8x8: (0,0)=1 (0,5)=2 (3,1)=3 (5,5)=4 (6,2)=5
+ * (7,7)=6; Z = A A has four entries: (0,0)=1 (0,5)=2+8 (5,5)=16 (7,7)=36.
+ * Bytes: a coordinate or seg entry 4, a value 8 (SIGMA 4), a bitvector
  * word 8. A and B whole in DCSR: seg 2 + rows {0,3,5,6,7} 5 + seg 6 +
  * 6 coordinates = 19 x 4 + 6 x 8 = 124; Z (rows {0,5,7}, 4 entries):
  * 13 x 4 + 4 x 8 = 84.
@@ -141,7 +130,7 @@ static void test_hand_traffic(void **state)
 {
     (void)state;
     tensor a;
-    hand_matrix(&a);
+    test_hand_matrix(&a);
     for (size_t i = 0; i < sizeof hand / sizeof hand[0]; i++) {
         const hand_case *h = &hand[i];
         trun r;
@@ -158,18 +147,6 @@ static void test_hand_traffic(void **state)
         trun_free(&r);
     }
     tensor_free(&a);
-}
-
-/* A rows x 8 matrix of n entries at (row, column) = value. */
-static void matrix_of(tensor *t, int64_t rows, int n, const int64_t (*at)[2],
-                      const double *value)
-{
-    int64_t dims[2] = {rows, 8};
-    sam_error err;
-    assert_int_equal(tensor_init(t, 2, dims, &err), 0);
-    for (int e = 0; e < n; e++)
-        assert_int_equal(tensor_append(t, at[e], value[e], &err), 0);
-    assert_int_equal(tensor_canonicalize(t, NULL, &err), 0);
 }
 
 /* B larger than Gamma's FiberCache: its rows are evicted and fetched
@@ -199,8 +176,8 @@ static void test_fibercache_evicts(void **state)
         {"tile.entries=1 pe.count=1 bytes.val=4 fibercache.capacity=40", 60},
     };
     tensor a, b;
-    matrix_of(&a, 5, 5, at_a, va);
-    matrix_of(&b, 8, 4, at_b, vb);
+    test_matrix(&a, 5, 8, 5, at_a, va);
+    test_matrix(&b, 8, 8, 4, at_b, vb);
     for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
         trun r;
         run_template("gamma", runs[i].params, &a, &b, &r);
@@ -233,7 +210,7 @@ static void test_refusal_names_parameters(void **state)
          "fit"},
     };
     tensor a;
-    hand_matrix(&a);
+    test_hand_matrix(&a);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         sam_error err;
         trun r;
