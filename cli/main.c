@@ -45,7 +45,10 @@ static void print_hw_keys(void)
            "                  (default llb,pe); cache: the LLB caches the fibers of\n"
            "                  operand T's outermost level that points touch\n"
            "  layout.T        coo, level letters (ds), tiled, tiled coo: how the memories\n"
-           "                  store tensor T (default its format)\n");
+           "                  store tensor T (default its format)\n"
+           "  bytes.T.crd     T's coordinate widths, one per level (4,0,4); bytes.T.ref\n"
+           "                  its reference widths, bytes.T.val its value width\n"
+           "  fit.llb, fit.pe what a refusal of a tile too large for that buffer adds\n");
 }
 
 static const command commands[] = {

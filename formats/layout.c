@@ -39,6 +39,41 @@ int storage_layout_parse(const char *text, storage_layout *l, sam_error *err)
     return parse_levels(text, word, l, err);
 }
 
+/* A list of byte widths of one kind: whole numbers 0..64, a comma between
+ * two (list) or one. */
+static int parse_widths(const char *kind, const char *text, int list, double *to, int *n,
+                        sam_error *err)
+{
+    const char *at = text;
+    *n = 0;
+    for (;;) {
+        char *end;
+        double v = strtod(at, &end);
+        if (end == at || v < 0 || v > 64 || v != floor(v) || *n == TENSOR_MAX_ORDER)
+            break;
+        to[(*n)++] = v;
+        at = end;
+        while (*at == ' ')
+            at++;
+        if (!*at)
+            return 0;
+        if (*at != ',' || !list)
+            break;
+        at++;
+    }
+    return error_set(err, "bytes %s '%s': %s whole number%s of bytes 0..64", kind, text,
+                     list ? "a" : "one", list ? " per level, separated by commas" : "");
+}
+
+int storage_layout_widths(storage_layout *l, const char *kind, const char *text, sam_error *err)
+{
+    if (!strcmp(kind, "crd"))
+        return parse_widths(kind, text, 1, l->crd, &l->ncrd, err);
+    if (!strcmp(kind, "ref"))
+        return parse_widths(kind, text, 1, l->ref, &l->nref, err);
+    return parse_widths(kind, text, 0, &l->val, &l->has_val, err);
+}
+
 void storage_layout_str(const storage_layout *l, char *buf, size_t size)
 {
     snprintf(buf, size, "%s%s%.*s", l->tiled ? "tiled" : "",
@@ -48,13 +83,44 @@ void storage_layout_str(const storage_layout *l, char *buf, size_t size)
 
 int storage_layout_check(const storage_layout *l, const level_format *f, sam_error *err)
 {
-    if (l->coo || !l->nlevels || l->nlevels == f->nlevels)
-        return 0;
     char have[2 * TENSOR_MAX_ORDER + 1], want[32];
     level_format_str(f, have, sizeof have);
     storage_layout_str(l, want, sizeof want);
-    return error_set(err, "layout %s has %d levels, the tensor's format %s has %d", want,
-                     l->nlevels, have, f->nlevels);
+    if (!l->coo && l->nlevels && l->nlevels != f->nlevels)
+        return error_set(err, "layout %s has %d levels, the tensor's format %s has %d", want,
+                         l->nlevels, have, f->nlevels);
+    if (l->ncrd && l->ncrd != f->nlevels)
+        return error_set(err, "%d coordinate widths, the tensor's format %s has %d levels",
+                         l->ncrd, have, f->nlevels);
+    if (l->nref && l->nref != f->nlevels)
+        return error_set(err, "%d reference widths, the tensor's format %s has %d levels",
+                         l->nref, have, f->nlevels);
+    return 0;
+}
+
+/* The byte widths of each of n levels: l's own where it gives them, else
+ * the hardware's crd, ref and val. */
+typedef struct widths {
+    double crd[TENSOR_MAX_ORDER], ref[TENSOR_MAX_ORDER], val;
+} widths;
+
+static void widths_of(const storage_layout *l, int n, double crd, double ref, double val,
+                      widths *w)
+{
+    for (int k = 0; k < n; k++) {
+        w->crd[k] = l && l->ncrd ? l->crd[k] : crd;
+        w->ref[k] = l && l->nref ? l->ref[k] : ref;
+    }
+    w->val = l && l->has_val ? l->val : val;
+}
+
+/* A COO entry's bytes: its coordinates and its value. */
+static double coo_entry(const widths *w, int n)
+{
+    double bytes = w->val;
+    for (int k = 0; k < n; k++)
+        bytes += w->crd[k];
+    return bytes;
 }
 
 double storage_layout_bytes(const storage_layout *l, const level_format *f,
@@ -65,18 +131,20 @@ double storage_layout_bytes(const storage_layout *l, const level_format *f,
     double entries = (double)(n ? distinct[n - 1] : distinct[0]);
     if (entries == 0)
         return 0;
+    widths w;
+    widths_of(l, n, crd, ref, val, &w);
     if (l && l->coo)
-        return entries * (n * crd + val);
+        return entries * coo_entry(&w, n);
     const char *kind = l && l->nlevels ? l->kind : f->kind;
     double above = 1, bytes = 0;
     for (int k = 0; k < n; k++) {
         double here = (double)distinct[k];
         switch (kind[k]) {
         case 's':
-            bytes += here * crd + (above + 1) * ref;
+            bytes += here * w.crd[k] + (above + 1) * w.ref[k];
             break;
         case 'l':
-            bytes += (k ? (double)distinct[k - 1] : 1) * ref + here * (crd + ref);
+            bytes += (k ? (double)distinct[k - 1] : 1) * w.ref[k] + here * (w.crd[k] + w.ref[k]);
             break;
         case 'b':
             bytes += above * ceil((double)extent[k] / 64) * 8;
@@ -86,7 +154,7 @@ double storage_layout_bytes(const storage_layout *l, const level_format *f,
         }
         above = here;
     }
-    return bytes + above * val;
+    return bytes + above * w.val;
 }
 
 /* Whether entry a and b of t differ in the modes of f's levels 0..k. */
@@ -131,17 +199,17 @@ int storage_layout_counts(const tensor *t, const level_format *f, int64_t *disti
  * = 1) adds to the storage in letters kind (see storage_layout_bytes: a
  * level's seg entries are one per position above, here the fiber's). */
 static double fiber_bytes(const char *kind, int n, const int64_t *distinct,
-                          const int64_t *extent, double crd, double ref, double val)
+                          const int64_t *extent, const widths *w)
 {
     double above = 0, bytes = 0;
     for (int k = 0; k < n; k++) {
         double here = (double)distinct[k];
         switch (kind[k]) {
         case 's':
-            bytes += here * crd + above * ref;
+            bytes += here * w->crd[k] + above * w->ref[k];
             break;
         case 'l':
-            bytes += (k ? (double)distinct[k - 1] : 0) * ref + here * (crd + ref);
+            bytes += (k ? (double)distinct[k - 1] : 0) * w->ref[k] + here * (w->crd[k] + w->ref[k]);
             break;
         case 'b':
             bytes += above * ceil((double)extent[k] / 64) * 8;
@@ -151,7 +219,7 @@ static double fiber_bytes(const char *kind, int n, const int64_t *distinct,
         }
         above = here;
     }
-    return bytes + above * val;
+    return bytes + above * w->val;
 }
 
 int storage_layout_fibers(const storage_layout *l, const level_format *f, const tensor *t,
@@ -161,6 +229,8 @@ int storage_layout_fibers(const storage_layout *l, const level_format *f, const 
     int order = f->nlevels;
     const char *kind = l && l->nlevels ? l->kind : f->kind;
     int64_t distinct[TENSOR_MAX_ORDER] = {0}, extent[TENSOR_MAX_ORDER];
+    widths w;
+    widths_of(l, order, crd, ref, val, &w);
     *n = 0;
     if (order == 0)
         return error_set(err, "the fibers of a tensor of no modes");
@@ -177,8 +247,8 @@ int storage_layout_fibers(const storage_layout *l, const level_format *f, const 
                !differ_down_to(t, f, perm[e - 1], perm[e], from))
             from++;
         if (e > 0 && (from == 0 || e == t->nnz)) {
-            bytes[*n] = l && l->coo ? (double)distinct[order - 1] * (order * crd + val) :
-                fiber_bytes(kind, order, distinct, extent, crd, ref, val);
+            bytes[*n] = l && l->coo ? (double)distinct[order - 1] * coo_entry(&w, order) :
+                fiber_bytes(kind, order, distinct, extent, &w);
             fiber_crd[(*n)++] = t->crd[f->mode[0]][perm[e - 1]];
             memset(distinct, 0, sizeof distinct);
         }

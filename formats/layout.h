@@ -16,7 +16,11 @@
  * dense level nothing but every position of its extent; a linked list a
  * coordinate and a next pointer per node and the heads of the lists it
  * appends to, one per distinct prefix above (the tiles of one tensor
- * share its lists: OuterSPACE's PEs append to one list per row). */
+ * share its lists: OuterSPACE's PEs append to one list per row). Byte
+ * widths may be given per level, apart from the hardware's
+ * (`bytes.T.crd = 4,0,4`: a coordinate of T's level 1 costs nothing;
+ * `bytes.T.ref`, one per level too; `bytes.T.val`), as TeAAL's
+ * specifications give each rank's coordinates and payloads their own. */
 #ifndef SAMSIM_LAYOUT_H
 #define SAMSIM_LAYOUT_H
 
@@ -31,17 +35,24 @@ typedef struct storage_layout {
     int coo;                        /* every entry with its coordinates */
     int nlevels;                    /* else its level letters, 0: the format's */
     char kind[TENSOR_MAX_ORDER];
+    /* Byte widths of its own, per level (0 levels: the hardware's). */
+    int ncrd, nref, has_val;
+    double crd[TENSOR_MAX_ORDER], ref[TENSOR_MAX_ORDER], val;
 } storage_layout;
 
 /* "coo", or level letters d, s, b, l ("ds"), either after "tiled " (and
  * "tiled" alone). */
 int storage_layout_parse(const char *text, storage_layout *l, sam_error *err);
 
+/* Sets l's byte widths of one kind ("crd", "ref": a comma-separated list,
+ * a whole number of bytes 0..64 per level; "val": one) from text. */
+int storage_layout_widths(storage_layout *l, const char *kind, const char *text, sam_error *err);
+
 /* As parsed: "tiled coo", "ds"; buf needs 16 bytes. */
 void storage_layout_str(const storage_layout *l, char *buf, size_t size);
 
-/* Whether l fits a tensor stored as f (letters: one per level); an error
- * names the layout and the format. */
+/* Whether l fits a tensor stored as f (letters and widths: one per
+ * level); an error names the layout and the format. */
 int storage_layout_check(const storage_layout *l, const level_format *f, sam_error *err);
 
 /* The bytes of storage in layout l over f's modes (l NULL: f's own

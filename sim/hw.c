@@ -123,24 +123,91 @@ static int set_place(hw_desc *hw, const char *tensor, const char *value, const c
     return 0;
 }
 
+/* Tensor's layout entry, made when it has none; key (for messages) is
+ * refused when the entry has what `part` gives already. */
+static hw_layout *layout_entry(hw_desc *hw, const char *tensor, const char *key, unsigned part,
+                               const char *origin, sam_error *err)
+{
+    if (!*tensor || strlen(tensor) >= HW_NAME)
+        return error_set(err, "%s: %s: not a tensor name", origin, key), NULL;
+    for (int k = 0; k < hw->nlayouts; k++) {
+        hw_layout *l = &hw->layout[k];
+        if (strcmp(l->tensor, tensor))
+            continue;
+        if (l->given & part)
+            return error_set(err, "%s: %s is given twice", origin, key), NULL;
+        return l;
+    }
+    if (hw->nlayouts == HW_MAX_PLACES)
+        return error_set(err, "%s: more than %d tensors with layouts", origin, HW_MAX_PLACES),
+               NULL;
+    hw_layout *l = &hw->layout[hw->nlayouts++];
+    memset(l, 0, sizeof *l);
+    snprintf(l->tensor, sizeof l->tensor, "%s", tensor);
+    snprintf(l->origin, sizeof l->origin, "%s", origin);
+    return l;
+}
+
 static int set_layout(hw_desc *hw, const char *tensor, const char *value, const char *origin,
                       sam_error *err)
 {
-    storage_layout layout;
-    if (!*tensor || strlen(tensor) >= HW_NAME)
-        return error_set(err, "%s: layout.%s: not a tensor name", origin, tensor);
-    if (storage_layout_parse(value, &layout, err))
-        return error_wrap(err, "%s: layout.%s", origin, tensor);
-    for (int k = 0; k < hw->nlayouts; k++)
-        if (!strcmp(hw->layout[k].tensor, tensor))
-            return error_set(err, "%s: layout.%s is given twice", origin, tensor);
-    if (hw->nlayouts == HW_MAX_PLACES)
-        return error_set(err, "%s: more than %d layouts", origin, HW_MAX_PLACES);
-    hw_layout *l = &hw->layout[hw->nlayouts++];
-    snprintf(l->tensor, sizeof l->tensor, "%s", tensor);
-    snprintf(l->origin, sizeof l->origin, "%s", origin);
-    l->layout = layout;
+    storage_layout form;
+    char key[HW_NAME + 16];
+    snprintf(key, sizeof key, "layout.%s", tensor);
+    if (storage_layout_parse(value, &form, err))
+        return error_wrap(err, "%s: %s", origin, key);
+    hw_layout *l = layout_entry(hw, tensor, key, HW_LAYOUT_FORM, origin, err);
+    if (!l)
+        return -1;
+    l->layout.tiled = form.tiled;
+    l->layout.coo = form.coo;
+    l->layout.nlevels = form.nlevels;
+    memcpy(l->layout.kind, form.kind, sizeof form.kind);
+    l->given |= HW_LAYOUT_FORM;
     return 0;
+}
+
+/* `bytes.T.crd`, `.ref` or `.val` (name: "T.crd"): 0 when name is none
+ * of them (not taken), -1 on an error. */
+static int set_widths(hw_desc *hw, const char *name, const char *value, const char *origin,
+                      sam_error *err)
+{
+    static const char *const kinds[] = {"crd", "ref", "val"};
+    static const unsigned parts[] = {HW_LAYOUT_CRD, HW_LAYOUT_REF, HW_LAYOUT_VAL};
+    const char *dot = strrchr(name, '.');
+    char tensor[HW_NAME + 16], key[2 * HW_NAME];
+    for (int k = 0; dot && k < 3; k++) {
+        if (strcmp(dot + 1, kinds[k]))
+            continue;
+        snprintf(tensor, sizeof tensor, "%.*s", (int)(dot - name), name);
+        snprintf(key, sizeof key, "bytes.%s", name);
+        storage_layout widths = {0};
+        if (storage_layout_widths(&widths, kinds[k], value, err))
+            return error_wrap(err, "%s: %s", origin, key);
+        hw_layout *l = layout_entry(hw, tensor, key, parts[k], origin, err);
+        if (!l)
+            return -1;
+        storage_layout_widths(&l->layout, kinds[k], value, err);
+        l->given |= parts[k];
+        return 1;
+    }
+    return 0;
+}
+
+/* `fit.MEMORY = TEXT`, for the LLB or the PE buffer. */
+static int set_fit(hw_desc *hw, const char *memory, const char *value, const char *origin,
+                   sam_error *err)
+{
+    for (int m = HW_LLB; m < HW_MEMORIES; m++) {
+        if (strcmp(memory, hw_memory_names[m]))
+            continue;
+        if (strlen(value) >= sizeof hw->fit[m])
+            return error_set(err, "%s: fit.%s: at most %zu characters", origin, memory,
+                             sizeof hw->fit[m] - 1);
+        snprintf(hw->fit[m], sizeof hw->fit[m], "%s", value);
+        return 0;
+    }
+    return error_set(err, "%s: fit.%s: the buffers are llb and pe", origin, memory);
 }
 
 static int set_param(void *ctx, const char *key, const char *value, const char *origin,
@@ -151,10 +218,16 @@ static int set_param(void *ctx, const char *key, const char *value, const char *
         return set_place(ctx, key + 6, value, origin, err);
     if (!strncmp(key, "layout.", 7))
         return set_layout(ctx, key + 7, value, origin, err);
+    if (!strncmp(key, "fit.", 4))
+        return set_fit(ctx, key + 4, value, origin, err);
     const hw_param *p = find_param(key);
+    int widths = !p && !strncmp(key, "bytes.", 6) ? set_widths(ctx, key + 6, value, origin, err) : 0;
+    if (widths)
+        return widths < 0 ? -1 : 0;
     if (!p) {
         list_keys(keys, sizeof keys);
-        return error_set(err, "%s: unknown key %s (the keys: %s, place.TENSOR, layout.TENSOR)", origin, key,
+        return error_set(err, "%s: unknown key %s (the keys: %s, place.TENSOR, layout.TENSOR, "
+                         "bytes.TENSOR.crd, .ref, .val, fit.llb, fit.pe)", origin, key,
                          keys);
     }
     if (!*value)

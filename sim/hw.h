@@ -45,13 +45,18 @@ typedef struct hw_place {
 } hw_place;
 
 /* `layout.T = coo` or `layout.T = ds`: how the memories store tensor T's
- * tiles, whatever format its graph reads (formats/layout.h); its bytes
- * moved, held and in the minimum traffic are that layout's. */
+ * tiles, whatever format its graph reads, and `bytes.T.crd = 4,0,4`,
+ * `bytes.T.ref`, `bytes.T.val`: its own byte widths, per level
+ * (formats/layout.h); its bytes moved, held and in the minimum traffic
+ * are that layout's. */
 typedef struct hw_layout {
     char tensor[HW_NAME];
     storage_layout layout;
-    char origin[1024];      /* "PATH:LINE" */
+    unsigned given;         /* which keys: HW_LAYOUT_FORM, _CRD, _REF, _VAL */
+    char origin[1024];      /* "PATH:LINE" of the first */
 } hw_layout;
+
+enum { HW_LAYOUT_FORM = 1, HW_LAYOUT_CRD = 2, HW_LAYOUT_REF = 4, HW_LAYOUT_VAL = 8 };
 
 typedef struct hw_desc {
     double clock_ghz;
@@ -68,6 +73,9 @@ typedef struct hw_desc {
     int nplaces;
     hw_layout layout[HW_MAX_PLACES];
     int nlayouts;
+    /* `fit.llb = ...`: what a refusal of a tile too large for that buffer
+       adds (a template names the parameters that make tiles fit). */
+    char fit[HW_MEMORIES][256];
 } hw_desc;
 
 /* One key: its name, unit and meaning, default and range, and where its

@@ -2,6 +2,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 int mem_init(mem_model *m, const hw_desc *hw, int ntensors, int nlevels, sam_error *err)
@@ -267,6 +268,16 @@ static int evict_unit(mem_model *m, int l, double *t)
 }
 
 /* A refusal of tensor t's tile of `bytes` at point v in buffer dst. */
+/* A refusal by buffer dst ends with what the hardware says makes tiles
+ * fit there (fit.MEMORY), when it says. */
+static int fit_hint(const mem_model *m, hw_memory_id dst, sam_error *err)
+{
+    size_t used = strlen(err->msg);
+    if (m->hw.fit[dst][0])
+        snprintf(err->msg + used, sizeof err->msg - used, "; %s", m->hw.fit[dst]);
+    return -1;
+}
+
 static int refuse(const mem_model *m, const mem_visit *v, const char *const *names, int t,
                   double bytes, hw_memory_id dst, sam_error *err)
 {
@@ -274,10 +285,12 @@ static int refuse(const mem_model *m, const mem_visit *v, const char *const *nam
     double cap = m->hw.mem[dst].capacity;
     v->where(v->where_ctx, where, sizeof where);
     if (bytes > cap)
-        return error_set(err, "tile %s of %s (%.0f bytes) does not fit in the %s buffer (%.0f "
-                         "bytes)", where, names[t], bytes, hw_memory_names[dst], cap);
-    return error_set(err, "tile %s of %s (%.0f bytes) does not fit in the %s buffer beside the "
-                     "point's other tiles", where, names[t], bytes, hw_memory_names[dst]);
+        error_set(err, "tile %s of %s (%.0f bytes) does not fit in the %s buffer (%.0f bytes)",
+                  where, names[t], bytes, hw_memory_names[dst], cap);
+    else
+        error_set(err, "tile %s of %s (%.0f bytes) does not fit in the %s buffer beside the "
+                  "point's other tiles", where, names[t], bytes, hw_memory_names[dst]);
+    return fit_hint(m, dst, err);
 }
 
 /* A result tile that a point's replaces in its buffer: its bytes, there
@@ -506,11 +519,12 @@ static int refuse_fiber(const mem_model *m, const mem_visit *v, const char *cons
     double cap = m->hw.mem[HW_LLB].capacity;
     v->where(v->where_ctx, where, sizeof where);
     if (f->bytes > cap)
-        return error_set(err, "fiber %lld of %s in tile %s (%.0f bytes) does not fit in the llb "
-                         "buffer (%.0f bytes)", (long long)f->crd, names[t], where, f->bytes, cap);
-    return error_set(err, "fiber %lld of %s in tile %s (%.0f bytes) does not fit in the llb "
-                     "buffer beside the tiles it holds", (long long)f->crd, names[t], where,
-                     f->bytes);
+        error_set(err, "fiber %lld of %s in tile %s (%.0f bytes) does not fit in the llb buffer "
+                  "(%.0f bytes)", (long long)f->crd, names[t], where, f->bytes, cap);
+    else
+        error_set(err, "fiber %lld of %s in tile %s (%.0f bytes) does not fit in the llb buffer "
+                  "beside the tiles it holds", (long long)f->crd, names[t], where, f->bytes);
+    return fit_hint(m, HW_LLB, err);
 }
 
 /* The fibers of cached operand t that point v touches, asked for from

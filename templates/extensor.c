@@ -78,6 +78,10 @@ static void extensor_plan(const template_def *t, const double *v, template_plan 
     template_hw(p, "layout.Z = coo");
     template_hw(p, "# Z's PE tiles go out to DRAM and come back as K slabs touch them");
     template_hw(p, "place.Z = pe");
+    template_hw(p, "# what a refusal of a tile too large for a buffer suggests");
+    template_hw(p, "fit.llb = a larger llb.capacity, or smaller llb.tile.i, llb.tile.k or "
+                "llb.tile.j, makes it fit");
+    template_hw(p, "fit.pe = a larger pe.capacity or a smaller pe.tile makes it fit");
     template_hw(p, "# the intersection unit runs ahead: tile points stream through a PE");
     template_hw(p, "pe.stream = 1");
 }

@@ -65,6 +65,10 @@ static void gamma_plan(const template_def *t, const double *v, template_plan *pl
     template_hw(p, "layout.A = ds");
     template_hw(p, "layout.B = ds");
     template_hw(p, "layout.Z = ds");
+    template_hw(p, "# what a refusal of a tile too large for a buffer suggests");
+    template_hw(p, "fit.llb = a larger fibercache.capacity makes it fit");
+    template_hw(p, "fit.pe = a larger fibercache.capacity (the PE's buffer is as large) or a "
+                "smaller tile.entries makes it fit");
     template_hw(p, "# rows stream through a PE's fetch, merge and multiply stages");
     template_hw(p, "pe.stream = 1");
     template_hw(p, "# a PE holds its rows of A and Z and streams B's rows from the FiberCache");

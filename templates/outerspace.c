@@ -8,7 +8,13 @@
  * many PEs, reading T's lists as the multiply wrote them (T:dls, the
  * linked-list scanner), so T costs the lists' bytes both ways. There is
  * no LLB: OuterSPACE's caches hold lines, not tiles, and the PEs stream,
- * so no tile has to fit in a PE's buffer. */
+ * so no tile has to fit in a PE's buffer. The memories store what
+ * outerspace.yaml's formats give: A and B with a pointer for every k
+ * (layout ds over their k-major levels), and T's lists with a pointer per
+ * row and per (i, k) list and 12-byte (j, value) elements, k itself not
+ * stored (bytes.T.crd = 4,0,4 and bytes.T.ref = 4,4,0: the list node's
+ * next pointer stands for the (i, k) list's, the j level's seg entries
+ * for nothing). */
 #include <stdio.h>
 
 #include "template.h"
@@ -36,6 +42,9 @@ static void outerspace_hw(template_phase *p, const template_def *t, const double
     template_hw(p, "# the PEs stream their operands in and their products out: no tile");
     template_hw(p, "# need fit in their 16 kB L0 caches");
     template_hw(p, "pe.capacity = 1e15");
+    template_hw(p, "# T: a pointer per row and per (i, k) list, 12 bytes a (j, value)");
+    template_hw(p, "bytes.T.crd = 4,0,4");
+    template_hw(p, "bytes.T.ref = 4,4,0");
 }
 
 static void outerspace_plan(const template_def *t, const double *v, template_plan *plan)
@@ -49,6 +58,9 @@ static void outerspace_plan(const template_def *t, const double *v, template_pla
     snprintf(m->tiling, sizeof m->tiling, "split(k,k1,k0,A.%.0f)",
              template_value(t, v, "a.per.pe"));
     outerspace_hw(m, t, v, pes);
+    template_hw(m, "# A and B: a pointer for every k");
+    template_hw(m, "layout.A = ds");
+    template_hw(m, "layout.B = ds");
     template_phase *r = template_phase_add(plan, "merge", "Z(i,j)=T(i,k,j)");
     template_format(r, "Z:ss");
     template_format(r, "T:dls");

@@ -60,6 +60,9 @@ static void sigma_plan(const template_def *t, const double *v, template_plan *pl
     template_hw(p, "bytes.ref = 0");
     template_hw(p, "layout.A = coo");
     template_hw(p, "layout.B = dd");
+    template_hw(p, "# what a refusal of a tile too large for the data SRAM suggests");
+    template_hw(p, "fit.llb = a larger llb.capacity, or a smaller k.tile or a.per.tile, makes it "
+                "fit");
     template_hw(p, "# B's columns go into the array again for every partition of A");
     template_hw(p, "place.B = cache");
     template_hw(p, "# the array's registers hold the stationary entries of A; the rest streams");

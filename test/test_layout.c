@@ -11,20 +11,11 @@
 #include "../sim/hw.h"
 #include "test_util.h"
 
-/* 8x8, six entries: (0,0) (0,5) (3,1) (5,5) (6,2) (7,7); rows {0,3,5,6,7},
- * columns {0,1,2,5,7}. */
-static void hand_matrix(tensor *t)
-{
-    static const int64_t at[6][2] = {{0, 0}, {0, 5}, {3, 1}, {5, 5}, {6, 2}, {7, 7}};
-    int64_t dims[2] = {8, 8};
-    sam_error err;
-    assert_int_equal(tensor_init(t, 2, dims, &err), 0);
-    for (int e = 0; e < 6; e++)
-        assert_int_equal(tensor_append(t, at[e], e + 1, &err), 0);
-    assert_int_equal(tensor_canonicalize(t, NULL, &err), 0);
-}
-
-static double bytes_in(const char *layout, const char *format, const tensor *t)
+/* t's bytes in layout (NULL: none) over format, with widths of kind
+ * ("crd", "ref", "val") of its own when kind is not NULL, at 4 bytes a
+ * coordinate or reference and 8 a value. */
+static double bytes_with(const char *layout, const char *kind, const char *widths,
+                         const char *format, const tensor *t)
 {
     storage_layout l;
     level_format f;
@@ -33,9 +24,18 @@ static double bytes_in(const char *layout, const char *format, const tensor *t)
     assert_int_equal(level_format_parse(format, &f, &err), 0);
     if (layout)
         assert_int_equal(storage_layout_parse(layout, &l, &err), 0);
+    if (layout && kind)
+        assert_int_equal(storage_layout_widths(&l, kind, widths, &err), 0);
+    if (layout)
+        assert_int_equal(storage_layout_check(&l, &f, &err), 0);
     assert_int_equal(storage_layout_tensor_bytes(layout ? &l : NULL, &f, t, 4, 4, 8, &bytes,
                                                  &err), 0);
     return bytes;
+}
+
+static double bytes_in(const char *layout, const char *format, const tensor *t)
+{
+    return bytes_with(layout, NULL, NULL, format, t);
 }
 
 /* At 4 bytes a coordinate or reference and 8 a value. */
@@ -43,7 +43,7 @@ static void test_bytes_by_hand(void **state)
 {
     (void)state;
     tensor t;
-    hand_matrix(&t);
+    test_hand_matrix(&t);
     /* ss: rows 5 coordinates + 2 seg, columns 6 coordinates + 6 seg, 6
      * values: 19 x 4 + 48 = 124; as fibertree_bytes counts the tree. */
     assert_true(bytes_in(NULL, "ss", &t) == 124);
@@ -71,6 +71,15 @@ static void test_bytes_by_hand(void **state)
         assert_true(bytes_in(NULL, formats[i], &t) == fibertree_bytes(&ft, 4, 4, 8));
         fibertree_free(&ft);
     }
+    /* Widths of its own per level: row coordinates only (ss 124 less the
+     * six column coordinates, 100; COO 6 x (4 + 0 + 8) = 72), or 2-byte
+     * values (124 - 6 x 6 = 88). */
+    assert_true(bytes_with("ss", "crd", "4,0", "ss", &t) == 100);
+    assert_true(bytes_with("coo", "crd", "4, 0", "ss", &t) == 72);
+    assert_true(bytes_with("ss", "val", "2", "ss", &t) == 88);
+    /* A reference width per level: ss with level 0's seg entries free
+     * (124 - 2 x 4 = 116). */
+    assert_true(bytes_with("ss", "ref", "0,4", "ss", &t) == 116);
     /* Nothing stored costs nothing. */
     tensor none;
     sam_error err;
@@ -96,7 +105,7 @@ static void test_fibers_by_hand(void **state)
     level_format f;
     sam_error err;
     hw_desc hw;
-    hand_matrix(&t);
+    test_hand_matrix(&t);
     hw_defaults(&hw);
     hw.bytes_val = 8;
     assert_int_equal(level_format_parse("ss", &f, &err), 0);
@@ -140,6 +149,17 @@ static void test_parse(void **state)
         assert_int_equal(storage_layout_parse(bad[i], &l, &err), -1);
         assert_non_null(strstr(err.msg, "layout '"));
     }
+    static const struct {
+        const char *kind, *text;
+    } bad_widths[] = {{"crd", ""}, {"crd", "4,"}, {"crd", "4;4"}, {"ref", "65"}, {"ref", "-1"},
+                      {"ref", "1.5"}, {"val", "4,4"}, {"crd", "1,1,1,1,1,1,1,1,1"}};
+    for (size_t i = 0; i < sizeof bad_widths / sizeof bad_widths[0]; i++) {
+        storage_layout l = {0};
+        sam_error err;
+        assert_int_equal(storage_layout_widths(&l, bad_widths[i].kind, bad_widths[i].text, &err),
+                         -1);
+        assert_non_null(strstr(err.msg, "whole number"));
+    }
 }
 
 static void test_hw_keys(void **state)
@@ -162,12 +182,35 @@ static void test_hw_keys(void **state)
                                  "format sss012 has 3");
     assert_int_equal(hw_check_layouts(&hw, names, fits, 1, &err), -1);
     assert_string_equal(err.msg, "t.hw:2: layout.A: the run has no tensor A");
+    /* Widths per tensor and level, with or without a layout. */
+    hw_defaults(&hw);
+    assert_int_equal(hw_read_text("w.hw", "bytes.T.crd = 4, 0, 4\nbytes.T.val = 8\n"
+                                  "layout.T = dls\nbytes.T.ref = 4,4,0\nbytes.crd = 2\n",
+                                  &hw, &err), 0);
+    const storage_layout *tl = hw_layout_of(&hw, "T");
+    assert_true(tl && tl->ncrd == 3 && tl->crd[1] == 0 && tl->nref == 3 && tl->ref[2] == 0);
+    assert_true(tl->has_val && tl->val == 8 && tl->nlevels == 3 && hw.bytes_crd == 2);
+    const char *tname[] = {"T"};
+    const level_format *tss[] = {&ss};
+    assert_int_equal(hw_check_layouts(&hw, tname, tss, 1, &err), -1);
+    assert_string_equal(err.msg, "w.hw:1: layout.T: layout dls has 3 levels, the tensor's "
+                                 "format ss01 has 2");
+    hw_defaults(&hw);
+    assert_int_equal(hw_read_text("w.hw", "bytes.T.ref = 4,4,0\n", &hw, &err), 0);
+    assert_int_equal(hw_check_layouts(&hw, tname, tss, 1, &err), -1);
+    assert_string_equal(err.msg, "w.hw:1: layout.T: 3 reference widths, the tensor's format "
+                                 "ss01 has 2 levels");
     static const struct {
         const char *text, *message;
     } bad[] = {
         {"layout.Z = cool\n", "b.hw:1: layout.Z: layout 'cool': coo, or level letters"},
         {"layout.Z = coo\nlayout.Z = ss\n", "b.hw:2: layout.Z is given twice"},
         {"layout. = coo\n", "b.hw:1: layout.: not a tensor name"},
+        {"bytes.Z.crd = 4\nlayout.Z = coo\nbytes.Z.crd = 2\n",
+         "b.hw:3: bytes.Z.crd is given twice"},
+        {"bytes.Z.val = 4,4\n", "b.hw:1: bytes.Z.val: bytes val '4,4': one whole number"},
+        {"bytes.Z.size = 4\n", "b.hw:1: unknown key bytes.Z.size"},
+        {"bytes..crd = 4\n", "b.hw:1: bytes..crd: not a tensor name"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         hw_defaults(&hw);

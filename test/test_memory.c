@@ -810,6 +810,7 @@ static void test_hw_file(void **state)
                             "llb,pe or cache"},
         {"place.B = pe\nplace.B = llb,pe\n", "bad.hw:2: place.B is given twice"},
         {"place. = pe\n", "bad.hw:1: place.: not a tensor name"},
+        {"fit.dram = more memory\n", "bad.hw:1: fit.dram: the buffers are llb and pe"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char *path = test_write_file(dir, "bad.hw", bad[i].text);

@@ -11,50 +11,46 @@
 #include "../run/template_run.h"
 #include "test_util.h"
 
-/* A = B, 8x8, six entries: (0,0)=1 (0,5)=2 (3,1)=3 (5,5)=4 (6,2)=5
- * (7,7)=6. Z = A A has four: (0,0)=1 (0,5)=2+8 (5,5)=16 (7,7)=36. */
-static void hand_matrix(tensor *t)
-{
-    static const int64_t at[6][2] = {{0, 0}, {0, 5}, {3, 1}, {5, 5}, {6, 2}, {7, 7}};
-    int64_t dims[2] = {8, 8};
-    sam_error err;
-    assert_int_equal(tensor_init(t, 2, dims, &err), 0);
-    for (int e = 0; e < 6; e++)
-        assert_int_equal(tensor_append(t, at[e], e + 1, &err), 0);
-    assert_int_equal(tensor_canonicalize(t, NULL, &err), 0);
-}
-
 /* Template name at its defaults but for params ("KEY=VALUE ..."), run in
- * memory on A = a and B = b; *r holds the run (trun_free). */
-static void run_template(const char *name, const char *params, const tensor *a, const tensor *b,
-                         trun *r)
+ * memory on A = a, B = b; *r holds the run (trun_free) whatever the
+ * outcome, trun_run_plan's. */
+static int try_template(const char *name, const char *params, const tensor *a, const tensor *b,
+                        trun *r, sam_error *err)
 {
     const template_def *t = template_find(name);
     double values[TEMPLATE_MAX_PARAMS];
     char *buf = strdup(params), *save = NULL;
-    sam_error err;
     assert_non_null(t);
     template_defaults(t, values);
     for (char *kv = strtok_r(buf, " ", &save); kv; kv = strtok_r(NULL, " ", &save))
-        if (template_set(t, values, kv, &err))
-            fail_msg("%s: %s", name, err.msg);
+        if (template_set(t, values, kv, err))
+            fail_msg("%s: %s", name, err->msg);
     free(buf);
     template_plan *plan = calloc(1, sizeof *plan);
     sam_graph g[TEMPLATE_MAX_PHASES];
     assert_non_null(plan);
-    if (template_build(t, values, plan, g, &err))
-        fail_msg("%s: %s", name, err.msg);
+    if (template_build(t, values, plan, g, err))
+        fail_msg("%s: %s", name, err->msg);
     tensor ca, cb;
     trun_init(r, ENGINE_EVENT, 0);
-    assert_int_equal(tensor_copy(&ca, a, &err) || tensor_copy(&cb, b, &err) ||
-                     trun_bind(r, "A", &ca, &err) || trun_bind(r, "B", &cb, &err), 0);
-    if (trun_run_plan(r, plan, g, &err))
-        fail_msg("%s: %s", name, err.msg);
-    char verdict[64];
-    assert_int_equal(trun_check(r, name, TEMPLATE_EXPR, verdict, sizeof verdict, &err), 0);
+    assert_int_equal(tensor_copy(&ca, a, err) || tensor_copy(&cb, b, err) ||
+                     trun_bind(r, "A", &ca, err) || trun_bind(r, "B", &cb, err), 0);
+    int rc = trun_run_plan(r, plan, g, err);
     for (int p = 0; p < plan->nphases; p++)
         graph_free(&g[p]);
     free(plan);
+    return rc;
+}
+
+/* The same, which must run and pass --check. */
+static void run_template(const char *name, const char *params, const tensor *a, const tensor *b,
+                         trun *r)
+{
+    sam_error err;
+    char verdict[64];
+    if (try_template(name, params, a, b, r, &err))
+        fail_msg("%s: %s", name, err.msg);
+    assert_int_equal(trun_check(r, name, TEMPLATE_EXPR, verdict, sizeof verdict, &err), 0);
 }
 
 /* The traffic of tensor name, -1 when the run has none. */
@@ -71,7 +67,9 @@ typedef struct hand_case {
     long long a, b, t, po, z, min, zeros;
 } hand_case;
 
-/* Bytes: a coordinate or seg entry 4, a value 8 (SIGMA 4), a bitvector
+/* A = B = test_hand_matrix's 8x8: (0,0)=1 (0,5)=2 (3,1)=3 (5,5)=4 (6,2)=5
+ * (7,7)=6; Z = A A has four entries: (0,0)=1 (0,5)=2+8 (5,5)=16 (7,7)=36.
+ * Bytes: a coordinate or seg entry 4, a value 8 (SIGMA 4), a bitvector
  * word 8. A and B whole in DCSR: seg 2 + rows {0,3,5,6,7} 5 + seg 6 +
  * 6 coordinates = 19 x 4 + 6 x 8 = 124; Z (rows {0,5,7}, 4 entries):
  * 13 x 4 + 4 x 8 = 84.
@@ -103,12 +101,14 @@ typedef struct hand_case {
  * 32 + 32 - 32 = 64, its four entries once; the minimum: A and B as all
  * their PE tiles, 168 each, and Z 64.
  *
- * OuterSPACE, all of A in one multiply tile: A by columns and B cost 124
- * each; T(i,k,j) has five products under four (i,k) nodes in rows
- * {0,5,7}: written as d,l,s: the 3 lists' heads + 4 nodes x 2 + 5 seg + 5
- * coordinates = 21 x 4, + 5 x 8 = 124, and read back by the merge phase as
- * it was written, d,l,s, in its one tile of 8 rows: the same 124 (the five
- * empty rows have no list); Z once, 84.
+ * OuterSPACE, all of A in one multiply tile: A by columns and B with a
+ * pointer for every k (layout ds), 9 x 4 + 72 = 108 each; T(i,k,j) has
+ * five products under four (i,k) nodes in rows {0,5,7}, written as d,l,s
+ * at TeAAL's widths: a pointer per row's list (3 x 4), one per (i,k) node
+ * (4 x 4), no k, no seg entries below, and (j, value) 12 bytes (5 x 12):
+ * 88, and read back by the merge phase as it was written, d,l,s, in its
+ * one tile of 8 rows: the same 88 (the five empty rows have no list); Z
+ * once, 84.
  *
  * SIGMA's memories hold values (4 bytes; coordinates and pointers cost
  * nothing: the bitmaps have their own SRAM), A's entries alone (layout
@@ -122,7 +122,7 @@ typedef struct hand_case {
 static const hand_case hand[] = {
     {"gamma", "tile.entries=3 pe.count=2", 112, 60, -1, 0, 88, 300, 0},
     {"extensor", "pe.tile=4 llb.tile.i=1 llb.tile.k=1 llb.tile.j=2 pe.count=2", 168, 168, -1, 64, 64, 400, 0},
-    {"outerspace", "a.per.pe=6 merge.rows=8", 124, 124, 248, 0, 84, 332, 0},
+    {"outerspace", "a.per.pe=6 merge.rows=8", 108, 108, 176, 0, 84, 300, 0},
     {"sigma", "k.tile=4 a.per.tile=6", 24, 96, -1, 0, 68, 296, 13},
 };
 
@@ -130,7 +130,7 @@ static void test_hand_traffic(void **state)
 {
     (void)state;
     tensor a;
-    hand_matrix(&a);
+    test_hand_matrix(&a);
     for (size_t i = 0; i < sizeof hand / sizeof hand[0]; i++) {
         const hand_case *h = &hand[i];
         trun r;
@@ -147,18 +147,6 @@ static void test_hand_traffic(void **state)
         trun_free(&r);
     }
     tensor_free(&a);
-}
-
-/* A rows x 8 matrix of n entries at (row, column) = value. */
-static void matrix_of(tensor *t, int64_t rows, int n, const int64_t (*at)[2],
-                      const double *value)
-{
-    int64_t dims[2] = {rows, 8};
-    sam_error err;
-    assert_int_equal(tensor_init(t, 2, dims, &err), 0);
-    for (int e = 0; e < n; e++)
-        assert_int_equal(tensor_append(t, at[e], value[e], &err), 0);
-    assert_int_equal(tensor_canonicalize(t, NULL, &err), 0);
 }
 
 /* B larger than Gamma's FiberCache: its rows are evicted and fetched
@@ -188,8 +176,8 @@ static void test_fibercache_evicts(void **state)
         {"tile.entries=1 pe.count=1 bytes.val=4 fibercache.capacity=40", 60},
     };
     tensor a, b;
-    matrix_of(&a, 5, 5, at_a, va);
-    matrix_of(&b, 8, 4, at_b, vb);
+    test_matrix(&a, 5, 8, 5, at_a, va);
+    test_matrix(&b, 8, 8, 4, at_b, vb);
     for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
         trun r;
         run_template("gamma", runs[i].params, &a, &b, &r);
@@ -205,10 +193,39 @@ static void test_fibercache_evicts(void **state)
     tensor_free(&b);
 }
 
+/* A tile too large for its buffer is refused with what makes it fit: the
+ * template's parameters (fit.llb, fit.pe in its hardware). */
+static void test_refusal_names_parameters(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name, *params, *fit;
+    } cases[] = {
+        {"extensor", "pe.tile=4 llb.capacity=40", "llb buffer (40 bytes); a larger llb.capacity, "
+         "or smaller llb.tile.i, llb.tile.k or llb.tile.j, makes it fit"},
+        {"extensor", "pe.tile=8 pe.capacity=50", "pe buffer (50 bytes); a larger pe.capacity or "
+         "a smaller pe.tile makes it fit"},
+        {"gamma", "fibercache.capacity=20", "pe buffer (20 bytes); a larger "
+         "fibercache.capacity (the PE's buffer is as large) or a smaller tile.entries makes it "
+         "fit"},
+    };
+    tensor a;
+    test_hand_matrix(&a);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        sam_error err;
+        trun r;
+        assert_int_equal(try_template(cases[i].name, cases[i].params, &a, &a, &r, &err), -1);
+        if (!strstr(err.msg, cases[i].fit))
+            fail_msg("%s %s: %s", cases[i].name, cases[i].params, err.msg);
+        trun_free(&r);
+    }
+    tensor_free(&a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_hand_traffic),
+        cmocka_unit_test(test_hand_traffic), cmocka_unit_test(test_refusal_names_parameters),
         cmocka_unit_test(test_fibercache_evicts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

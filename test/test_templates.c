@@ -340,6 +340,15 @@ static void test_summary_keys_once(void **state)
                          "-f=B:ss -s=reorder(k,i,j) -s=split(k,k1,k0,A.16)"));
     free(test_compile_to(os, "merge", "Z(i,j)=PO(i,k,j) -f=Z:ss -f=PO:dss -s=reorder(i,k,j) "
                          "-s=split(i,i1,i0,32)"));
+    /* T's byte widths go with it: PO's now, dss's levels in the merge. */
+    char *hw = test_path(os, "multiply.hw");
+    edit_file(hw, "bytes.T.crd", "bytes.PO.crd");
+    edit_file(hw, "bytes.T.ref", "bytes.PO.ref");
+    free(hw);
+    hw = test_path(os, "merge.hw");
+    edit_file(hw, "bytes.T.crd", "bytes.PO.crd");
+    edit_file(hw, "bytes.T.ref", "bytes.PO.ref");
+    free(hw);
     char *z = test_path(dir, "z.mtx"), want[4096];
     const char *po[] = {"run", os, "-t", ta, "-t", tb, "-o", z, NULL};
     snprintf(want, sizeof want, "run: %s: the summary would give traffic.PO twice", os);

@@ -234,6 +234,23 @@ char *test_gen_urandom(const char *dir, const char *file, const char *shape,
     return path;
 }
 
+void test_matrix(tensor *t, int64_t rows, int64_t cols, int n, const int64_t (*at)[2],
+                 const double *value)
+{
+    int64_t dims[2] = {rows, cols};
+    sam_error err;
+    assert_int_equal(tensor_init(t, 2, dims, &err), 0);
+    for (int e = 0; e < n; e++)
+        assert_int_equal(tensor_append(t, at[e], value ? value[e] : e + 1, &err), 0);
+    assert_int_equal(tensor_canonicalize(t, NULL, &err), 0);
+}
+
+void test_hand_matrix(tensor *t)
+{
+    static const int64_t at[6][2] = {{0, 0}, {0, 5}, {3, 1}, {5, 5}, {6, 2}, {7, 7}};
+    test_matrix(t, 8, 8, 6, at, NULL);
+}
+
 long long test_summary(const char *out, const char *key)
 {
     char k[64];

@@ -9,6 +9,7 @@
 
 #include <cmocka.h>
 
+#include "../formats/tensor.h"
 #include "../graph/graph.h"
 
 /* The ../shared folder beside the checkout, or NULL (tests that need it
@@ -60,6 +61,16 @@ void test_compile_refused(const char *what, const char *args, const char *messag
  * dir/file; its path, malloc'd. */
 char *test_gen_urandom(const char *dir, const char *file, const char *shape,
                        const char *density, int seed);
+
+/* A rows x cols matrix of n entries, at[e] = (row, column) holding
+ * value[e] (NULL: e + 1), canonical; fails the test on an error. */
+void test_matrix(tensor *t, int64_t rows, int64_t cols, int n, const int64_t (*at)[2],
+                 const double *value);
+
+/* The 8x8 matrix the templates' traffic is worked out on by hand: (0,0)
+ * (0,5) (3,1) (5,5) (6,2) (7,7), valued 1 to 6; rows {0,3,5,6,7}, columns
+ * {0,1,2,5,7}. */
+void test_hand_matrix(tensor *t);
 
 /* The number after "key: " in a run summary; fails the test without it. */
 long long test_summary(const char *out, const char *key);
