@@ -27,6 +27,7 @@ typedef struct hw_memory {
     double latency;         /* cycles before a transfer's first byte arrives */
     double buffering;       /* tiles of one tensor it holds at once (n-buffering) */
     double line;            /* bytes: every transfer is whole lines */
+    double reuse;           /* 1: a tile in any of its slots serves a later point */
 } hw_memory;
 
 #define HW_MAX_PLACES 16
