@@ -852,7 +852,8 @@ int mem_point(mem_model *m, const mem_visit *v, const char *const *names, double
         b->done = fmax(b->done, end);
         for (int t = 0; t < m->ntensors; t++)
             if (v->tile[t * m->nlevels + l].id >= 0 && mem_tensor_held(m, t, l))
-                current_slot(m, l, b, t)->release = end;
+                current_slot(m, l, b, t)->release =
+                    v->read_until && l == m->nlevels - 1 ? *start + v->read_until[t] : end;
     }
     return 0;
 }

@@ -47,6 +47,11 @@
  * buffer needs their room, when the least recently used tile leaves
  * first, once its last point is computed.
  *
+ * Given each operand's reading time (mem_visit.read_until, pe.release), a
+ * PE tile's slot frees once its point's last reader of it is done rather
+ * than when the point is computed, so that the next points' tiles come
+ * while the point's later blocks still run.
+ *
  * Two behaviours of the LLB, off unless asked for, hold pieces of tiles
  * as units (sim/fiber_cache.h), kept until the LLB needs their room and
  * then evicted least recently used first, each no sooner than its last
@@ -235,6 +240,9 @@ typedef struct mem_visit {
     int pe;                     /* the processing element that computes it */
     mem_where_fn *where;        /* names it, given where_ctx */
     const void *where_ctx;
+    /* Per operand, the cycles from its start after which it reads none of
+     * its PE tile, when its slot frees (pe.release); NULL: its compute. */
+    const double *read_until;
 } mem_visit;
 
 /* The fibers of cached operand t that the next point touches, in the

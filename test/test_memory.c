@@ -49,7 +49,7 @@ static mem_model *model(const hw_desc *hw, int ntensors, int nlevels)
 static int visit(mem_model *m, const mem_tile *t, double compute, const mem_result *out,
                  const char *where, sam_error *err)
 {
-    mem_visit v = {t, out, compute, m->compute_end, 0, fixed_name, where};
+    mem_visit v = {t, out, compute, m->compute_end, 0, fixed_name, where, NULL};
     double start;
     return mem_point(m, &v, names, &start, err);
 }
@@ -253,7 +253,7 @@ static void test_overlap(void **state)
     point(m, 0, 100, 20);
     mem_tile t = {0, 100};
     mem_result none = {-1, 0, 0};
-    mem_visit v = {&t, &none, 20, 115, 0, fixed_name, "(1)"};
+    mem_visit v = {&t, &none, 20, 115, 0, fixed_name, "(1)", NULL};
     double start;
     sam_error err;
     assert_int_equal(mem_point(m, &v, names, &start, &err), 0);
@@ -276,8 +276,8 @@ static void test_two_pes(void **state)
         mem_model *m = model(&hw, 1, 1);
         mem_tile a = {0, 100}, b = {1, 50};
         mem_result none = {-1, 0, 0};
-        mem_visit va = {&a, &none, 100, 0, 0, fixed_name, "(0)"};
-        mem_visit vb = {&b, &none, 100, 0, npe - 1, fixed_name, "(1)"};
+        mem_visit va = {&a, &none, 100, 0, 0, fixed_name, "(0)", NULL};
+        mem_visit vb = {&b, &none, 100, 0, npe - 1, fixed_name, "(1)", NULL};
         double start;
         sam_error err;
         assert_int_equal(mem_point(m, &va, names, &start, &err), 0);
@@ -305,8 +305,8 @@ static void test_llb_ports(void **state)
     mem_model *m = model(&hw, 1, 2);
     mem_tile t0[2] = {{0, 100}, {0, 50}}, t1[2] = {{0, 100}, {1, 50}};
     const mem_result none[2] = {{-1, 0, 0}, {-1, 0, 0}};
-    const mem_visit v[] = {{t0, none, 10, 0, 0, fixed_name, "(0)"},
-                           {t1, none, 10, 0, 1, fixed_name, "(1)"}};
+    const mem_visit v[] = {{t0, none, 10, 0, 0, fixed_name, "(0)", NULL},
+                           {t1, none, 10, 0, 1, fixed_name, "(1)", NULL}};
     for (int k = 0; k < 2; k++) {
         double start;
         sam_error err;
@@ -330,9 +330,9 @@ static void test_link_serves_the_ready(void **state)
     mem_model *m = model(&hw, 1, 1);
     mem_tile a = {0, 100}, a2 = {1, 50}, b = {2, 50};
     mem_result none = {-1, 0, 0};
-    const mem_visit v[] = {{&a, &none, 100, 0, 0, fixed_name, "(0)"},
-                           {&a2, &none, 100, 0, 0, fixed_name, "(1)"},
-                           {&b, &none, 100, 0, 1, fixed_name, "(2)"}};
+    const mem_visit v[] = {{&a, &none, 100, 0, 0, fixed_name, "(0)", NULL},
+                           {&a2, &none, 100, 0, 0, fixed_name, "(1)", NULL},
+                           {&b, &none, 100, 0, 1, fixed_name, "(2)", NULL}};
     const double want[] = {110, 270, 160};
     for (int k = 0; k < 3; k++) {
         double start;
@@ -489,8 +489,8 @@ static void test_result_growth_waits_for_room(void **state)
     mem_model *m = model(&hw, 2, 1);
     mem_tile a[2] = {{0, 100}, {-1, 0}}, b[2] = {{1, 30}, {-1, 0}};
     mem_result first = {7, 0, 20}, second = {7, 20, 60};
-    mem_visit v0 = {a, &first, 100, 0, 0, fixed_name, "(0)"};
-    mem_visit v1 = {b, &second, 10, 0, 0, fixed_name, "(1)"};
+    mem_visit v0 = {a, &first, 100, 0, 0, fixed_name, "(0)", NULL};
+    mem_visit v1 = {b, &second, 10, 0, 0, fixed_name, "(1)", NULL};
     double start;
     sam_error err;
     assert_int_equal(mem_point(m, &v0, names, &start, &err), 0);
@@ -714,6 +714,36 @@ static void test_kept_tiles_at_both_levels(void **state)
     }
 }
 
+/* pe.release: one slot; A (100 bytes) in at 110, computed 110..160, its
+ * last reader done 10 cycles in, at 120, when its slot frees; B (50)
+ * moves 120..170, in at 180, computed 180..230. Freed at the point's end
+ * (160), B moves 160..210 and is computed 220..270. */
+static void test_slot_frees_at_last_reader(void **state)
+{
+    (void)state;
+    static const double read_until[1] = {10};
+    static const struct {
+        const double *until;
+        double end;
+    } runs[] = {{read_until, 230}, {NULL, 270}};
+    for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++) {
+        hw_desc hw = small_hw(1, 1000);
+        mem_model *m = model(&hw, 1, 1);
+        mem_result none = {-1, 0, 0};
+        for (int p = 0; p < 2; p++) {
+            mem_tile t = {p, p ? 50 : 100};
+            mem_visit v = {&t, &none, 50, m->compute_end, 0, fixed_name, "(p)", runs[r].until};
+            double start;
+            sam_error err;
+            assert_int_equal(mem_point(m, &v, names, &start, &err), 0);
+        }
+        assert_true(mem_finish(m) == runs[r].end);
+        assert_true(m->traffic[0].read[HW_DRAM] == 150);
+        mem_free(m);
+        free(m);
+    }
+}
+
 /* The LLB and PE of test_two_levels (DRAM 1 byte a cycle after 10, the
  * LLB 2 bytes a cycle after 1), the LLB of `llb` bytes filling lazily
  * and holding one tile of the operand. */
@@ -878,7 +908,7 @@ static void test_fiber_cache_units(void **state)
     fcache_free(&c);
 }
 
-/* llb.lazy, llb.reuse, pe.reuse and place.T = cache: off by default,
+/* llb.lazy, llb.reuse, pe.reuse, pe.release and place.T = cache: off by default,
  * read as the other keys; a cached tensor is not one the LLB holds tiles
  * of. */
 static void test_hw_memory_keys(void **state)
@@ -888,11 +918,11 @@ static void test_hw_memory_keys(void **state)
     sam_error err;
     hw_defaults(&hw);
     assert_true(hw.llb_lazy == 0 && !hw_place_of(&hw, "B"));
-    assert_true(hw.mem[HW_LLB].reuse == 0 && hw.mem[HW_PE].reuse == 0);
+    assert_true(hw.mem[HW_LLB].reuse == 0 && hw.mem[HW_PE].reuse == 0 && hw.pe_release == 0);
     assert_int_equal(hw_read_text("k.hw", "llb.lazy = 1\nplace.B = cache\nllb.reuse = 1\n"
-                                  "pe.reuse = 1\n", &hw, &err), 0);
+                                  "pe.reuse = 1\npe.release = 1\n", &hw, &err), 0);
     assert_true(hw.llb_lazy == 1 && hw_place_of(&hw, "B")->cache && !hw_llb_holds(&hw, "B"));
-    assert_true(hw.mem[HW_LLB].reuse == 1 && hw.mem[HW_PE].reuse == 1);
+    assert_true(hw.mem[HW_LLB].reuse == 1 && hw.mem[HW_PE].reuse == 1 && hw.pe_release == 1);
     assert_int_equal(hw_read_text("k.hw", "\npe.reuse = 0.5\n", &hw, &err), -1);
     assert_string_equal(err.msg, "k.hw:2: pe.reuse = 0.5 is not a whole number 0..1 (0 or 1)");
     assert_int_equal(hw_read_text("k.hw", "llb.lazy = 2\n", &hw, &err), -1);
@@ -980,6 +1010,7 @@ int main(void)
         cmocka_unit_test(test_kept_tiles_serve_later_points),
         cmocka_unit_test(test_kept_tiles_leave_least_recently_used_first),
         cmocka_unit_test(test_kept_tiles_at_both_levels),
+        cmocka_unit_test(test_slot_frees_at_last_reader),
         cmocka_unit_test(test_lazy_fill),
         cmocka_unit_test(test_lazy_refusal),
         cmocka_unit_test(test_fiber_cache),
