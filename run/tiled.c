@@ -508,6 +508,14 @@ static int touch_fibers(tiled_state *s, const size_t *tile)
     return 0;
 }
 
+/* The operand tensor whose storage node n reads: the one it names, but
+ * for a repeat, which names the tensor whose references it repeats. */
+static const char *node_reads(const graph_node *n)
+{
+    const char *type = n ? graph_node_attr(n, "type") : NULL;
+    return type && strcmp(type, "repeat") ? graph_node_attr(n, "tensor") : NULL;
+}
+
 /* Per block of e, the operand whose tiles it reads, into s->block_reads. */
 static int find_block_reads(tiled_state *s, const sim_engine *e)
 {
@@ -515,7 +523,7 @@ static int find_block_reads(tiled_state *s, const sim_engine *e)
     if (!s->block_reads)
         return error_set(s->err, "out of memory");
     for (int b = 0; b < e->nblocks; b++) {
-        const char *name = e->blocks[b].node ? graph_node_attr(e->blocks[b].node, "tensor") : NULL;
+        const char *name = node_reads(e->blocks[b].node);
         s->block_reads[b] = -1;
         for (int t = 1; name && t < s->e.ntensors; t++)
             if (s->op[t].gt && !strcmp(s->op[t].gt->name, name))
