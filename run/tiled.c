@@ -58,6 +58,11 @@ typedef struct tiled_state {
      * (with memories: the PEs' actions in TeAAL's bound, sim/bound.h). */
     double *block_busy;
     int nbusy;
+    /* With pe.release: per block of the PE's graph, the operand whose
+     * tiles it reads (its tensor=, as the memories number them; -1: none),
+     * and per operand the cycles of the point's run it read its tile. */
+    int *block_reads;
+    double read_until[MEM_MAX_TENSORS];
     result_tiles partial[MEM_MAX_LEVELS];   /* the result's tiles at each level */
     mem_tile *mem_tiles;            /* a point's, operand by operand */
     /* The graph's build and result, looked up once for every point. */
@@ -503,11 +508,58 @@ static int touch_fibers(tiled_state *s, const size_t *tile)
     return 0;
 }
 
-/* The memories' part of the point: each operand's tile at each level
- * (the whole of an operand not tiled), and the result tile's growth; *at,
- * when the point is computed from. */
-static int memory_point(tiled_state *s, const size_t *tile, const int64_t *coord,
-                        cycle_t cycles, cycle_t earliest, int pe, const tensor *part, double *at)
+/* The operand tensor whose storage node n reads: the one it names, but
+ * for a repeat, which names the tensor whose references it repeats. */
+static const char *node_reads(const graph_node *n)
+{
+    const char *type = n ? graph_node_attr(n, "type") : NULL;
+    return type && strcmp(type, "repeat") ? graph_node_attr(n, "tensor") : NULL;
+}
+
+/* Per block of e, the operand whose tiles it reads, into s->block_reads. */
+static int find_block_reads(tiled_state *s, const sim_engine *e)
+{
+    s->block_reads = malloc(((size_t)e->nblocks + 1) * sizeof *s->block_reads);
+    if (!s->block_reads)
+        return error_set(s->err, "out of memory");
+    for (int b = 0; b < e->nblocks; b++) {
+        const char *name = node_reads(e->blocks[b].node);
+        s->block_reads[b] = -1;
+        for (int t = 1; name && t < s->e.ntensors; t++)
+            if (s->op[t].gt && !strcmp(s->op[t].gt->name, name))
+                s->block_reads[b] = t - 1;
+    }
+    return 0;
+}
+
+/* With pe.release, per operand the cycles of the point's run (engine e)
+ * until its last reader of the operand's tile is done: *until is
+ * s->read_until, NULL without. */
+static int reads_end(tiled_state *s, const sim_engine *e, const double **until)
+{
+    *until = NULL;
+    if (!s->r->hw || !s->r->hw->pe_release)
+        return 0;
+    if (!s->block_reads && find_block_reads(s, e))
+        return -1;
+    for (int t = 0; t < MEM_MAX_TENSORS; t++)
+        s->read_until[t] = 0;
+    for (int b = 0; b < e->nblocks; b++) {
+        const block_stats *st = &e->blocks[b].stats;
+        int t = s->block_reads[b];
+        if (t >= 0 && st->busy && (double)st->last_busy + 1 > s->read_until[t])
+            s->read_until[t] = (double)st->last_busy + 1;
+    }
+    *until = s->read_until;
+    return 0;
+}
+
+/* The memories' part of the point that engine e ran: each operand's tile
+ * at each level (the whole of an operand not tiled), and the result
+ * tile's growth; *at, when the point is computed from. */
+static int memory_point(tiled_state *s, const sim_engine *e, const size_t *tile,
+                        const int64_t *coord, cycle_t cycles, cycle_t earliest, int pe,
+                        const tensor *part, double *at)
 {
     int depth = s->spec.depth;
     for (int t = 1; t < s->e.ntensors; t++)
@@ -525,10 +577,12 @@ static int memory_point(tiled_state *s, const size_t *tile, const int64_t *coord
                                 op->outer_bytes[l][op->outer_of[l][tile[t]]]};
         }
     mem_result out[MEM_MAX_LEVELS];
-    if (result_levels(s, coord, part, out) || touch_fibers(s, tile))
+    const double *until;
+    if (result_levels(s, coord, part, out) || touch_fibers(s, tile) || reads_end(s, e, &until))
         return -1;
     named_point point = {s, coord};
-    mem_visit v = {s->mem_tiles, out, (double)cycles, (double)earliest, pe, name_point, &point};
+    mem_visit v = {s->mem_tiles, out, (double)cycles, (double)earliest, pe, name_point, &point,
+                   until};
     return mem_point(s->mem, &v, s->out->names, at, s->err);
 }
 
@@ -587,7 +641,7 @@ static int tile_start(tiled_state *s, const sim_engine *e, const size_t *tile,
     *start = pipeline_earliest(p, e);
     double at;
     if (s->mem && part) {
-        if (memory_point(s, tile, coord, cycles, *start, *pe, part, &at))
+        if (memory_point(s, e, tile, coord, cycles, *start, *pe, part, &at))
             return -1;
         *start = (cycle_t)at;
     }
@@ -796,6 +850,7 @@ static void free_state(tiled_state *s)
         pipeline_free(&s->pipes[pe]);
     free(s->pipes);
     free(s->block_busy);
+    free(s->block_reads);
     free(s->holds);
     free(s->mem_tiles);
     sim_plan_free(&s->plan);

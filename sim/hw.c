@@ -54,6 +54,15 @@ const hw_param hw_params[] = {
      "from DRAM the first time a point of the tile's stay needs it, and the LLB holds the PE "
      "tiles fetched (the least recently used going when it needs room); 0: whole", 0, 0, 1,
      TOP(llb_lazy), 1},
+    {"llb.reuse", "0 or 1", "1: a tile the LLB holds in any of its slots serves a point that "
+     "needs it again without a fetch, and the least recently used slot is the one replaced, "
+     "its tile kept until its room is needed; 0: only the tile the point before used stays",
+     0, 0, 1, MEM(HW_LLB, reuse), 1},
+    {"pe.reuse", "0 or 1", "the same for each PE buffer's slots", 0, 0, 1, MEM(HW_PE, reuse),
+     1},
+    {"pe.release", "0 or 1", "1: a PE tile's slot frees once the last block of the point's "
+     "graph that reads the tile is done with it; 0: once the point is computed", 0, 0, 1,
+     TOP(pe_release), 1},
     {"bytes.crd", "bytes", "a coordinate (a crd array's entry)", 4, 0, 64, TOP(bytes_crd), 1},
     {"bytes.ref", "bytes", "a reference (a seg array's entry)", 4, 0, 64, TOP(bytes_ref), 1},
     {"bytes.val", "bytes", "a value", 4, 0, 64, TOP(bytes_val), 1},

@@ -27,6 +27,7 @@ typedef struct hw_memory {
     double latency;         /* cycles before a transfer's first byte arrives */
     double buffering;       /* tiles of one tensor it holds at once (n-buffering) */
     double line;            /* bytes: every transfer is whole lines */
+    double reuse;           /* 1: a tile in any of its slots serves a later point */
 } hw_memory;
 
 #define HW_MAX_PLACES 16
@@ -69,6 +70,7 @@ typedef struct hw_desc {
     double pe_stream;       /* 1: a PE streams its points (sim/pipeline.h) */
     double llb_partials;    /* 1: a result tile back in the LLB moves by PE tiles */
     double llb_lazy;        /* 1: an LLB tile fills by the PE tiles points need */
+    double pe_release;      /* 1: a PE tile's slot frees when its last reader is done */
     hw_place place[HW_MAX_PLACES];
     int nplaces;
     hw_layout layout[HW_MAX_PLACES];

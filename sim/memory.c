@@ -124,6 +124,54 @@ static mem_slot *slot_of(const mem_model *m, int l, const mem_buffer *b, int t, 
     return &b->slot[t * buffering(m, l) + k];
 }
 
+/* Whether level l's buffer keeps its slots' tiles for any later point
+ * (llb.reuse, pe.reuse), not only the next. */
+static int keeps(const mem_model *m, int l)
+{
+    return m->hw.mem[m->at[l]].reuse > 0;
+}
+
+/* Operand t's slot that the latest point in buffer b of level l used. */
+static mem_slot *current_slot(const mem_model *m, int l, const mem_buffer *b, int t)
+{
+    return slot_of(m, l, b, t, b->cur[t]);
+}
+
+/* The slot of operand t's tile id in buffer b of level l that a point
+ * uses without a fetch: the latest point's, or with reuse any; -1. */
+static int slot_holding(const mem_model *m, int l, const mem_buffer *b, int t, int64_t id)
+{
+    if (current_slot(m, l, b, t)->id == id)
+        return b->cur[t];
+    for (int k = 0; keeps(m, l) && k < buffering(m, l); k++)
+        if (slot_of(m, l, b, t, k)->id == id)
+            return k;
+    return -1;
+}
+
+/* Operand t's least recently used slot in buffer b of level l (an empty
+ * one first, the lowest numbered of equals): the one a fetch replaces.
+ * Without reuse it is the slot of the tile fetched `buffering` ago. */
+static int slot_to_replace(const mem_model *m, int l, const mem_buffer *b, int t)
+{
+    int lru = 0;
+    for (int k = 1; k < buffering(m, l); k++)
+        if (slot_of(m, l, b, t, k)->used < slot_of(m, l, b, t, lru)->used)
+            lru = k;
+    return lru;
+}
+
+/* Slot k of operand t in buffer b of level l is the point's: held until
+ * the point is computed (mem_point), the most recently used. */
+static mem_slot *use_slot(mem_model *m, int l, mem_buffer *b, int t, int k)
+{
+    mem_slot *s = slot_of(m, l, b, t, k);
+    b->cur[t] = k;
+    s->used = ++m->uses;
+    s->release = INFINITY;
+    return s;
+}
+
 /* Processing element pe's buffers and port, allocated when a point first
  * goes to it: pe.count may be large and a run use few of them. */
 static int open_pe(mem_model *m, int pe, sam_error *err)
@@ -136,7 +184,7 @@ static int open_pe(mem_model *m, int pe, sam_error *err)
         if (!(b->slot = malloc(n * sizeof *b->slot)))
             return error_set(err, "out of memory");
         for (size_t k = 0; k < n; k++)
-            b->slot[k] = (mem_slot){-1, 0, 0, 0, -1};
+            b->slot[k] = (mem_slot){-1, 0, 0, 0, -1, 0, 0};
     }
     if ((m->nlevels == 2 || m->any_cached) && !m->ports[pe] &&
         !(m->ports[pe] = calloc(1, sizeof *m->ports[pe])))
@@ -189,13 +237,14 @@ static double rounded(const mem_model *m, hw_memory_id src, double bytes)
     return ceil(bytes / line) * line;
 }
 
-/* Bytes of operand t's tiles buffer b of level l holds at cycle `at`. */
+/* Bytes of operand t's tiles buffer b of level l holds at cycle `at`:
+ * those whose points are not all computed, or with reuse all it keeps. */
 static double held_of(const mem_model *m, int l, const mem_buffer *b, int t, double at)
 {
     double bytes = 0;
     for (int k = 0; k < buffering(m, l); k++) {
         const mem_slot *s = slot_of(m, l, b, t, k);
-        if (s->id >= 0 && s->release > at)
+        if (s->id >= 0 && (keeps(m, l) || s->release > at))
             bytes += s->bytes;
     }
     return bytes;
@@ -267,6 +316,27 @@ static int evict_unit(mem_model *m, int l, double *t)
     return 1;
 }
 
+/* With reuse, in buffer b of level l: takes its least recently used
+ * operand tile out (not one the point being placed holds), no sooner than
+ * its last point is computed (*t moves on to then, and the slot is free
+ * from then). 0 when there is none. */
+static int evict_kept(const mem_model *m, int l, const mem_buffer *b, double *t)
+{
+    mem_slot *lru = NULL;
+    for (int i = 0; keeps(m, l) && i < m->ntensors; i++)
+        for (int k = 0; k < buffering(m, l); k++) {
+            mem_slot *s = slot_of(m, l, b, i, k);
+            if (s->id >= 0 && s->bytes > 0 && !isinf(s->release) &&
+                (!lru || s->used < lru->used))
+                lru = s;
+        }
+    if (!lru)
+        return 0;
+    *t = fmax(*t, lru->release);
+    *lru = (mem_slot){-1, 0, 0, *t, lru->units, lru->stay, 0};
+    return 1;
+}
+
 /* A refusal of tensor t's tile of `bytes` at point v in buffer dst. */
 /* A refusal by buffer dst ends with what the hardware says makes tiles
  * fit there (fit.MEMORY), when it says. */
@@ -308,7 +378,7 @@ static double room_at(mem_model *m, int l, const mem_buffer *b, double bytes,
 {
     double cap = m->hw.mem[m->at[l]].capacity;
     while (operands_held(m, l, b, t) + (t < old->gone ? old->bytes : 0) + bytes > cap) {
-        if (evict_unit(m, l, &t))
+        if (evict_unit(m, l, &t) || evict_kept(m, l, b, &t))
             continue;
         double next = next_release(m, l, b, t);
         if (t < old->gone && old->gone < next)
@@ -326,23 +396,20 @@ static double fetch(mem_model *m, int l, const mem_visit *v, int t, mem_tile til
                     const char *const *names, sam_error *err)
 {
     int pe = v->pe;
-    int n = buffering(m, l);
     mem_buffer *b = buffer_of(m, l, pe);
-    mem_slot *cur = slot_of(m, l, b, t, (b->next[t] + n - 1) % n);
-    if (cur->id == tile.id) {
-        /* Held again until this point is computed (mem_point). */
-        cur->release = INFINITY;
-        return cur->ready;
-    }
+    int k = slot_holding(m, l, b, t, tile.id);
+    if (k >= 0)
+        return use_slot(m, l, b, t, k)->ready;
     hw_memory_id src = mem_tensor_source(m, t, l), dst = m->at[l];
     double cap = m->hw.mem[dst].capacity;
     if (tile.bytes > cap)
         return refuse(m, v, names, t, tile.bytes, dst, err);
-    mem_slot *victim = slot_of(m, l, b, t, b->next[t] % n);
+    k = slot_to_replace(m, l, b, t);
+    mem_slot *victim = slot_of(m, l, b, t, k);
     victim->id = -1;
     double start = fmax(victim->release, parent);
     while (held(m, l, b, start) + tile.bytes > cap) {
-        if (evict_unit(m, l, &start))
+        if (evict_unit(m, l, &start) || evict_kept(m, l, b, &start))
             continue;
         start = next_release(m, l, b, start);
         if (isinf(start))
@@ -360,9 +427,8 @@ static double fetch(mem_model *m, int l, const mem_visit *v, int t, mem_tile til
     if (m->needed[t][l] && (size_t)tile.id < m->ntiles[t][l])
         m->needed[t][l][tile.id] = 1;
     *victim = (mem_slot){tile.id, tile.bytes, start + latency_of(m, src, l) + occupy, INFINITY,
-                         -1};
-    b->next[t]++;
-    return victim->ready;
+                         -1, 0, 0};
+    return use_slot(m, l, b, t, k)->ready;
 }
 
 /* Whether operand t's LLB tiles fill by the PE tiles points need. */
@@ -371,13 +437,19 @@ static int lazy(const mem_model *m, int t)
     return m->hw.llb_lazy > 0 && m->nlevels == 2 && mem_tensor_held(m, t, 0);
 }
 
-/* Whether processing element pe's buffer has operand t's tile id as its
- * current one, so that the point reuses it. */
+/* Whether processing element pe's buffer holds operand t's tile id for
+ * the point, so that it reuses it. */
 static int pe_reuses(const mem_model *m, int pe, int t, int64_t id)
 {
-    int l = m->nlevels - 1, n = buffering(m, l);
-    const mem_buffer *b = buffer_of(m, l, pe);
-    return slot_of(m, l, b, t, (b->next[t] + n - 1) % n)->id == id;
+    int l = m->nlevels - 1;
+    return slot_holding(m, l, buffer_of(m, l, pe), t, id) >= 0;
+}
+
+/* With llb.lazy, the stay of operand t's LLB tile that the latest point
+ * on processing element pe used: its PE tiles in the LLB are named by it. */
+static int64_t lazy_stay_of(const mem_model *m, int pe, int t)
+{
+    return (int64_t)current_slot(m, 0, buffer_of(m, 0, pe), t)->stay;
 }
 
 /* With llb.lazy, operand t's LLB tile for the point: reused, or a new
@@ -385,23 +457,19 @@ static int pe_reuses(const mem_model *m, int pe, int t, int64_t id)
  * points need them). The cycle it may start to fill. */
 static double lazy_slot(mem_model *m, const mem_visit *v, int t, mem_tile tile, double parent)
 {
-    int n = buffering(m, 0);
     mem_buffer *b = buffer_of(m, 0, v->pe);
-    mem_slot *cur = slot_of(m, 0, b, t, (b->next[t] + n - 1) % n);
-    if (cur->id == tile.id) {
-        cur->release = INFINITY;
-        return cur->ready;
-    }
-    mem_slot *victim = slot_of(m, 0, b, t, b->next[t] % n);
+    int k = slot_holding(m, 0, b, t, tile.id);
+    if (k >= 0)
+        return use_slot(m, 0, b, t, k)->ready;
+    k = slot_to_replace(m, 0, b, t);
+    mem_slot *victim = slot_of(m, 0, b, t, k);
     double start = fmax(victim->release, parent);
     fcache_evict_group(&m->units, &victim->units);
-    *victim = (mem_slot){tile.id, 0, start, INFINITY, -1};
-    b->next[t]++;
-    m->lazy_stay[t]++;
+    *victim = (mem_slot){tile.id, 0, start, INFINITY, -1, ++m->lazy_stay[t], 0};
     m->traffic[t].fetched[HW_LLB]++;
     if (m->needed[t][0] && (size_t)tile.id < m->ntiles[t][0])
         m->needed[t][0][tile.id] = 1;
-    return start;
+    return use_slot(m, 0, b, t, k)->ready;
 }
 
 /* The cycle from t on at which the LLB has room for `bytes` more beside
@@ -415,7 +483,7 @@ static double llb_room(mem_model *m, double bytes, double t)
         if (fcache_oldest(&m->units)) {
             t = fmax(t, fcache_oldest(&m->units)->release);
             fcache_evict_oldest(&m->units);
-        } else if (!b || isinf(t = next_release(m, 0, b, t))) {
+        } else if (!b || (!evict_kept(m, 0, b, &t) && isinf(t = next_release(m, 0, b, t)))) {
             return INFINITY;
         }
     }
@@ -475,18 +543,16 @@ static fcache_unit *unit_in(mem_model *m, int t, int64_t a, int64_t b, double by
 static double lazy_fill(mem_model *m, const mem_visit *v, int t, mem_tile tile, double after,
                         const char *const *names, sam_error *err)
 {
-    fcache_unit *u = fcache_find(&m->units, t, (int64_t)m->lazy_stay[t], tile.id);
+    int64_t stay = lazy_stay_of(m, v->pe, t);
+    fcache_unit *u = fcache_find(&m->units, t, stay, tile.id);
     if (u) {
         fcache_use(&m->units, u);
         return u->ready;
     }
-    int n = buffering(m, 0);
-    mem_buffer *b = buffer_of(m, 0, v->pe);
-    mem_slot *slot = slot_of(m, 0, b, t, (b->next[t] + n - 1) % n);
+    mem_slot *slot = current_slot(m, 0, buffer_of(m, 0, v->pe), t);
     err->msg[0] = '\0';
     if (tile.bytes > m->hw.mem[HW_LLB].capacity ||
-        !(u = unit_in(m, t, (int64_t)m->lazy_stay[t], tile.id, tile.bytes, after, &slot->units,
-                      err)))
+        !(u = unit_in(m, t, stay, tile.id, tile.bytes, after, &slot->units, err)))
         return err->msg[0] ? -1 : refuse(m, v, names, t, tile.bytes, HW_LLB, err);
     return u->ready;
 }
@@ -505,7 +571,7 @@ static double tile_in_place(mem_model *m, int l, const mem_visit *v, int t, mem_
         return fetch(m, l, v, t, tile, parent, names, err);
     double in_llb = lazy_fill(m, v, t, tile, parent, names, err);
     double at_pe = in_llb < 0 ? -1 : fetch(m, l, v, t, tile, in_llb, names, err);
-    fcache_unit *u = fcache_find(&m->units, t, (int64_t)m->lazy_stay[t], tile.id);
+    fcache_unit *u = fcache_find(&m->units, t, lazy_stay_of(m, v->pe, t), tile.id);
     if (u && at_pe >= 0)
         u->release = fmax(u->release, at_pe);
     return at_pe;
@@ -799,10 +865,9 @@ int mem_point(mem_model *m, const mem_visit *v, const char *const *names, double
         mem_buffer *b = buffer_of(m, l, v->pe);
         b->done = fmax(b->done, end);
         for (int t = 0; t < m->ntensors; t++)
-            if (v->tile[t * m->nlevels + l].id >= 0 && mem_tensor_held(m, t, l)) {
-                int n = buffering(m, l);
-                slot_of(m, l, b, t, (b->next[t] + n - 1) % n)->release = end;
-            }
+            if (v->tile[t * m->nlevels + l].id >= 0 && mem_tensor_held(m, t, l))
+                current_slot(m, l, b, t)->release =
+                    v->read_until && l == m->nlevels - 1 ? *start + v->read_until[t] : end;
     }
     return 0;
 }

@@ -11,9 +11,10 @@
  *     fetched from the memory outward of the buffer, one transfer at a
  *     time on each memory's link: it starts once the link is free, the
  *     tile's parent is in place, the buffer has a free slot (`buffering`
- *     tiles per operand: the slot of the tile used `buffering` tiles ago
- *     frees when its last point is computed) and the buffer has room for
- *     its bytes among the tiles it still holds, and it takes the link's
+ *     tiles per operand: the least recently used slot, that of the tile
+ *     used `buffering` tiles ago, frees when its last point is computed)
+ *     and the buffer has room for its bytes among the tiles it still
+ *     holds, and it takes the link's
  *     latency plus its bytes, rounded up to whole lines, over the link's
  *     bandwidth; the link serves transfers in the order their data is
  *     ready, not in the order of the points (sim/link.h);
@@ -37,6 +38,19 @@
  * larger than its buffer, or than the room beside its own point's other
  * tiles, is refused, naming the tile point and the buffer; a tile point
  * whose operand's tile is absent needs nothing for it.
+ *
+ * With llb.reuse (pe.reuse for the PE buffers), off unless asked for, a
+ * buffer keeps the tiles its slots hold as a cache does: a tile in any of
+ * its operand's slots, not only the point before's, serves the point
+ * without a fetch and becomes the most recently used; the slot replaced
+ * is the least recently used, and a kept tile's bytes stay held until the
+ * buffer needs their room, when the least recently used tile leaves
+ * first, once its last point is computed.
+ *
+ * Given each operand's reading time (mem_visit.read_until, pe.release), a
+ * PE tile's slot frees once its point's last reader of it is done rather
+ * than when the point is computed, so that the next points' tiles come
+ * while the point's later blocks still run.
  *
  * Two behaviours of the LLB, off unless asked for, hold pieces of tiles
  * as units (sim/fiber_cache.h), kept until the LLB needs their room and
@@ -112,15 +126,17 @@ typedef struct mem_slot {
     double ready;               /* in place from this cycle */
     double release;             /* its last point is computed at this cycle */
     int64_t units;              /* llb.lazy: its PE tiles in the LLB (sim/fiber_cache.h) */
+    uint64_t stay;              /* llb.lazy: the stay its PE tiles are named by */
+    uint64_t used;              /* when a point last used it (mem_model.uses); 0: empty */
 } mem_slot;
 
 /* One buffer: the LLB, or one processing element's buffer. */
 typedef struct mem_buffer {
     /* Per operand t, its `buffering` slots from slot + t * buffering, the
-     * current at next[t] - 1; allocated when a point first uses the
-     * buffer, so that unused PEs cost nothing. */
+     * one the latest point used at cur[t]; allocated when a point first
+     * uses the buffer, so that unused PEs cost nothing. */
     mem_slot *slot;
-    int next[MEM_MAX_TENSORS];
+    int cur[MEM_MAX_TENSORS];
     int64_t out_id;             /* the result tile it holds, -1: none */
     double out_bytes;
     double done;                /* when the points it served are computed */
@@ -151,6 +167,7 @@ typedef struct mem_model {
     mem_link **ports;           /* the LLB's to each PE's buffer, allocated
                                    with the PE's buffer */
     double compute_end;         /* when the points so far are all computed */
+    uint64_t uses;              /* slot uses so far, the order of mem_slot.used */
     mem_usage usage[HW_MEMORIES];   /* usage[HW_PE].busy: cycles PEs computed */
     mem_traffic traffic[MEM_MAX_TENSORS + 1];
     mem_touch *touched;         /* open addressing on id, ntouched slots */
@@ -223,6 +240,9 @@ typedef struct mem_visit {
     int pe;                     /* the processing element that computes it */
     mem_where_fn *where;        /* names it, given where_ctx */
     const void *where_ctx;
+    /* Per operand, the cycles from its start after which it reads none of
+     * its PE tile, when its slot frees (pe.release); NULL: its compute. */
+    const double *read_until;
 } mem_visit;
 
 /* The fibers of cached operand t that the next point touches, in the

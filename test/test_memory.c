@@ -49,7 +49,7 @@ static mem_model *model(const hw_desc *hw, int ntensors, int nlevels)
 static int visit(mem_model *m, const mem_tile *t, double compute, const mem_result *out,
                  const char *where, sam_error *err)
 {
-    mem_visit v = {t, out, compute, m->compute_end, 0, fixed_name, where};
+    mem_visit v = {t, out, compute, m->compute_end, 0, fixed_name, where, NULL};
     double start;
     return mem_point(m, &v, names, &start, err);
 }
@@ -253,7 +253,7 @@ static void test_overlap(void **state)
     point(m, 0, 100, 20);
     mem_tile t = {0, 100};
     mem_result none = {-1, 0, 0};
-    mem_visit v = {&t, &none, 20, 115, 0, fixed_name, "(1)"};
+    mem_visit v = {&t, &none, 20, 115, 0, fixed_name, "(1)", NULL};
     double start;
     sam_error err;
     assert_int_equal(mem_point(m, &v, names, &start, &err), 0);
@@ -276,8 +276,8 @@ static void test_two_pes(void **state)
         mem_model *m = model(&hw, 1, 1);
         mem_tile a = {0, 100}, b = {1, 50};
         mem_result none = {-1, 0, 0};
-        mem_visit va = {&a, &none, 100, 0, 0, fixed_name, "(0)"};
-        mem_visit vb = {&b, &none, 100, 0, npe - 1, fixed_name, "(1)"};
+        mem_visit va = {&a, &none, 100, 0, 0, fixed_name, "(0)", NULL};
+        mem_visit vb = {&b, &none, 100, 0, npe - 1, fixed_name, "(1)", NULL};
         double start;
         sam_error err;
         assert_int_equal(mem_point(m, &va, names, &start, &err), 0);
@@ -305,8 +305,8 @@ static void test_llb_ports(void **state)
     mem_model *m = model(&hw, 1, 2);
     mem_tile t0[2] = {{0, 100}, {0, 50}}, t1[2] = {{0, 100}, {1, 50}};
     const mem_result none[2] = {{-1, 0, 0}, {-1, 0, 0}};
-    const mem_visit v[] = {{t0, none, 10, 0, 0, fixed_name, "(0)"},
-                           {t1, none, 10, 0, 1, fixed_name, "(1)"}};
+    const mem_visit v[] = {{t0, none, 10, 0, 0, fixed_name, "(0)", NULL},
+                           {t1, none, 10, 0, 1, fixed_name, "(1)", NULL}};
     for (int k = 0; k < 2; k++) {
         double start;
         sam_error err;
@@ -330,9 +330,9 @@ static void test_link_serves_the_ready(void **state)
     mem_model *m = model(&hw, 1, 1);
     mem_tile a = {0, 100}, a2 = {1, 50}, b = {2, 50};
     mem_result none = {-1, 0, 0};
-    const mem_visit v[] = {{&a, &none, 100, 0, 0, fixed_name, "(0)"},
-                           {&a2, &none, 100, 0, 0, fixed_name, "(1)"},
-                           {&b, &none, 100, 0, 1, fixed_name, "(2)"}};
+    const mem_visit v[] = {{&a, &none, 100, 0, 0, fixed_name, "(0)", NULL},
+                           {&a2, &none, 100, 0, 0, fixed_name, "(1)", NULL},
+                           {&b, &none, 100, 0, 1, fixed_name, "(2)", NULL}};
     const double want[] = {110, 270, 160};
     for (int k = 0; k < 3; k++) {
         double start;
@@ -489,8 +489,8 @@ static void test_result_growth_waits_for_room(void **state)
     mem_model *m = model(&hw, 2, 1);
     mem_tile a[2] = {{0, 100}, {-1, 0}}, b[2] = {{1, 30}, {-1, 0}};
     mem_result first = {7, 0, 20}, second = {7, 20, 60};
-    mem_visit v0 = {a, &first, 100, 0, 0, fixed_name, "(0)"};
-    mem_visit v1 = {b, &second, 10, 0, 0, fixed_name, "(1)"};
+    mem_visit v0 = {a, &first, 100, 0, 0, fixed_name, "(0)", NULL};
+    mem_visit v1 = {b, &second, 10, 0, 0, fixed_name, "(1)", NULL};
     double start;
     sam_error err;
     assert_int_equal(mem_point(m, &v0, names, &start, &err), 0);
@@ -589,6 +589,159 @@ static void test_refusals(void **state)
                                  "buffer (1000 bytes)");
     mem_free(m);
     free(m);
+}
+
+/* The points of a run: tile ids and bytes of one operand, 20 cycles of
+ * compute each. */
+static mem_model *run_points(const hw_desc *hw, const mem_tile *pts, int n)
+{
+    mem_model *m = model(hw, 1, 1);
+    for (int p = 0; p < n; p++)
+        point(m, pts[p].id, pts[p].bytes, 20);
+    return m;
+}
+
+/* pe.reuse: tiles A (100 bytes), B (50), C (30) fill three slots, then
+ * the points use A (two slots back), D (40), A and C. Each fetch waits for
+ * DRAM's link: A in at 0 + 10 + 100 = 110 (computed 110..130), B 100..150
+ * (in at 160, 160..180), C 150..180 (190, 190..210).
+ * With reuse, A is still held: computed 210..230 with no fetch; D takes
+ * the least recently used slot, B's (freed at 180), moving 180..220 (in
+ * at 230, 230..250); A and C are held still: 250..270, 270..290. DRAM
+ * moves 220 bytes in 4 fetches; the buffer holds A, B and C at once, 180.
+ * Without, each point whose tile is not the point before's fetches it,
+ * into the slot fetched three fetches ago: A 180..280 (in at 290,
+ * 290..310), D 280..320 (330..350), A 320..420 (430..450), C 420..450
+ * (460..480): 450 bytes in 7 fetches, at most 150 held (a tile's room is
+ * free once its point is computed). */
+static void test_kept_tiles_serve_later_points(void **state)
+{
+    (void)state;
+    static const mem_tile pts[] = {{0, 100}, {1, 50}, {2, 30}, {0, 100},
+                                   {3, 40}, {0, 100}, {2, 30}};
+    static const struct {
+        int reuse;
+        double end, dram, peak;
+        uint64_t fetched;
+    } runs[] = {{1, 290, 220, 180, 4}, {0, 480, 450, 150, 7}};
+    for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++) {
+        hw_desc hw = small_hw(3, 1000);
+        hw.mem[HW_PE].reuse = runs[r].reuse;
+        mem_model *m = run_points(&hw, pts, 7);
+        assert_true(mem_finish(m) == runs[r].end);
+        assert_true(m->traffic[0].read[HW_DRAM] == runs[r].dram);
+        assert_true(m->traffic[0].fetched[HW_PE] == runs[r].fetched);
+        assert_true(m->usage[HW_DRAM].busy == runs[r].dram);
+        assert_true(m->usage[HW_PE].peak == runs[r].peak);
+        mem_free(m);
+        free(m);
+    }
+}
+
+/* pe.reuse in a 200-byte buffer of three slots: A (100), B (50), C (60),
+ * then B and A. A and B are kept (150 bytes); C needs room, so the least
+ * recently used, A, leaves once its point is computed (130): C moves
+ * 150..210 (in at 220, 220..240). B is still held (240..260). A comes
+ * again: its room is C's, the least recently used now, free at 240; A
+ * moves 240..340 (350..370): 310 bytes in 4 fetches. Without reuse B is
+ * fetched again (130..: DRAM's link is free at 210, 210..260, in at 270,
+ * 270..290) and A waits for C's room (240, link free at 260: 260..360,
+ * 370..390): 360 bytes in 5 fetches. */
+static void test_kept_tiles_leave_least_recently_used_first(void **state)
+{
+    (void)state;
+    static const mem_tile pts[] = {{0, 100}, {1, 50}, {2, 60}, {1, 50}, {0, 100}};
+    static const struct {
+        int reuse;
+        double end, dram;
+        uint64_t fetched;
+    } runs[] = {{1, 370, 310, 4}, {0, 390, 360, 5}};
+    for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++) {
+        hw_desc hw = small_hw(3, 200);
+        hw.mem[HW_PE].reuse = runs[r].reuse;
+        mem_model *m = run_points(&hw, pts, 5);
+        assert_true(mem_finish(m) == runs[r].end);
+        assert_true(m->traffic[0].read[HW_DRAM] == runs[r].dram);
+        assert_true(m->traffic[0].fetched[HW_PE] == runs[r].fetched);
+        assert_true(m->usage[HW_PE].peak <= 200);
+        mem_free(m);
+        free(m);
+    }
+}
+
+/* llb.reuse and pe.reuse on test_two_levels' memories (DRAM 1 byte a
+ * cycle after 10; the LLB 2 bytes a cycle after 1, two slots; the PE two
+ * slots): points on LLB tile X (300 bytes) / PE tile P (400), Y (200) /
+ * Q (60), then X / P again. X is in the LLB at 310, P at the PE at 310 +
+ * 1 + 200 = 511 (computed 511..521); Y moves 300..500 (510), Q 510..540
+ * (541, computed 541..551). Then:
+ *   - neither: X again once its slot frees (521), 521..821 (831), P
+ *     831..1031 (1032..1042); DRAM 800 bytes, the LLB 860, 3 fetches
+ *     into each;
+ *   - llb.reuse: X is held; P again from P's slot's release (521), the
+ *     port free at 540: 540..740 (741..751); DRAM 500, 2 LLB fetches;
+ *   - both: P is held too (551..561); the LLB 460, 2 PE fetches. */
+static void test_kept_tiles_at_both_levels(void **state)
+{
+    (void)state;
+    static const mem_tile pts[3][2] = {{{0, 300}, {0, 400}}, {{1, 200}, {1, 60}},
+                                       {{0, 300}, {0, 400}}};
+    static const struct {
+        int llb, pe;
+        double end, dram, llb_read;
+        uint64_t llb_fetched, pe_fetched;
+    } runs[] = {{0, 0, 1042, 800, 860, 3, 3}, {1, 0, 751, 500, 860, 2, 3},
+                {1, 1, 561, 500, 460, 2, 2}};
+    const mem_result none[2] = {{-1, 0, 0}, {-1, 0, 0}};
+    for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++) {
+        hw_desc hw = small_hw(2, 1000);
+        hw.mem[HW_LLB].capacity = 10000;
+        hw.mem[HW_LLB].bandwidth = 2;
+        hw.mem[HW_LLB].latency = 1;
+        hw.mem[HW_LLB].reuse = runs[r].llb;
+        hw.mem[HW_PE].reuse = runs[r].pe;
+        mem_model *m = model(&hw, 1, 2);
+        sam_error err;
+        for (int p = 0; p < 3; p++)
+            assert_int_equal(visit(m, pts[p], 10, none, "(p)", &err), 0);
+        assert_true(mem_finish(m) == runs[r].end);
+        const mem_traffic *tr = &m->traffic[0];
+        assert_true(tr->read[HW_DRAM] == runs[r].dram && tr->read[HW_LLB] == runs[r].llb_read);
+        assert_true(tr->fetched[HW_LLB] == runs[r].llb_fetched);
+        assert_true(tr->fetched[HW_PE] == runs[r].pe_fetched);
+        mem_free(m);
+        free(m);
+    }
+}
+
+/* pe.release: one slot; A (100 bytes) in at 110, computed 110..160, its
+ * last reader done 10 cycles in, at 120, when its slot frees; B (50)
+ * moves 120..170, in at 180, computed 180..230. Freed at the point's end
+ * (160), B moves 160..210 and is computed 220..270. */
+static void test_slot_frees_at_last_reader(void **state)
+{
+    (void)state;
+    static const double read_until[1] = {10};
+    static const struct {
+        const double *until;
+        double end;
+    } runs[] = {{read_until, 230}, {NULL, 270}};
+    for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++) {
+        hw_desc hw = small_hw(1, 1000);
+        mem_model *m = model(&hw, 1, 1);
+        mem_result none = {-1, 0, 0};
+        for (int p = 0; p < 2; p++) {
+            mem_tile t = {p, p ? 50 : 100};
+            mem_visit v = {&t, &none, 50, m->compute_end, 0, fixed_name, "(p)", runs[r].until};
+            double start;
+            sam_error err;
+            assert_int_equal(mem_point(m, &v, names, &start, &err), 0);
+        }
+        assert_true(mem_finish(m) == runs[r].end);
+        assert_true(m->traffic[0].read[HW_DRAM] == 150);
+        mem_free(m);
+        free(m);
+    }
 }
 
 /* The LLB and PE of test_two_levels (DRAM 1 byte a cycle after 10, the
@@ -755,8 +908,9 @@ static void test_fiber_cache_units(void **state)
     fcache_free(&c);
 }
 
-/* llb.lazy and place.T = cache: off by default, read as the other keys;
- * a cached tensor is not one the LLB holds tiles of. */
+/* llb.lazy, llb.reuse, pe.reuse, pe.release and place.T = cache: off by default,
+ * read as the other keys; a cached tensor is not one the LLB holds tiles
+ * of. */
 static void test_hw_memory_keys(void **state)
 {
     (void)state;
@@ -764,8 +918,13 @@ static void test_hw_memory_keys(void **state)
     sam_error err;
     hw_defaults(&hw);
     assert_true(hw.llb_lazy == 0 && !hw_place_of(&hw, "B"));
-    assert_int_equal(hw_read_text("k.hw", "llb.lazy = 1\nplace.B = cache\n", &hw, &err), 0);
+    assert_true(hw.mem[HW_LLB].reuse == 0 && hw.mem[HW_PE].reuse == 0 && hw.pe_release == 0);
+    assert_int_equal(hw_read_text("k.hw", "llb.lazy = 1\nplace.B = cache\nllb.reuse = 1\n"
+                                  "pe.reuse = 1\npe.release = 1\n", &hw, &err), 0);
     assert_true(hw.llb_lazy == 1 && hw_place_of(&hw, "B")->cache && !hw_llb_holds(&hw, "B"));
+    assert_true(hw.mem[HW_LLB].reuse == 1 && hw.mem[HW_PE].reuse == 1 && hw.pe_release == 1);
+    assert_int_equal(hw_read_text("k.hw", "\npe.reuse = 0.5\n", &hw, &err), -1);
+    assert_string_equal(err.msg, "k.hw:2: pe.reuse = 0.5 is not a whole number 0..1 (0 or 1)");
     assert_int_equal(hw_read_text("k.hw", "llb.lazy = 2\n", &hw, &err), -1);
     assert_string_equal(err.msg, "k.hw:1: llb.lazy = 2 is not a whole number 0..1 (0 or 1)");
 }
@@ -849,6 +1008,10 @@ int main(void)
         cmocka_unit_test(test_reused_tile_stays_counted),
         cmocka_unit_test(test_result_refusals),
         cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_kept_tiles_serve_later_points),
+        cmocka_unit_test(test_kept_tiles_leave_least_recently_used_first),
+        cmocka_unit_test(test_kept_tiles_at_both_levels),
+        cmocka_unit_test(test_slot_frees_at_last_reader),
         cmocka_unit_test(test_lazy_fill),
         cmocka_unit_test(test_lazy_refusal),
         cmocka_unit_test(test_fiber_cache),

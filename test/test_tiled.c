@@ -417,7 +417,16 @@ static int run_product(const char *dir, const char *graph, const char *b, const 
  *   point before: the accumulator's 7 bind (the crdhold's 6 fit in its
  *   waits): 1, 8, 15, ending at 32;
  *   streamed with two slots per operand: the third point's tiles wait for
- *   the first point's end, 18, arriving within it: 19, ending at 36. */
+ *   the first point's end, 18, arriving within it: 19, ending at 36;
+ *   with one slot, each point's wait for the end of the one before: 1,
+ *   19, 37, ending at 54.
+ * With pe.release a slot frees once the point's last reader of its tile
+ * is done: B's (its scanners and values, blocks 0, 3 and 9) with its
+ * values at cycle 12 of the point's run, C's (4, 6 and 10) at 10; so
+ * point p's tiles free at start + 13 and start + 11. Two slots: the third
+ * point's from 1 + 13 = 14, before its turn at 15 (ending at 32, as with
+ * four); one slot: the second point at 15, the third at 15 + 13 = 28, in
+ * at 29, ending at 46. */
 static void test_streamed_points(void **state)
 {
     (void)state;
@@ -440,10 +449,11 @@ static void test_streamed_points(void **state)
     assert_int_equal(test_run_samsim(&out, &se, "run", lone, "-t", tb, "-t", tc, "--stats",
                                      stats, NULL), 0);
     assert_int_equal(test_summary(out, "cycles"), 17);
-    /* Blocks 12 and 14 of the graph: the crdhold and the accumulator. */
+    /* Blocks 12 and 14 of the graph: the crdhold and the accumulator; 9
+     * and 10, B's and C's values. */
     static const struct { const char *id; long long first, last, busy; } lone_blocks[] = {
-        {"12", 1, 10, 6}, {"14", 9, 15, 7}};
-    for (int k = 0; k < 2; k++) {
+        {"12", 1, 10, 6}, {"14", 9, 15, 7}, {"9", 11, 12, 2}, {"10", 9, 10, 2}};
+    for (int k = 0; k < 4; k++) {
         assert_int_equal(stats_cell(stats, "block", lone_blocks[k].id, NULL, "first_cycle"),
                          lone_blocks[k].first);
         assert_int_equal(stats_cell(stats, "block", lone_blocks[k].id, NULL, "last_cycle"),
@@ -457,6 +467,9 @@ static void test_streamed_points(void **state)
         {"pe.buffering = 4\npe.stream = 0\n", 38},
         {"pe.buffering = 4\npe.stream = 1\n", 32},
         {"pe.stream = 1\n", 36},
+        {"pe.buffering = 1\npe.stream = 1\n", 54},
+        {"pe.stream = 1\npe.release = 1\n", 32},
+        {"pe.buffering = 1\npe.stream = 1\npe.release = 1\n", 46},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char hw[256];
