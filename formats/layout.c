@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/number.h"
+
 /* The layout's last word: "coo" or level letters. */
 static int parse_levels(const char *text, const char *word, storage_layout *l, sam_error *err)
 {
@@ -39,30 +41,33 @@ int storage_layout_parse(const char *text, storage_layout *l, sam_error *err)
     return parse_levels(text, word, l, err);
 }
 
-/* A list of byte widths of one kind: whole numbers 0..64, a comma between
- * two (list) or one. */
+/* A list of byte widths of one kind: whole numbers 0..64 in decimal
+ * (number.h), separated by commas (list) or one. */
 static int parse_widths(const char *kind, const char *text, int list, double *to, int *n,
                         sam_error *err)
 {
-    const char *at = text;
-    *n = 0;
-    for (;;) {
-        char *end;
-        double v = strtod(at, &end);
-        if (end == at || v < 0 || v > 64 || v != floor(v) || *n == TENSOR_MAX_ORDER)
-            break;
-        to[(*n)++] = v;
-        at = end;
-        while (*at == ' ')
-            at++;
-        if (!*at)
-            return 0;
-        if (*at != ',' || !list)
-            break;
-        at++;
+    char copy[256], *save = NULL;
+    /* strtok_r would pass over an empty width at either end or between
+     * two commas. */
+    int count = 0, ok = strlen(text) < sizeof copy && !strstr(text, ",,") && *text &&
+                        text[0] != ',' && text[strlen(text) - 1] != ',';
+    snprintf(copy, sizeof copy, "%s", text);
+    for (char *w = ok ? strtok_r(copy, ",", &save) : NULL; w && ok;
+         w = strtok_r(NULL, ",", &save)) {
+        long long v;
+        while (*w == ' ')
+            w++;
+        for (char *end = w + strlen(w); end > w && end[-1] == ' '; end--)
+            end[-1] = '\0';
+        ok = count < (list ? TENSOR_MAX_ORDER : 1) && !number_parse_whole(w, 0, 64, &v);
+        if (ok)
+            to[count++] = (double)v;
     }
-    return error_set(err, "bytes %s '%s': %s whole number%s of bytes 0..64", kind, text,
-                     list ? "a" : "one", list ? " per level, separated by commas" : "");
+    if (!ok || count == 0)
+        return error_set(err, "bytes %s '%s': %s whole number%s of bytes 0..64", kind, text,
+                         list ? "a" : "one", list ? " per level, separated by commas" : "");
+    *n = count;
+    return 0;
 }
 
 int storage_layout_widths(storage_layout *l, const char *kind, const char *text, sam_error *err)

@@ -152,7 +152,8 @@ static void test_parse(void **state)
     static const struct {
         const char *kind, *text;
     } bad_widths[] = {{"crd", ""}, {"crd", "4,"}, {"crd", "4;4"}, {"ref", "65"}, {"ref", "-1"},
-                      {"ref", "1.5"}, {"val", "4,4"}, {"crd", "1,1,1,1,1,1,1,1,1"}};
+                      {"ref", "1.5"}, {"val", "4,4"}, {"crd", "1,1,1,1,1,1,1,1,1"},
+                      {"crd", "0x10"}, {"crd", ",4"}, {"crd", "4,,4"}, {"val", "inf"}};
     for (size_t i = 0; i < sizeof bad_widths / sizeof bad_widths[0]; i++) {
         storage_layout l = {0};
         sam_error err;
