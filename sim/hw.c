@@ -190,6 +190,7 @@ static int set_widths(hw_desc *hw, const char *name, const char *value, const ch
             continue;
         snprintf(tensor, sizeof tensor, "%.*s", (int)(dot - name), name);
         snprintf(key, sizeof key, "bytes.%s", name);
+        /* Read once aside, so that a bad value makes no entry. */
         storage_layout widths = {0};
         if (storage_layout_widths(&widths, kinds[k], value, err))
             return error_wrap(err, "%s: %s", origin, key);
