@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/grow.h"
+
 /* The bytes of the subtree under position p of ft's outermost level (its
  * coordinate there not counted): the positions below it form a range at
  * each level. */
@@ -162,14 +164,10 @@ static int64_t find_fiber(const tile_fibers *f, int64_t c)
 static int add_fiber(fiber_touch *t, const tile_fibers *f, int64_t tile, size_t k,
                      sam_error *err)
 {
-    if (t->n == t->room) {
-        size_t room = t->room ? 2 * t->room : 64;
-        mem_fiber *g = realloc(t->fiber, room * sizeof *g);
-        if (!g)
-            return error_set(err, "out of memory");
-        t->fiber = g;
-        t->room = room;
-    }
+    mem_fiber *g = grow_array(t->fiber, t->n, &t->room, sizeof *g, 64);
+    if (!g)
+        return error_set(err, "out of memory");
+    t->fiber = g;
     t->fiber[t->n++] = (mem_fiber){tile, f->crd[k], f->bytes[k]};
     return 0;
 }

@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/grow.h"
+
 void fcache_init(fcache *c)
 {
     memset(c, 0, sizeof *c);
@@ -76,14 +78,10 @@ static int64_t take_unit(fcache *c, sam_error *err)
         c->free_unit = c->unit[k].newer;
         return k;
     }
-    if (c->nunits == c->room) {
-        size_t n = c->room ? 2 * c->room : 64;
-        fcache_unit *u = realloc(c->unit, n * sizeof *u);
-        if (!u)
-            return error_set(err, "out of memory");
-        c->unit = u;
-        c->room = n;
-    }
+    fcache_unit *u = grow_array(c->unit, c->nunits, &c->room, sizeof *u, 64);
+    if (!u)
+        return error_set(err, "out of memory");
+    c->unit = u;
     return (int64_t)c->nunits++;
 }
 
