@@ -7,10 +7,6 @@
 
 #include "test_util.h"
 
-/* B = C: (0,0) (1,1) (0,3) in a 4x4. */
-static const char b4[] = "%%MatrixMarket matrix coordinate real general\n4 4 3\n"
-                         "1 1 1\n2 2 2\n1 4 3\n";
-
 /* The largest busy cycles of a block row in a --stats file (the 24th
  * column, "busy"). */
 static long long busiest_block(const char *path)
@@ -33,22 +29,13 @@ static long long busiest_block(const char *path)
     return most;
 }
 
-/* X = B .* C, the LLB holding the whole 4x4, PE tiles of 2x2, on the
- * hardware text hw, its statistics into dir/stats.csv; the summary. */
+/* test_run_two_levels on hw, which must pass; the summary. */
 static char *run_two_levels(const char *dir, const char *hw)
 {
-    char *b = test_write_file(dir, "b4.mtx", b4), *h = test_write_file(dir, "t.hw", hw);
-    char *graph = test_compile_to(dir, "em", "X(i,j)=B(i,j)*C(i,j) -f=X:ss -f=B:ss -f=C:ss "
-        "-s=split(i,i1,i0,4) -s=split(j,j1,j0,4) -s=split(i0,i01,i00,2) -s=split(j0,j01,j00,2)");
-    char tb[512], tc[512], stats[4096], *out = NULL, *se = NULL;
-    snprintf(tb, sizeof tb, "B=%s", b);
-    snprintf(tc, sizeof tc, "C=%s", b);
-    snprintf(stats, sizeof stats, "%s/stats.csv", dir);
-    int rc = test_run_samsim(&out, &se, "run", graph, "-t", tb, "-t", tc, "--hw", h, "--check",
-                             "--stats", stats, NULL);
+    int rc;
+    char *out = test_run_two_levels(dir, hw, &rc);
     if (rc)
-        fail_msg("exit %d: %s", rc, se);
-    free(b), free(h), free(graph), free(se);
+        fail_msg("exit %d: %s", rc, out);
     return out;
 }
 

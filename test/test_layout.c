@@ -221,31 +221,6 @@ static void test_hw_keys(void **state)
     }
 }
 
-/* B = C: (0,0) (1,1) (0,3) in a 4x4. */
-static const char b4[] = "%%MatrixMarket matrix coordinate real general\n4 4 3\n"
-                         "1 1 1\n2 2 2\n1 4 3\n";
-
-/* X = B .* C with the LLB holding the whole 4x4 and PE tiles of 2x2, on
- * the hardware text hw (8-byte values); the summary (exit 0) or the
- * error. */
-static char *run_two_levels(const char *dir, const char *hw, int *rc)
-{
-    char *b = test_write_file(dir, "b4.mtx", b4), *h = test_write_file(dir, "t.hw", hw);
-    char *graph = test_compile_to(dir, "em", "X(i,j)=B(i,j)*C(i,j) -f=X:ss -f=B:ss -f=C:ss "
-        "-s=split(i,i1,i0,4) -s=split(j,j1,j0,4) -s=split(i0,i01,i00,2) -s=split(j0,j01,j00,2)");
-    char tb[512], tc[512], *out = NULL, *se = NULL;
-    snprintf(tb, sizeof tb, "B=%s", b);
-    snprintf(tc, sizeof tc, "C=%s", b);
-    *rc = test_run_samsim(&out, &se, "run", graph, "-t", tb, "-t", tc, "--hw", h, "--check", NULL);
-    free(b), free(h), free(graph);
-    if (*rc) {
-        free(out);
-        return se;
-    }
-    free(se);
-    return out;
-}
-
 /* DRAM moves the LLB's tiles: B whole as one tree, rows {0,1} (2 + 2),
  * columns (3 + 3), values 24: 64 bytes. Stored as its PE tiles (tiled),
  * the 4x4 tile costs its two PE tiles: (0,0)(1,1) 2 + 2, 2 + 3, 16: 52;
@@ -256,20 +231,20 @@ static void test_run_by_hand(void **state)
     (void)state;
     char *dir = test_tmpdir();
     int rc;
-    char *out = run_two_levels(dir, "bytes.val = 8\n", &rc);
+    char *out = test_run_two_levels(dir, "bytes.val = 8\n", &rc);
     assert_int_equal(rc, 0);
     assert_true(test_summary(out, "traffic.B") == 64 && test_summary(out, "traffic.X") == 64);
     free(out);
-    out = run_two_levels(dir, "bytes.val = 8\nlayout.B = tiled\nlayout.X = coo\n", &rc);
+    out = test_run_two_levels(dir, "bytes.val = 8\nlayout.B = tiled\nlayout.X = coo\n", &rc);
     assert_int_equal(rc, 0);
     assert_true(test_summary(out, "traffic.B") == 84 && test_summary(out, "traffic.C") == 64);
     assert_true(test_summary(out, "traffic.X") == 48);
     free(out);
-    out = run_two_levels(dir, "layout.X = tiled\n", &rc);
+    out = test_run_two_levels(dir, "layout.X = tiled\n", &rc);
     assert_int_equal(rc, 1);
     assert_non_null(strstr(out, "t.hw:1: layout.X: tiled is for operands; X is the result"));
     free(out);
-    out = run_two_levels(dir, "layout.B = s\n", &rc);
+    out = test_run_two_levels(dir, "layout.B = s\n", &rc);
     assert_int_equal(rc, 1);
     assert_non_null(strstr(out, "t.hw:1: layout.B: layout s has 1 levels, the tensor's format "
                                 "ss01 has 2"));
