@@ -12,7 +12,7 @@
 typedef struct command {
     char text[1024];
     char name[16];
-    char arg[TILING_MAX_ARGS][TILING_NAME + 16];
+    char arg[TILING_MAX_ARGS][2 * TILING_NAME + 24];
     int nargs;
 } command;
 
@@ -40,7 +40,7 @@ static int read_command(const char **p, command *c, sam_error *err)
     c->nargs = 0;
     for (const char *q = open + 1; q <= close; c->nargs++) {
         size_t n = strcspn(q, ",)");
-        if (n == 0 || n > TILING_NAME + 8 || c->nargs == TILING_MAX_ARGS)
+        if (n == 0 || n >= sizeof c->arg[0] || c->nargs == TILING_MAX_ARGS)
             return error_set(err, "schedule: %s: an empty, too long or extra argument", c->text);
         snprintf(c->arg[c->nargs], sizeof c->arg[0], "%.*s", (int)n, q);
         q += n + 1;
@@ -78,12 +78,51 @@ static int split_target(const tiling *t, const expr *e, const command *c, sam_er
     return error_set(err, "schedule: %s: no index %s in the expression", c->text, name);
 }
 
-/* "128" or "B.64" into lv. */
-static int read_size(const expr *e, int idx, const command *c, tiling_level *lv, sam_error *err)
+/* The index and level of tile coordinate name, or -1. */
+static int find_coordinate(const tiling *t, const expr *e, const char *name, int *level)
 {
-    const char *s = c->arg[3], *dot = strchr(s, '.');
+    for (int i = 0; i < e->nindices; i++)
+        for (int l = 0; l < t->nlevels[i]; l++)
+            if (!strcmp(t->level[i][l].outer, name)) {
+                *level = l;
+                return i;
+            }
+    return -1;
+}
+
+/* The "/k1" of an occupancy size: counted per tile of coordinate k1 of
+ * another index, which the leader has and which is not counted per tile
+ * itself, so that one pass over the indices cuts the groups first. */
+static int read_group(const tiling *t, const expr *e, int idx, const command *c,
+                      const char *name, tiling_level *lv, sam_error *err)
+{
+    int level, gi = find_coordinate(t, e, name, &level);
+    if (gi < 0 || gi == idx)
+        return error_set(err, "schedule: %s: %s is not a tile coordinate of another index "
+                         "split before", c->text, name);
+    if (lv->leader < 0 || expr_access_mode(expr_access(e, lv->leader), gi) < 0)
+        return error_set(err, "schedule: %s: counting per %s needs a leader indexed by %s",
+                         c->text, name, e->indices[gi]);
+    for (int l = 0; l < t->nlevels[gi]; l++)
+        if (t->level[gi][l].group_index >= 0)
+            return error_set(err, "schedule: %s: %s is itself counted per tile", c->text, name);
+    lv->group_index = gi;
+    lv->group_level = level;
+    return 0;
+}
+
+/* "128", "B.64" or "B.64/k1" into lv. */
+static int read_size(const tiling *t, const expr *e, int idx, const command *c,
+                     tiling_level *lv, sam_error *err)
+{
+    char text[sizeof c->arg[3]];
+    snprintf(text, sizeof text, "%s", c->arg[3]);
+    char *s = text, *dot = strchr(s, '.'), *slash = strchr(s, '/');
     char leader[TILING_NAME + 16] = "";
     lv->leader = -1;
+    lv->group_index = lv->group_level = -1;
+    if (slash)
+        *slash = '\0';
     if (dot)
         snprintf(leader, sizeof leader, "%.*s", (int)(dot - s), s);
     /* "2.5" is a size that is not whole, not a leader called 2. */
@@ -101,7 +140,7 @@ static int read_size(const expr *e, int idx, const command *c, tiling_level *lv,
         return error_set(err, "schedule: %s: the size '%s' is not a whole number of at least 1",
                          c->text, s);
     lv->size = v;
-    return 0;
+    return slash ? read_group(t, e, idx, c, slash + 1, lv, err) : 0;
 }
 
 static int add_split(tiling *t, const expr *e, const command *c, sam_error *err)
@@ -119,7 +158,7 @@ static int add_split(tiling *t, const expr *e, const command *c, sam_error *err)
         return error_set(err, "schedule: %s: index %s is split more than %d times", c->text,
                          e->indices[idx], TILE_MAX_LEVELS);
     tiling_level *lv = &t->level[idx][t->nlevels[idx]];
-    if (read_size(e, idx, c, lv, err))
+    if (read_size(t, e, idx, c, lv, err))
         return -1;
     /* Both names were found shorter than TILING_NAME above. */
     memcpy(lv->outer, c->arg[1], strlen(c->arg[1]) + 1);
@@ -127,18 +166,6 @@ static int add_split(tiling *t, const expr *e, const command *c, sam_error *err)
     if (++t->nlevels[idx] > t->depth)
         t->depth = t->nlevels[idx];
     return 0;
-}
-
-/* The index and level of tile coordinate name, or -1. */
-static int find_coordinate(const tiling *t, const expr *e, const char *name, int *level)
-{
-    for (int i = 0; i < e->nindices; i++)
-        for (int l = 0; l < t->nlevels[i]; l++)
-            if (!strcmp(t->level[i][l].outer, name)) {
-                *level = l;
-                return i;
-            }
-    return -1;
 }
 
 /* tileorder(...), checked once every split is known. */
@@ -191,23 +218,41 @@ int tiling_parse(const char *text, const expr *e, tiling *t, sam_error *err)
     return rc;
 }
 
+/* Whether an occupancy level of index idx counts per tile of another. */
+static int cut_grouped(const tiling *t, int idx)
+{
+    for (int l = 0; l < t->nlevels[idx]; l++)
+        if (t->level[idx][l].group_index >= 0)
+            return 1;
+    return 0;
+}
+
+/* Level l of index i as its split command, after sep. */
+static size_t format_split(const tiling *t, const expr *e, int i, int l, const char *sep,
+                           char *buf, size_t size)
+{
+    const tiling_level *lv = &t->level[i][l];
+    const char *split = l ? t->level[i][l - 1].inner : e->indices[i];
+    char leader[TILING_NAME + 1] = "", group[TILING_NAME + 1] = "";
+    if (lv->leader >= 0)
+        snprintf(leader, sizeof leader, "%s.", e->tensors[lv->leader].name);
+    if (lv->group_index >= 0)
+        snprintf(group, sizeof group, "/%s", t->level[lv->group_index][lv->group_level].outer);
+    return (size_t)snprintf(buf, size, "%ssplit(%s,%s,%s,%s%lld%s)", sep, split, lv->outer,
+                            lv->inner, leader, (long long)lv->size, group);
+}
+
 void tiling_format(const tiling *t, const expr *e, char *buf, size_t size)
 {
     size_t used = 0;
     buf[0] = '\0';
-    for (int l = 0; l < t->depth; l++)
-        for (int i = 0; i < e->nindices; i++) {
-            if (l >= t->nlevels[i] || used >= size)
-                continue;
-            const tiling_level *lv = &t->level[i][l];
-            const char *split = l ? t->level[i][l - 1].inner : e->indices[i];
-            char leader[TILING_NAME + 1] = "";
-            if (lv->leader >= 0)
-                snprintf(leader, sizeof leader, "%s.", e->tensors[lv->leader].name);
-            used += (size_t)snprintf(buf + used, size - used, "%ssplit(%s,%s,%s,%s%lld)",
-                                     used ? " " : "", split, lv->outer, lv->inner, leader,
-                                     (long long)lv->size);
-        }
+    /* A level counted per tile of another index comes after that index's
+     * splits, so that the text parses back. */
+    for (int pass = 0; pass < 2; pass++)
+        for (int l = 0; l < t->depth; l++)
+            for (int i = 0; i < e->nindices; i++)
+                if (l < t->nlevels[i] && used < size && cut_grouped(t, i) == pass)
+                    used += format_split(t, e, i, l, used ? " " : "", buf + used, size - used);
     for (int k = 0; k < t->norder && used < size; k++)
         used += (size_t)snprintf(buf + used, size - used, "%s%s", k ? "," : " tileorder(",
                                  t->level[t->order_index[k]][t->order_level[k]].outer);
@@ -230,4 +275,56 @@ int tiling_order(const tiling *t, const int *loop, int nloop, int *index, int *l
                 level[n++] = l;
             }
     return n;
+}
+
+/* Level lv of index idx by its leader's occupancy, counted per tile of
+ * the group's index when it names one. */
+static int cut_occupancy(const tiling_level *lv, const expr *e, const tensor *const *leader,
+                         int idx, tile_split *split, sam_error *err)
+{
+    const tensor *lead = leader[lv->leader];
+    const expr_node *a = expr_access(e, lv->leader);
+    const int64_t *crd = lead->crd[expr_access_mode(a, idx)];
+    if (lv->group_index < 0)
+        return tile_split_add_occupancy(&split[idx], crd, lead->nnz, lv->size, err);
+    int64_t *group = error_alloc(err, lead->nnz ? lead->nnz : 1, sizeof *group);
+    if (!group)
+        return -1;
+    const int64_t *by = lead->crd[expr_access_mode(a, lv->group_index)];
+    for (size_t n = 0; n < lead->nnz; n++) {
+        int64_t extent;
+        tile_split_range_at(&split[lv->group_index], lv->group_level, by[n], &group[n], &extent);
+    }
+    int rc = tile_split_add_occupancy_grouped(&split[idx], crd, group, lead->nnz, lv->size, err);
+    free(group);
+    return rc;
+}
+
+static int cut_index(const tiling *t, const expr *e, const tensor *const *leader, int idx,
+                     tile_split *split, sam_error *err)
+{
+    for (int l = 0; l < t->nlevels[idx]; l++) {
+        const tiling_level *lv = &t->level[idx][l];
+        int rc = lv->leader < 0 ? tile_split_add_shape(&split[idx], lv->size, err)
+                                : cut_occupancy(lv, e, leader, idx, split, err);
+        if (rc)
+            return error_wrap(err, "split(%s,%s,%s,...)",
+                              l ? t->level[idx][l - 1].inner : e->indices[idx], lv->outer,
+                              lv->inner);
+    }
+    return 0;
+}
+
+int tiling_cut(const tiling *t, const expr *e, const tensor *const *leader, const int64_t *dims,
+               tile_split *split, sam_error *err)
+{
+    for (int i = 0; i < e->nindices; i++)
+        tile_split_init(&split[i], dims[i]);
+    /* A group is never itself counted per tile (tiling_parse), so the
+     * ungrouped indices first cut every group. */
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < e->nindices; i++)
+            if (cut_grouped(t, i) == pass && cut_index(t, e, leader, i, split, err))
+                return -1;
+    return 0;
 }

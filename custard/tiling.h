@@ -5,6 +5,10 @@
  *     split(k,k1,k0,B.64)     ranges of k holding 64 of B's entries each
  *                             (TeAAL's uniform_occupancy with leader B)
  *     split(i0,i01,i00,32)    i0 cut again: a second level of tiles
+ *     split(i,i1,i0,A.16384/k1)
+ *                             ranges of i holding at most 16384 of A's
+ *                             entries within each tile of k1 (SIGMA's
+ *                             partitions of A per K slab)
  *     tileorder(i1,j1,k1)     the tile loops, outermost first
  *
  * Commands are separated by spaces or semicolons. Each index may be split
@@ -32,6 +36,9 @@
 typedef struct tiling_level {
     int64_t size;               /* the tile extent, or a leader's entries per tile */
     int leader;                 /* occupancy: the leader's tensor number; -1: by shape */
+    /* Occupancy counted per tile of another index's level (the "/k1"),
+     * or -1: over the whole tensor. */
+    int group_index, group_level;
     char outer[TILING_NAME];    /* the names the split gives, for messages and text */
     char inner[TILING_NAME];
 } tiling_level;
@@ -56,6 +63,13 @@ int tiling_parse(const char *text, const expr *e, tiling *t, sam_error *err);
 
 /* The splits as commands again, one space between them. */
 void tiling_format(const tiling *t, const expr *e, char *buf, size_t size);
+
+/* Cuts each index i of e (of size dims[i]) as t says, into split[i]; an
+ * occupancy level counts the entries of leader[its tensor number], per
+ * tile of its group's index when it names one (that index cut first).
+ * Errors name the split. */
+int tiling_cut(const tiling *t, const expr *e, const tensor *const *leader, const int64_t *dims,
+               tile_split *split, sam_error *err);
 
 /* The order tiles are visited in, given the computation's loop order
  * (loop[0..nloop-1], index numbers) for want of a tileorder: index[k]

@@ -262,49 +262,140 @@ static size_t *tile_perm_alloc(size_t n, size_t **tmp, sam_error *err)
     return perm;
 }
 
-/* A sorted copy of crd (values in [0,dim)), or NULL. */
-static int64_t *tile_sorted_crd(const int64_t *crd, size_t n, int64_t dim, sam_error *err)
+/* The n entries (crd[i], group[i]) sorted by coordinate, each group
+ * label replaced by a dense number below n (*ngroups of them): the
+ * counts of a range then fit an array of n. group NULL: one group. */
+typedef struct tile_leader {
+    int64_t *crd;
+    uint32_t *group;
+    size_t ngroups;
+} tile_leader;
+
+static void tile_leader_free(tile_leader *l)
+{
+    free(l->crd);
+    free(l->group);
+}
+
+static int tile_int64_cmp(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Numbers the labels 0, 1, ... in increasing order, into out[i] for the
+ * entry perm[i]. */
+static int tile_number_groups(const int64_t *group, const size_t *perm, size_t n,
+                              tile_leader *l, sam_error *err)
+{
+    int64_t *labels = error_alloc(err, n ? n : 1, sizeof *labels);
+    l->group = labels ? error_alloc(err, n ? n : 1, sizeof *l->group) : NULL;
+    if (!l->group) {
+        free(labels);
+        return -1;
+    }
+    memcpy(labels, group, n * sizeof *labels);
+    qsort(labels, n, sizeof *labels, tile_int64_cmp);
+    for (size_t i = 0; i < n; i++)
+        if (!l->ngroups || labels[l->ngroups - 1] != labels[i])
+            labels[l->ngroups++] = labels[i];
+    for (size_t i = 0; i < n; i++) {
+        const int64_t *at = bsearch(&group[perm[i]], labels, l->ngroups, sizeof *labels,
+                                    tile_int64_cmp);
+        l->group[i] = (uint32_t)(at - labels);
+    }
+    free(labels);
+    return 0;
+}
+
+static int tile_leader_sort(const int64_t *crd, const int64_t *group, size_t n, int64_t dim,
+                            tile_leader *l, sam_error *err)
 {
     size_t *tmp, *perm = tile_perm_alloc(n, &tmp, err);
-    int64_t *sorted = perm ? error_alloc(err, n, sizeof *sorted) : NULL;
-    if (sorted) {
+    memset(l, 0, sizeof *l);
+    l->crd = perm ? error_alloc(err, n ? n : 1, sizeof *l->crd) : NULL;
+    int rc = l->crd ? 0 : -1;
+    if (!rc) {
         tile_radix_sort(crd, tile_bits((uint64_t)dim), n, perm, tmp);
         for (size_t i = 0; i < n; i++)
-            sorted[i] = crd[perm[i]];
+            l->crd[i] = crd[perm[i]];
+        l->ngroups = 1;
+        if (group) {
+            l->ngroups = 0;
+            rc = tile_number_groups(group, perm, n, l, err);
+        }
     }
     free(perm);
     free(tmp);
-    return sorted;
+    if (rc)
+        tile_leader_free(l);
+    return rc;
 }
 
-/* Where ranges of per_tile of the n sorted coordinates crd end inside
- * their parent tiles: lv's breaks, the coordinate after the one at which
- * a range's count reaches per_tile, when the parent has more after it. */
-static int tile_occupancy_breaks(const tile_split *s, const int64_t *crd, size_t n,
+/* The counts of the range being cut, one per group, and the groups it
+ * has touched, so that starting a range costs what the last one held. */
+typedef struct tile_counts {
+    uint32_t *count;
+    uint32_t *touched;
+    size_t ntouched;
+} tile_counts;
+
+static void tile_counts_reset(tile_counts *c)
+{
+    for (size_t i = 0; i < c->ntouched; i++)
+        c->count[c->touched[i]] = 0;
+    c->ntouched = 0;
+}
+
+/* Counts the entries of one coordinate, from j on; whether one of their
+ * groups has reached per_tile. */
+static int tile_counts_add(tile_counts *c, const tile_leader *l, size_t n, size_t *j,
+                           int64_t per_tile)
+{
+    int full = 0;
+    for (int64_t x = l->crd[*j]; *j < n && l->crd[*j] == x; (*j)++) {
+        uint32_t g = l->group ? l->group[*j] : 0;
+        if (!c->count[g])
+            c->touched[c->ntouched++] = g;
+        full |= ++c->count[g] >= per_tile;
+    }
+    return full;
+}
+
+/* Where ranges of per_tile of the leader's n entries (in one of its
+ * groups) end inside their parent tiles: lv's breaks, the coordinate after
+ * the one at which a group's count in the range reaches per_tile, when the
+ * parent has more after it. */
+static int tile_occupancy_breaks(const tile_split *s, const tile_leader *l, size_t n,
                                  int64_t per_tile, tile_level *lv, sam_error *err)
 {
     size_t cap = 0;
-    for (size_t j = 0; j < n;) {
-        int64_t a, b, count = 0;
-        tile_find(s, s->nlevels - 1, crd[j], NULL, &a, &b);
-        while (j < n && crd[j] < b) {
-            int64_t x = crd[j];
-            for (; j < n && crd[j] == x; j++)
-                count++;
-            if (count < per_tile)
+    tile_counts c = {0};
+    c.count = error_alloc(err, l->ngroups ? l->ngroups : 1, sizeof *c.count);
+    c.touched = c.count ? error_alloc(err, n ? n : 1, sizeof *c.touched) : NULL;
+    int rc = c.touched ? 0 : -1;
+    for (size_t j = 0; !rc && j < n;) {
+        int64_t a, b;
+        tile_find(s, s->nlevels - 1, l->crd[j], NULL, &a, &b);
+        tile_counts_reset(&c);
+        while (!rc && j < n && l->crd[j] < b) {
+            int64_t x = l->crd[j];
+            if (!tile_counts_add(&c, l, n, &j, per_tile))
                 continue;
-            count = 0;
+            tile_counts_reset(&c);
             /* After the parent's last coordinate the range runs to its end. */
-            if (j == n || crd[j] >= b)
+            if (j == n || l->crd[j] >= b)
                 continue;
             int64_t *grown = grow_array(lv->breaks, lv->nbreaks, &cap, sizeof *grown, 16);
             if (!grown)
-                return error_set(err, "out of memory for %zu tile starts", lv->nbreaks + 1);
-            lv->breaks = grown;
-            lv->breaks[lv->nbreaks++] = x + 1;
+                rc = error_set(err, "out of memory for %zu tile starts", lv->nbreaks + 1);
+            else
+                (lv->breaks = grown)[lv->nbreaks++] = x + 1;
         }
     }
-    return 0;
+    free(c.count);
+    free(c.touched);
+    return rc;
 }
 
 /* The extents and counts of occupancy level lv, its breaks known: the
@@ -341,8 +432,8 @@ static int tile_occupancy_extents(const tile_split *s, tile_level *lv, sam_error
     return 0;
 }
 
-int tile_split_add_occupancy(tile_split *s, const int64_t *crd, size_t n, int64_t per_tile,
-                             sam_error *err)
+int tile_split_add_occupancy_grouped(tile_split *s, const int64_t *crd, const int64_t *group,
+                                     size_t n, int64_t per_tile, sam_error *err)
 {
     if (per_tile < 1)
         return error_set(err, "%lld entries per tile is not positive", (long long)per_tile);
@@ -352,12 +443,12 @@ int tile_split_add_occupancy(tile_split *s, const int64_t *crd, size_t n, int64_
         if (crd[i] < 0 || crd[i] >= s->dim)
             return error_set(err, "leader coordinate %lld is outside 0..%lld",
                              (long long)crd[i], (long long)s->dim - 1);
-    int64_t *sorted = tile_sorted_crd(crd, n, s->dim, err);
-    if (!sorted)
+    tile_leader leader;
+    if (tile_leader_sort(crd, group, n, s->dim, &leader, err))
         return -1;
     tile_level lv = {0};
-    int rc = tile_occupancy_breaks(s, sorted, n, per_tile, &lv, err);
-    free(sorted);
+    int rc = tile_occupancy_breaks(s, &leader, n, per_tile, &lv, err);
+    tile_leader_free(&leader);
     if (!rc)
         rc = tile_occupancy_extents(s, &lv, err);
     if (rc) {
@@ -366,6 +457,12 @@ int tile_split_add_occupancy(tile_split *s, const int64_t *crd, size_t n, int64_
         return -1;
     }
     return tile_split_push(s, &lv, err);
+}
+
+int tile_split_add_occupancy(tile_split *s, const int64_t *crd, size_t n, int64_t per_tile,
+                             sam_error *err)
+{
+    return tile_split_add_occupancy_grouped(s, crd, NULL, n, per_tile, err);
 }
 
 void tiled_tensor_free(tiled_tensor *tt)

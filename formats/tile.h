@@ -77,6 +77,15 @@ int tile_split_add_shape(tile_split *s, int64_t size, sam_error *err);
 int tile_split_add_occupancy(tile_split *s, const int64_t *crd, size_t n, int64_t per_tile,
                              sam_error *err);
 
+/* The same, counting per group: entry i of the leader belongs to group
+ * group[i] (a label; NULL: all in one), and a range ends after the
+ * coordinate at which its entries in one group reach per_tile. Groups
+ * are the leader's tiles of another mode (SIGMA's partitions of A's rows
+ * hold at most so many entries of each K slab, TeAAL's occupancy split
+ * below a shape split of K), so a range holds per_tile of each. */
+int tile_split_add_occupancy_grouped(tile_split *s, const int64_t *crd, const int64_t *group,
+                                     size_t n, int64_t per_tile, sam_error *err);
+
 /* Where coordinate x (0 <= x < dim) falls: coord[l], its tile's number
  * within its parent at each level l, and *local, x less the first
  * coordinate of its innermost tile. */

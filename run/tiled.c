@@ -136,31 +136,21 @@ static int bind_operands(tiled_state *s, const tensor *operands, sam_error *err)
     return 0;
 }
 
-/* Cuts index idx as the schedule says, its size taken from an operand. */
-static int split_index(tiled_state *s, int idx, sam_error *err)
+/* Cuts every index as the schedule says, its size taken from an operand. */
+static int split_indices(tiled_state *s, sam_error *err)
 {
-    int64_t dim = -1;
-    for (int t = 1; t < s->e.ntensors && dim < 0; t++)
-        if (mode_of(s, t, idx) >= 0)
-            dim = s->op[t].whole->dims[mode_of(s, t, idx)];
-    tile_split *sp = &s->split[idx];
-    tile_split_init(sp, dim > 0 ? dim : 1);
-    for (int l = 0; l < s->spec.nlevels[idx]; l++) {
-        const tiling_level *lv = &s->spec.level[idx][l];
-        int rc;
-        if (lv->leader < 0) {
-            rc = tile_split_add_shape(sp, lv->size, err);
-        } else {
-            const tensor *lead = s->op[lv->leader].whole;
-            rc = tile_split_add_occupancy(sp, lead->crd[mode_of(s, lv->leader, idx)], lead->nnz,
-                                          lv->size, err);
-        }
-        if (rc)
-            return error_wrap(err, "split(%s,%s,%s,...)",
-                              l ? s->spec.level[idx][l - 1].inner : s->e.indices[idx],
-                              lv->outer, lv->inner);
+    const tensor *leader[TILED_MAX_TENSORS] = {0};
+    int64_t dims[EXPR_MAX_INDICES];
+    for (int i = 0; i < s->e.nindices; i++) {
+        dims[i] = -1;
+        for (int t = 1; t < s->e.ntensors && dims[i] < 0; t++)
+            if (mode_of(s, t, i) >= 0)
+                dims[i] = s->op[t].whole->dims[mode_of(s, t, i)];
+        dims[i] = dims[i] > 0 ? dims[i] : 1;
     }
-    return 0;
+    for (int t = 1; t < s->e.ntensors; t++)
+        leader[t] = s->op[t].whole;
+    return tiling_cut(&s->spec, &s->e, leader, dims, s->split, err);
 }
 
 /* The bytes of operand t's tile content (its tree ft, or NULL) as the
@@ -264,9 +254,8 @@ static int memory_tiles(tiled_state *s, int t, sam_error *err)
 /* Tiles every operand that has a split index. */
 static int tile_operands(tiled_state *s, sam_error *err)
 {
-    for (int i = 0; i < s->e.nindices; i++)
-        if (split_index(s, i, err))
-            return -1;
+    if (split_indices(s, err))
+        return -1;
     for (int t = 1; t < s->e.ntensors; t++) {
         operand *op = &s->op[t];
         tile_split modes[TENSOR_MAX_ORDER];

@@ -425,6 +425,38 @@ static void test_occupancy_under_shape(void **state)
     tile_split_free(&s);
 }
 
+/* Counted per group (the K slab of each entry of A, in SIGMA's
+ * partitions): a range closes once one group reaches the count. */
+static void test_occupancy_per_group(void **state)
+{
+    (void)state;
+    tile_split s;
+    sam_error err;
+    /* Entries (coordinate, group): (0,a) (0,b) (1,a) (2,b) (3,a) (3,b)
+     * (4,a) (5,b), two per tile. Group a reaches 2 at 1 and closes
+     * [0,2); b reaches 2 at 3 and closes [2,4); 4 and 5 hold one of each,
+     * so that range runs to the end. Uncounted by group, the same
+     * entries close after 0, 2 and 3. */
+    static const int64_t crd[] = {3, 0, 5, 1, 0, 4, 2, 3};
+    static const int64_t group[] = {20, 20, 90, 20, 90, 20, 90, 90};
+    tile_split_init(&s, 8);
+    assert_int_equal(tile_split_add_occupancy_grouped(&s, crd, group, 8, 2, &err), 0);
+    assert_level(&s, 0, 3, (const int64_t[]){0, 2, 4});
+    tile_split_free(&s);
+    tile_split_init(&s, 8);
+    assert_int_equal(tile_split_add_occupancy(&s, crd, 8, 2, &err), 0);
+    assert_level(&s, 0, 4, (const int64_t[]){0, 1, 3, 4});
+    tile_split_free(&s);
+
+    /* Under a shape level the counts restart in each parent: [0,4) closes
+     * after 1 (group a), [4,8) never fills. */
+    tile_split_init(&s, 8);
+    assert_int_equal(tile_split_add_shape(&s, 4, &err), 0);
+    assert_int_equal(tile_split_add_occupancy_grouped(&s, crd, group, 8, 2, &err), 0);
+    assert_level(&s, 1, 3, (const int64_t[]){0, 2, 4});
+    tile_split_free(&s);
+}
+
 /* ------------------------------------------------------------- refusals */
 
 static void assert_refused(int rc, const sam_error *err, const char *part)
@@ -837,6 +869,7 @@ int main(void)
         cmocka_unit_test(test_two_shape_levels),
         cmocka_unit_test(test_occupancy_by_hand),
         cmocka_unit_test(test_occupancy_under_shape),
+        cmocka_unit_test(test_occupancy_per_group),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_tile_refusals),
         cmocka_unit_test(test_scalar_is_one_tile),

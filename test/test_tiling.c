@@ -83,6 +83,69 @@ static void test_splits_refused(void **state)
     refused(mm, "split(i,i1,i0,X.4)", "the leader X is not an operand indexed by i");
     refused(mm, "split(i,a1,a0,2) split(a0,b1,b0,2) split(b0,c1,c0,2) split(c0,d1,d0,2) "
                 "split(d0,e1,e0,2)", "index i is split more than 4 times");
+    /* Counted per tile of another index: one split before, of the leader. */
+    refused(mm, "split(i,i1,i0,B.4/k1) split(k,k1,k0,8)",
+            "k1 is not a tile coordinate of another index split before");
+    refused(mm, "split(i,i1,i0,8) split(i0,i01,i00,B.4/i1)",
+            "i1 is not a tile coordinate of another index split before");
+    refused(mm, "split(j,j1,j0,8) split(i,i1,i0,B.4/j1)", "counting per j1 needs a leader "
+            "indexed by j");
+    refused(mm, "split(k,k1,k0,8) split(i,i1,i0,4/k1)", "counting per k1 needs a leader");
+    refused(mm, "split(i,i1,i0,8) split(k,k1,k0,B.4/i1) split(i0,i01,i00,B.2/k1)",
+            "k1 is itself counted per tile");
+}
+
+static void test_split_per_group_prints_back(void **state)
+{
+    (void)state;
+    expr e;
+    parse_expr("Z(i,j)=A(i,k)*B(k,j)", &e);
+    tiling t;
+    sam_error err;
+    static const char text[] = "split(k,k1,k0,128) split(i,i1,i0,1) split(i0,i01,i00,A.16384/k1)";
+    assert_int_equal(tiling_parse(text, &e, &t, &err), 0);
+    int i = expr_find_index(&e, "i"), k = expr_find_index(&e, "k");
+    assert_int_equal(t.level[i][0].group_index, -1);
+    assert_int_equal(t.level[i][1].group_index, k);
+    assert_int_equal(t.level[i][1].group_level, 0);
+    char back[512];
+    tiling_format(&t, &e, back, sizeof back);
+    assert_string_equal(back, "split(k,k1,k0,128) split(i,i1,i0,1) split(i0,i01,i00,A.16384/k1)");
+    expr_free(&e);
+}
+
+/* A leader of two entries per K slab of 4 in rows 0..3 cuts the rows
+ * every two when counted per slab, every row when counted whole. */
+static void test_cut_per_group(void **state)
+{
+    (void)state;
+    expr e;
+    parse_expr("Z(i,j)=A(i,k)*B(k,j)", &e);
+    tensor a;
+    test_matrix(&a, 4, 8, 8, (const int64_t[][2]){{0, 0}, {1, 4}, {1, 1}, {2, 5}, {3, 2},
+                                                  {3, 6}, {0, 7}, {2, 3}}, NULL);
+    const tensor *leader[3] = {NULL, &a, NULL};
+    int64_t dims[3];
+    dims[expr_find_index(&e, "i")] = 4;
+    dims[expr_find_index(&e, "k")] = 8;
+    dims[expr_find_index(&e, "j")] = 3;
+    tiling t;
+    tile_split split[3];
+    sam_error err;
+    int i = expr_find_index(&e, "i");
+    assert_int_equal(tiling_parse("split(i,i1,i0,A.2/k1) split(k,k1,k0,4)", &e, &t, &err), -1);
+    assert_int_equal(tiling_parse("split(k,k1,k0,4) split(i,i1,i0,A.2/k1)", &e, &t, &err), 0);
+    assert_int_equal(tiling_cut(&t, &e, leader, dims, split, &err), 0);
+    assert_int_equal(tile_split_count(&split[i], 0), 2);
+    for (int x = 0; x < 3; x++)
+        tile_split_free(&split[x]);
+    assert_int_equal(tiling_parse("split(k,k1,k0,4) split(i,i1,i0,A.2)", &e, &t, &err), 0);
+    assert_int_equal(tiling_cut(&t, &e, leader, dims, split, &err), 0);
+    assert_int_equal(tile_split_count(&split[i], 0), 4);
+    for (int x = 0; x < 3; x++)
+        tile_split_free(&split[x]);
+    tensor_free(&a);
+    expr_free(&e);
 }
 
 #define SPLIT_IK "split(i,i1,i0,8) split(k,k1,k0,8) split(i0,i01,i00,2) "
@@ -287,6 +350,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_splits_parse_and_print),
         cmocka_unit_test(test_splits_refused),
+        cmocka_unit_test(test_split_per_group_prints_back),
+        cmocka_unit_test(test_cut_per_group),
         cmocka_unit_test(test_tile_order),
         cmocka_unit_test(test_product_skips_empty_tiles),
         cmocka_unit_test(test_sum_visits_either),

@@ -71,21 +71,10 @@ static const fixture *fixture_get(void)
 static int make_splits(const fixture *f, const tiling *spec, tile_split *split)
 {
     sam_error err;
-    int rc = 0;
-    for (int i = 0; i < f->e.nindices; i++)
-        tile_split_init(&split[i], dims[i]);
-    for (int i = 0; i < f->e.nindices && !rc; i++)
-        for (int l = 0; l < spec->nlevels[i] && !rc; l++) {
-            const tiling_level *lv = &spec->level[i][l];
-            if (lv->leader < 0) {
-                rc = tile_split_add_shape(&split[i], lv->size, &err);
-                continue;
-            }
-            const tensor *lead = &f->op[lv->leader];
-            int m = expr_access_mode(expr_access(&f->e, lv->leader), i);
-            rc = tile_split_add_occupancy(&split[i], lead->crd[m], lead->nnz, lv->size, &err);
-        }
-    return rc;
+    const tensor *leader[EXPR_MAX_INDICES] = {0};
+    for (int t = 1; t < f->e.ntensors; t++)
+        leader[t] = &f->op[t];
+    return tiling_cut(spec, &f->e, leader, dims, split, &err);
 }
 
 /* Each level's tiles follow one another over the mode, with the count,
@@ -273,7 +262,9 @@ static void check_format(const fixture *f, const tiling *spec)
         for (int l = 0; l < spec->nlevels[i]; l++)
             if (again.nlevels[i] != spec->nlevels[i] ||
                 again.level[i][l].size != spec->level[i][l].size ||
-                again.level[i][l].leader != spec->level[i][l].leader)
+                again.level[i][l].leader != spec->level[i][l].leader ||
+                again.level[i][l].group_index != spec->level[i][l].group_index ||
+                again.level[i][l].group_level != spec->level[i][l].group_level)
                 abort();
 }
 
