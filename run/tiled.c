@@ -382,8 +382,12 @@ static void describe_point(const tiled_state *s, const int64_t *coord, char *buf
 static int simulate_tile(tiled_state *s, sim_engine *e, const sim_data *d, cycle_t limit,
                          sim_outcome *out, tensor *part, char *report, size_t size)
 {
+    uint64_t rate = s->r->hw ? (uint64_t)s->r->hw->pe_rate : 1;
     e->split = s->r->split;
-    int rc = sim_engine_run(e, s->r->engine, limit, out, report, size, s->err);
+    int rc = sim_engine_run(e, s->r->engine, limit > CYCLE_NONE / rate ? limit : limit * rate,
+                            out, report, size, s->err);
+    if (rate > 1)
+        sim_engine_widen(e, rate, &out->cycles);
     if (rc)
         return rc;
     fibertree ft;

@@ -590,3 +590,31 @@ void sim_engine_free(sim_engine *e)
     free(e->channels);
     memset(e, 0, sizeof *e);
 }
+
+static cycle_t widen_count(cycle_t n, uint64_t rate)
+{
+    return n / rate + (n % rate != 0);
+}
+
+static cycle_t widen_at(cycle_t t, uint64_t rate)
+{
+    return t == CYCLE_NONE ? t : t / rate;
+}
+
+void sim_engine_widen(sim_engine *e, uint64_t rate, cycle_t *cycles)
+{
+    for (int k = 0; k < e->nblocks; k++) {
+        block_stats *s = &e->blocks[k].stats;
+        s->busy = widen_count(s->busy, rate);
+        s->blocked = widen_count(s->blocked, rate);
+        s->first_busy = widen_at(s->first_busy, rate);
+        s->last_busy = widen_at(s->last_busy, rate);
+    }
+    for (int k = 0; k < e->nchannels; k++) {
+        channel_stats *s = &e->channels[k].stats;
+        s->push_cycles = widen_count(s->push_cycles, rate);
+        s->first_push = widen_at(s->first_push, rate);
+        s->last_push = widen_at(s->last_push, rate);
+    }
+    *cycles = widen_count(*cycles, rate);
+}

@@ -66,6 +66,12 @@ int sim_engine_run(sim_engine *e, engine_mode mode, cycle_t max_cycles, sim_outc
 
 void sim_engine_free(sim_engine *e);
 
+/* The run's timing read as that of a datapath `rate` tokens wide, which
+ * does in one cycle what the run did in rate: the blocks' and channels'
+ * cycle counts over rate, rounded up, their first and last cycles
+ * rounded down; *cycles likewise. Token counts stay. */
+void sim_engine_widen(sim_engine *e, uint64_t rate, cycle_t *cycles);
+
 /* Frees what the blocks and channels hold, as sim_engine_free does, but
  * keeps the block and channel arrays for the next build into e
  * (sim_build_planned): a tiled run builds an engine per tile point, and

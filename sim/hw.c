@@ -47,6 +47,9 @@ const hw_param hw_params[] = {
      "taking a point's tokens once through with the point before (the SAM artifact's pipelined "
      "tiles); 0: a point starts once every block it uses has drained", 0, 0, 1, TOP(pe_stream),
      1},
+    {"pe.rate", "tokens/cycle", "tokens each block of a PE's graph takes a cycle: a datapath "
+     "that wide (SIGMA's array), a point's simulated cycles and its blocks' busy cycles counted "
+     "over it, rounded up; 1: SAM's one token a cycle", 1, 1, 1 << 20, TOP(pe_rate), 1},
     {"llb.partials", "0 or 1", "1: a result tile that comes back to the LLB is read back, and "
      "written out again, only in the PE tiles points touch; 0: whole", 0, 0, 1,
      TOP(llb_partials), 1},

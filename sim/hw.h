@@ -71,6 +71,7 @@ typedef struct hw_desc {
     double llb_partials;    /* 1: a result tile back in the LLB moves by PE tiles */
     double llb_lazy;        /* 1: an LLB tile fills by the PE tiles points need */
     double pe_release;      /* 1: a PE tile's slot frees when its last reader is done */
+    double pe_rate;         /* tokens a PE's blocks each take a cycle */
     hw_place place[HW_MAX_PLACES];
     int nplaces;
     hw_layout layout[HW_MAX_PLACES];

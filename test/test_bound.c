@@ -73,10 +73,36 @@ static void test_bound_by_hand(void **state)
     test_tmpdir_remove(dir);
 }
 
+/* pe.rate = R: each point's cycles over R, rounded up. The two points
+ * take 24 cycles at one token a cycle, 13 and 11 (at R = 12 only the
+ * first takes two cycles, at 13 neither): at 2, 7 + 6; at 3, 5 + 4. Their
+ * busiest block, busy 7 and 5 cycles, bounds the PE likewise: 4 + 3 at
+ * 2, 3 + 2 at 3. The tokens and the result stay. */
+static void test_wide_datapath(void **state)
+{
+    (void)state;
+    static const int rate[] = {1, 2, 3, 12, 13};
+    static const long long compute[] = {24, 13, 9, 3, 2}, busiest[] = {12, 7, 5, 2, 2};
+    char *dir = test_tmpdir(), hw[64];
+    long long tokens = -1;
+    for (int k = 0; k < 5; k++) {
+        snprintf(hw, sizeof hw, "bytes.val = 8\npe.rate = %d\n", rate[k]);
+        char *out = run_two_levels(dir, hw);
+        assert_int_equal(test_summary(out, "compute_cycles"), compute[k]);
+        assert_int_equal(test_summary(out, "bound.pe"), busiest[k]);
+        if (tokens < 0)
+            tokens = test_summary(out, "tokens");
+        assert_int_equal(test_summary(out, "tokens"), tokens);
+        free(out);
+    }
+    test_tmpdir_remove(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bound_by_hand),
+        cmocka_unit_test(test_wide_datapath),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
