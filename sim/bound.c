@@ -13,7 +13,8 @@ static int llb_holds_a_level(const mem_model *m)
 }
 
 /* Bytes across DRAM's link, and across the LLB's ports (with the tensors
- * that pass through the LLB on their way between DRAM and a PE). */
+ * that pass through the LLB on their way between DRAM and a PE; a cached
+ * tensor's fibers are counted as they leave the cache, once). */
 static void bytes_moved(const mem_model *m, double *dram, double *ports)
 {
     int level = llb_holds_a_level(m);
@@ -22,8 +23,8 @@ static void bytes_moved(const mem_model *m, double *dram, double *ports)
         const mem_traffic *tr = &m->traffic[t];
         double from_dram = tr->read[HW_DRAM] + tr->written[HW_DRAM];
         *dram += from_dram;
-        *ports += tr->read[HW_LLB] + tr->written[HW_LLB] +
-                  (level && m->llb_holds[t] ? 0 : from_dram);
+        int passes = !(level && m->llb_holds[t]) && !(t < m->ntensors && m->cached[t]);
+        *ports += tr->read[HW_LLB] + tr->written[HW_LLB] + (passes ? from_dram : 0);
     }
 }
 

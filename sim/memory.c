@@ -593,6 +593,15 @@ static int refuse_fiber(const mem_model *m, const mem_visit *v, const char *cons
     return fit_hint(m, HW_LLB, err);
 }
 
+/* Whether a level of tiles lives in the LLB. */
+static int llb_holds_level(const mem_model *m)
+{
+    for (int l = 0; l < m->nlevels; l++)
+        if (m->at[l] == HW_LLB)
+            return 1;
+    return 0;
+}
+
 /* The fibers of cached operand t that point v touches, asked for from
  * `after` on: each from the cache or fetched into it, then read over the
  * PE's port. The cycle the PE has them all, or -1. */
@@ -832,7 +841,7 @@ int mem_point(mem_model *m, const mem_visit *v, const char *const *names, double
     if (open_pe(m, v->pe, err) ||
         (partials_by_pe(m) && (grow_touched(m, err) || grow_stays(m, err))))
         return -1;
-    double others = 0;
+    double others = 0, on_chip = 0;
     for (int t = 0; t < m->ntensors; t++) {
         double parent = 0;
         for (int l = 0; l < m->nlevels; l++) {
@@ -842,14 +851,20 @@ int mem_point(mem_model *m, const mem_visit *v, const char *const *names, double
             parent = tile_in_place(m, l, v, t, x, parent, names, err);
             if (parent < 0)
                 return -1;
+            if (m->at[l] == HW_LLB)
+                on_chip = fmax(on_chip, parent);
         }
         others = fmax(others, parent);
     }
     ready = fmax(ready, others);
     /* A point's fibers are asked for once its other tiles, whose
-     * coordinates select them, are in place. */
+     * coordinates select them, are on chip: in the LLB where it holds a
+     * level (a cache's fetches run ahead of the PE, as Gamma's
+     * FiberCache prefetches), else in the PE. */
+    if (!llb_holds_level(m))
+        on_chip = others;
     for (int t = 0; t < m->ntensors; t++) {
-        double in = m->cached[t] ? stream_fibers(m, v, t, others, names, err) : 0;
+        double in = m->cached[t] ? stream_fibers(m, v, t, on_chip, names, err) : 0;
         if (in < 0)
             return -1;
         ready = fmax(ready, in);

@@ -73,6 +73,25 @@ static void test_bound_by_hand(void **state)
     test_tmpdir_remove(dir);
 }
 
+/* place.C = cache: C's rows come from DRAM as points touch them (three
+ * rows of one entry, each its coordinate, its reference and the entry, 4
+ * + 4 + 12 = 20 bytes: 60) and leave the cache over the LLB's ports once.
+ * DRAM: B 64, C 60, X 64 = 188; ports: B's PE tiles 84, C's rows 60, X's
+ * PE tiles 84 = 228, the fill of the cache not counted a second time. */
+static void test_bound_of_a_cache(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir();
+    char *out = run_two_levels(dir, "bytes.val = 8\ndram.bandwidth = 1\nllb.bandwidth = 1\n"
+                                    "place.C = cache\n");
+    assert_int_equal(test_summary(out, "traffic.C"), 60);
+    assert_int_equal(test_summary(out, "bound.dram"), 188);
+    assert_int_equal(test_summary(out, "bound.llb"), 228);
+    assert_non_null(strstr(out, "bound_by: llb\n"));
+    free(out);
+    test_tmpdir_remove(dir);
+}
+
 /* pe.rate = R: each point's cycles over R, rounded up. The two points
  * take 24 cycles at one token a cycle, 13 and 11 (at R = 12 only the
  * first takes two cycles, at 13 neither): at 2, 7 + 6; at 3, 5 + 4. Their
@@ -102,6 +121,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bound_by_hand),
+        cmocka_unit_test(test_bound_of_a_cache),
         cmocka_unit_test(test_wide_datapath),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -860,6 +860,34 @@ static void test_fiber_cache(void **state)
     }
 }
 
+/* A cache fetches ahead: with A tiled in the LLB and the PE, B's fibers
+ * are asked for once A's LLB tile, whose coordinates select them, is on
+ * chip, not once A's PE tile reaches the PE. A's LLB tile (40 bytes)
+ * comes from DRAM 0..40, in at 50; its PE tile (20) goes over the port
+ * 50..60, at the PE at 61. B's fiber (20) comes from DRAM 50..70, in at
+ * 80, over the port at 91: computed 91..101. Asked for at 61, it would be
+ * computed 102..112. */
+static void test_fiber_cache_fetches_ahead(void **state)
+{
+    (void)state;
+    hw_desc hw = lazy_hw(1000);
+    hw.llb_lazy = 0;
+    mem_model *m = model(&hw, 2, 2);
+    sam_error err;
+    static const mem_fiber touched[] = {{0, 0, 20}};
+    const mem_tile t[4] = {{0, 40}, {0, 20}, {0, 0}, {0, 0}};
+    const mem_result none[2] = {{-1, 0, 0}, {-1, 0, 0}};
+    assert_int_equal(mem_declare_tiles(m, 0, 0, 1, &err), 0);
+    assert_int_equal(mem_declare_tiles(m, 0, 1, 1, &err), 0);
+    assert_int_equal(mem_cache_fibers(m, 1, &err), 0);
+    mem_touch_fibers(m, 1, touched, 1);
+    assert_int_equal(visit(m, t, 10, none, "(p)", &err), 0);
+    assert_true(mem_finish(m) == 101);
+    assert_true(m->traffic[1].read[HW_DRAM] == 20 && m->traffic[1].read[HW_LLB] == 20);
+    mem_free(m);
+    free(m);
+}
+
 /* A fiber larger than the LLB is refused; a cache needs an LLB. */
 static void test_fiber_cache_refusals(void **state)
 {
@@ -1015,6 +1043,7 @@ int main(void)
         cmocka_unit_test(test_lazy_fill),
         cmocka_unit_test(test_lazy_refusal),
         cmocka_unit_test(test_fiber_cache),
+        cmocka_unit_test(test_fiber_cache_fetches_ahead),
         cmocka_unit_test(test_fiber_cache_refusals),
         cmocka_unit_test(test_fiber_cache_units),
         cmocka_unit_test(test_hw_memory_keys),
