@@ -318,7 +318,8 @@ static int run_all(const trun_opts *o, const template_dir *d, trun *r, sam_error
     clock_gettime(CLOCK_MONOTONIC, &t0);
     int rc = 0;
     for (int p = 0; p < d->nphases && !rc; p++)
-        rc = trun_run_phase(r, d->phase[p], &d->g[p], NULL, &d->hw[p], err);
+        rc = trun_run_phase(r, d->phase[p], &d->g[p], NULL, &d->hw[p], p == d->nphases - 1,
+                            err);
     double wall = seconds_since(&t0);
     int mismatch = rc ? -1 : o->check ? trun_check(r, o->dir, d->expr, verdict, sizeof verdict,
                                                    err) : 0;

@@ -134,7 +134,7 @@ static int account(trun *r, const sam_graph *g, const tiled_outcome *o, trun_ten
     const mem_traffic *z = &m->traffic[m->ntensors];
     res->traffic += z->written[HW_DRAM] + z->read[HW_DRAM];
     res->read_back += z->read[HW_DRAM];
-    res->zeros = count_zeros(&res->t);
+    res->zeros = o->zeros + count_zeros(&res->t);
     return bytes_once(&res->t, res->name, &g->tensors[0].format, &m->hw, &res->once, err);
 }
 
@@ -170,7 +170,7 @@ static int name_phase(const sam_graph *g, const char *name, sam_error *err)
 }
 
 static int run_graph(trun *r, trun_phase *p, const sam_graph *g, const char *tiling,
-                     const hw_desc *hw, sam_error *err)
+                     const hw_desc *hw, int last, sam_error *err)
 {
     const char *expr = graph_attr_get(g, "expr");
     if (!tiling)
@@ -187,7 +187,7 @@ static int run_graph(trun *r, trun_phase *p, const sam_graph *g, const char *til
     if (!rc) {
         tiled_request req = {.tiling = tiling, .expr = expr, .engine = r->engine,
                              .max_cycles = UINT64_MAX, .sim = {.depth = 0, .latency = 1},
-                             .hw = hw, .stats = r->stats};
+                             .hw = hw, .stats = r->stats, .drop_zeros = last};
         rc = run_tiled(g, ops, &req, &p->out, &result, err);
     }
     free(ops);
@@ -206,14 +206,14 @@ static int run_graph(trun *r, trun_phase *p, const sam_graph *g, const char *til
 }
 
 int trun_run_phase(trun *r, const char *name, const sam_graph *g, const char *tiling,
-                   const hw_desc *hw, sam_error *err)
+                   const hw_desc *hw, int last, sam_error *err)
 {
     if (r->nphases == TEMPLATE_MAX_PHASES)
         return error_set(err, "at most %d phases", TEMPLATE_MAX_PHASES);
     trun_phase *p = &r->phase[r->nphases++];
     memset(p, 0, sizeof *p);
     snprintf(p->name, sizeof p->name, "%s", name);
-    return run_graph(r, p, g, tiling, hw, err) ? name_phase(g, name, err) : 0;
+    return run_graph(r, p, g, tiling, hw, last, err) ? name_phase(g, name, err) : 0;
 }
 
 int trun_run_plan(trun *r, const template_plan *plan, const sam_graph *graphs, sam_error *err)
@@ -223,7 +223,7 @@ int trun_run_plan(trun *r, const template_plan *plan, const sam_graph *graphs, s
         hw_desc hw;
         hw_defaults(&hw);
         if (hw_read_text(p->name, p->hw, &hw, err) ||
-            trun_run_phase(r, p->name, &graphs[i], p->tiling, &hw, err))
+            trun_run_phase(r, p->name, &graphs[i], p->tiling, &hw, i == plan->nphases - 1, err))
             return -1;
     }
     return 0;

@@ -58,10 +58,12 @@ int trun_bind(trun *r, const char *name, tensor *t, sam_error *err);
 /* Runs phase name: graph g (which records its expression) on its tiles
  * as tiling says (NULL: as g records; the graph is the same whatever the
  * splits' sizes) through hw's memories, its operands the tensors of its
- * names, its result a new tensor of r. g must outlive r's statistics. An
- * error names the graph and the phase. */
+ * names, its result a new tensor of r. The last phase's result is the
+ * template's, whose explicit zeros are left out (counted in its zeros) as
+ * its points add to it. g must outlive r's statistics. An error names
+ * the graph and the phase. */
 int trun_run_phase(trun *r, const char *name, const sam_graph *g, const char *tiling,
-                   const hw_desc *hw, sam_error *err);
+                   const hw_desc *hw, int last, sam_error *err);
 
 /* Runs every phase of plan in order, graphs[p] (template_build's) on the
  * hardware its hw text describes. */

@@ -354,6 +354,10 @@ static int add_result(tiled_state *s, const tensor *part, const int64_t *coord, 
         tile_at(s, s->e.lhs->index[m], coord, &first[m], &extent);
     int rc = 0;
     for (size_t i = 0; i < part->nnz && !rc; i++) {
+        if (s->r->drop_zeros && part->order && part->vals[i] == 0) {
+            s->out->zeros++;
+            continue;
+        }
         for (int m = 0; m < part->order; m++)
             at[m] = first[m] + part->crd[m][i];
         if (part->order == 0 && s->result->nnz)

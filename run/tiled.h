@@ -25,6 +25,11 @@ typedef struct tiled_request {
     sim_options sim;
     const hw_desc *hw;          /* the memories (sim/memory.h), NULL: none */
     int stats;                  /* gather the statistics of sim/stats.h */
+    /* Leave the result's explicit zeros out as the points add to it,
+     * counting them in the outcome's zeros: a template's result, which
+     * never holds them, where an inner product writes a zero for every
+     * pair met (SIGMA), far more than its nonzeros. */
+    int drop_zeros;
 } tiled_request;
 
 typedef struct tiled_outcome {
@@ -35,6 +40,8 @@ typedef struct tiled_outcome {
     uint64_t tokens;
     uint64_t tiles_run;         /* points of the tile loops simulated */
     double tiles_skipped;       /* points of the full tile grid skipped */
+    uint64_t zeros;             /* explicit zeros the points wrote into the
+                                   result and drop_zeros left out */
     mem_model *memory;          /* with hw: what the memories did (freed
                                    by tiled_outcome_free); its tensors
                                    are the expression's operands, then
