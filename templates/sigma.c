@@ -1,26 +1,34 @@
 /* SIGMA (Qin et al., HPCA'20) as TeAAL models it (Table 5, sigma.yaml):
  * A stationary, B streamed, a bitmap inner product. K is cut in shape
- * tiles of k.tile and rows of A in tiles holding a.per.tile of its
- * entries, walked k1 then i1 (in one outer tile of all rows, which the
- * data SRAM holds: Z stays there); within a tile, B's columns stream past
- * (loop j outermost) and the rows of A are dealt out to lanes (at most
- * 32, far fewer than SIGMA's 16,384 multipliers), each intersecting A's
- * row with B's column as bitmaps (A and B store k as bitvector levels).
- * Every pair of a row and a column met gets its sum written, 0 where the
- * two have no k in common (no coordinate dropper, as in SAM's inner
- * product): Z's traffic counts those zeros, Z itself does not hold them
- * (run/template_run.h).
+ * tiles of k.tile and, within each, rows of A in partitions holding at
+ * most a.per.tile of its entries of that K slab (sigma.yaml: K by shape,
+ * then (M, K0) by occupancy; samsim's partitions are whole rows, counted
+ * per slab: split(i0,i01,i00,A.16384/k1)), walked k1 then the
+ * partitions; within a partition, B's columns stream past (loop j
+ * outermost) and the rows of A are dealt out to lanes, each intersecting
+ * A's row with B's column as bitmaps (A and B store k as bitvector
+ * levels). The lanes share the array's 16,384 multipliers: each takes
+ * multipliers / lanes tokens a cycle (pe.rate). Every pair of a row and a
+ * column met gets its sum written, 0 where the two have no k in common
+ * (no coordinate dropper, as in SAM's inner product): Z's traffic counts
+ * those zeros, Z itself does not hold them (run/template_run.h).
  * The flexible dot-product array is one PE; its data SRAM is the LLB,
- * which holds B's columns (place.B = cache) and sends them into the array
- * again for every partition of A, through the distribution network: TeAAL
- * times SIGMA by that network, 4096 bits a cycle (its artifact's SIGMA
- * cycles are A's and B's bytes over 512), so the LLB's bandwidth is 256
- * GB/s at 500 MHz. What crosses it is values: A's stationary entries (4
- * bytes each, layout coo with no coordinate bytes, the bitmaps being in
- * their own SRAM) and B's columns dense (sigma.yaml's B is uncompressed,
- * 4 bytes a position, zeros included: layout dd). So bound.llb is
- * TeAAL's time; bound.pe and the simulated cycles are samsim's 32 lanes
- * that take a token a cycle, where SIGMA has 16,384 multipliers. */
+ * which holds B's columns (place.B = cache, fetched as soon as the
+ * partition's K slab is on chip) and sends them into the array again for
+ * every partition of A, through the distribution network: TeAAL times
+ * SIGMA by that network, 4096 bits a cycle (its artifact's SIGMA cycles
+ * are A's and B's bytes over 512), so the LLB's bandwidth is 256 GB/s at
+ * 500 MHz, and a transfer is whole 512-byte flits (llb.line: a column of
+ * fewer than 128 values still takes one, as TeAAL pads B's K0 fibers to
+ * 128). What crosses it is values: A's stationary entries (4 bytes each,
+ * layout coo with no coordinate bytes, the bitmaps being in their own
+ * SRAM) and B's columns dense (sigma.yaml's B is uncompressed, 4 bytes a
+ * position, zeros included: layout dd). Z's partial sums leave the array
+ * for main memory and come back when a later K slab adds to them
+ * (place.Z = pe): the 32 MB data SRAM cannot keep the Z of SIGMA's larger
+ * shapes (131 MB on 31999 x 1024 x 84), which sigma.yaml, timing the
+ * network alone, leaves out; samsim moves them over the LLB's link. */
+#include <math.h>
 #include <stdio.h>
 
 #include "template.h"
@@ -30,6 +38,8 @@ static const template_param sigma_params[] = {
     {"a.per.tile", "entries", "entries of A stationary at once (128 x 128 PEs)", 16384, 1,
      1 << 30, 1},
     {"lanes", "lanes", "rows of A in flight (SIGMA: 128 FlexDPEs)", 32, 1, 32, 1},
+    {"multipliers", "multipliers", "the array's (128 FlexDPEs x 128 PEs), shared by the lanes",
+     16384, 1, 1 << 24, 1},
     {"clock.ghz", "GHz", "clock", 0.5, 0.001, 1000, 0},
     {"dram.bandwidth", "GB/s", "HBM", 1024, 0.001, 1e6, 0},
     {"llb.capacity", "bytes", "the data SRAM", 32e6, 1, 1e15, 0},
@@ -47,17 +57,21 @@ static void sigma_plan(const template_def *t, const double *v, template_plan *pl
     template_format(p, "B:sb:1,0");
     snprintf(p->schedule, sizeof p->schedule, "reorder(j,i,k)");
     snprintf(p->parallelize, sizeof p->parallelize, "i,%.0f", template_value(t, v, "lanes"));
-    /* The outer level, all of i at once, is for the data SRAM: it keeps
-     * Z whole while the partitions below add to it. */
+    /* The outer level, all of i at once, is the data SRAM's: A's K slab. */
     snprintf(p->tiling, sizeof p->tiling, "split(k,k1,k0,%.0f) split(i,i1,i0,%d) "
-             "split(i0,i01,i00,A.%.0f) tileorder(k1,i1,i01)", template_value(t, v, "k.tile"),
+             "split(i0,i01,i00,A.%.0f/k1) tileorder(k1,i1,i01)", template_value(t, v, "k.tile"),
              TEMPLATE_ONE_TILE, template_value(t, v, "a.per.tile"));
     template_hw(p, "# SIGMA (TeAAL Table 5), made by samsim template sigma");
     template_hw_keys(p, t, v, "clock.ghz dram.bandwidth llb.capacity llb.bandwidth bytes.val");
     template_hw(p, "pe.count = 1");
+    template_hw(p, "# each lane takes its share of the array's multipliers a cycle");
+    template_hw(p, "pe.rate = %.0f", ceil(template_value(t, v, "multipliers") /
+                                          template_value(t, v, "lanes")));
     template_hw(p, "# values cross the network; the bitmaps have their own SRAM");
     template_hw(p, "bytes.crd = 0");
     template_hw(p, "bytes.ref = 0");
+    template_hw(p, "# the network moves whole flits of 4096 bits");
+    template_hw(p, "llb.line = 512");
     template_hw(p, "layout.A = coo");
     template_hw(p, "layout.B = dd");
     template_hw(p, "# what a refusal of a tile too large for the data SRAM suggests");
@@ -66,8 +80,10 @@ static void sigma_plan(const template_def *t, const double *v, template_plan *pl
     template_hw(p, "# B's columns go into the array again for every partition of A");
     template_hw(p, "place.B = cache");
     template_hw(p, "# the array's registers hold the stationary entries of A; the rest streams");
-    template_hw(p, "# through it, and Z's partial sums go to the data SRAM: no tile need fit");
+    template_hw(p, "# through it: no tile need fit");
     template_hw(p, "pe.capacity = 1e15");
+    template_hw(p, "# Z's partial sums go out to main memory and come back for the next K slab");
+    template_hw(p, "place.Z = pe");
 }
 
 const template_def template_sigma = {
