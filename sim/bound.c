@@ -1,7 +1,9 @@
 /* TeAAL's bound on a tiled run (bound.h). */
 #include "bound.h"
 
-const char *const bound_names[BOUND_COMPONENTS] = {"dram", "llb", "pe"};
+#include <string.h>
+
+const char *const bound_names[BOUND_COMPONENTS] = {"dram", "llb", "llb.write", "pe"};
 
 /* Whether the LLB holds a tiling level (else every tile passes through). */
 static int llb_holds_a_level(const mem_model *m)
@@ -12,30 +14,42 @@ static int llb_holds_a_level(const mem_model *m)
     return 0;
 }
 
-/* Bytes across DRAM's link, and across the LLB's ports (with the tensors
- * that pass through the LLB on their way between DRAM and a PE; a cached
- * tensor's fibers are counted as they leave the cache, once). */
-static void bytes_moved(const mem_model *m, double *dram, double *ports)
+/* Bytes across DRAM's link, and across the LLB's ports toward the PEs
+ * and back (with the tensors that pass through the LLB on their way
+ * between DRAM and a PE; a cached tensor's fibers are counted as they
+ * leave the cache, once). */
+static void bytes_moved(const mem_model *m, double *dram, double *in, double *out)
 {
     int level = llb_holds_a_level(m);
-    *dram = *ports = 0;
+    *dram = *in = *out = 0;
     for (int t = 0; t <= m->ntensors; t++) {
         const mem_traffic *tr = &m->traffic[t];
-        double from_dram = tr->read[HW_DRAM] + tr->written[HW_DRAM];
-        *dram += from_dram;
+        *dram += tr->read[HW_DRAM] + tr->written[HW_DRAM];
         int passes = !(level && m->llb_holds[t]) && !(t < m->ntensors && m->cached[t]);
-        *ports += tr->read[HW_LLB] + tr->written[HW_LLB] + (passes ? from_dram : 0);
+        *in += tr->read[HW_LLB] + (passes ? tr->read[HW_DRAM] : 0);
+        *out += tr->written[HW_LLB] + (passes ? tr->written[HW_DRAM] : 0);
     }
+}
+
+/* Bytes at GB/s over npe links: cycles at the clock. */
+static double over(double bytes, double gbs, const hw_desc *hw, int npe)
+{
+    return bytes / (gbs / hw->clock_ghz * npe);
 }
 
 void time_bound_of(const mem_model *m, double pe_actions, time_bound *b)
 {
     const hw_desc *hw = &m->hw;
-    double dram, ports;
-    bytes_moved(m, &dram, &ports);
-    b->cycles[BOUND_DRAM] = dram / (hw->mem[HW_DRAM].bandwidth / hw->clock_ghz);
-    b->cycles[BOUND_LLB] = hw->mem[HW_LLB].capacity > 0 ?
-        ports / (hw->mem[HW_LLB].bandwidth / hw->clock_ghz * m->npe) : 0;
+    double dram, in, out, llb = hw->mem[HW_LLB].bandwidth, write = hw->llb_write_bandwidth;
+    bytes_moved(m, &dram, &in, &out);
+    memset(b, 0, sizeof *b);
+    b->cycles[BOUND_DRAM] = over(dram, hw->mem[HW_DRAM].bandwidth, hw, 1);
+    if (hw->mem[HW_LLB].capacity > 0 && write > 0) {
+        b->cycles[BOUND_LLB] = over(in, llb, hw, m->npe);
+        b->cycles[BOUND_LLB_WRITE] = over(out, write, hw, m->npe);
+    } else if (hw->mem[HW_LLB].capacity > 0) {
+        b->cycles[BOUND_LLB] = over(in + out, llb, hw, m->npe);
+    }
     b->cycles[BOUND_PE] = pe_actions / m->npe;
     b->by = BOUND_DRAM;
     for (int c = 1; c < BOUND_COMPONENTS; c++)

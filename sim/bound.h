@@ -4,8 +4,9 @@
  * compute unit's actions over its instances and clock, the block taking
  * the longest; blocks add up). A tiled run is one block; its components
  * are DRAM's link, the LLB's ports to the processing elements (each at
- * llb.bandwidth; a tensor that passes through the LLB crosses them too)
- * and the processing elements: each block of a PE's graph is a unit with
+ * llb.bandwidth; a tensor that passes through the LLB crosses them too),
+ * their links back where llb.write.bandwidth gives them (else the ports
+ * carry both ways and llb.write is 0) and the processing elements: each block of a PE's graph is a unit with
  * an instance per PE, its actions the cycles it was busy over every tile
  * point, so the busiest block's cycles shared evenly among the PEs. The bound is the time of a run
  * in which every component overlaps the others perfectly and the work
@@ -16,7 +17,13 @@
 
 #include "memory.h"
 
-typedef enum { BOUND_DRAM, BOUND_LLB, BOUND_PE, BOUND_COMPONENTS } bound_component;
+typedef enum {
+    BOUND_DRAM,
+    BOUND_LLB,
+    BOUND_LLB_WRITE,
+    BOUND_PE,
+    BOUND_COMPONENTS
+} bound_component;
 
 extern const char *const bound_names[BOUND_COMPONENTS];
 

@@ -27,6 +27,9 @@ const hw_param hw_params[] = {
     {"llb.capacity", "bytes", "the last-level buffer; 0: none, tiles go straight to the PE",
      17.1e6, 0, 1e15, MEM(HW_LLB, capacity), 1},
     {"llb.bandwidth", "GB/s", "the LLB to each PE buffer", 256, 1e-3, 1e6, MEM(HW_LLB, bandwidth), 0},
+    {"llb.write.bandwidth", "GB/s", "the PE buffers to the LLB, a link of its own beside the one "
+     "llb.bandwidth gives the other way (SIGMA's reduction network beside its distribution "
+     "network); 0: that one link both ways", 0, 0, 1e6, TOP(llb_write_bandwidth), 0},
     {"llb.latency", "cycles", "before an LLB transfer's first byte arrives", 1, 0, 1e9,
      MEM(HW_LLB, latency), 1},
     {"llb.buffering", "tiles", "outer tiles of each tensor the LLB holds at once", 2, 1, 64,

@@ -72,6 +72,7 @@ typedef struct hw_desc {
     double llb_lazy;        /* 1: an LLB tile fills by the PE tiles points need */
     double pe_release;      /* 1: a PE tile's slot frees when its last reader is done */
     double pe_rate;         /* tokens a PE's blocks each take a cycle */
+    double llb_write_bandwidth; /* GB/s from the PEs to the LLB, 0: llb.bandwidth's link */
     hw_place place[HW_MAX_PLACES];
     int nplaces;
     hw_layout layout[HW_MAX_PLACES];

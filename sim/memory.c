@@ -187,7 +187,7 @@ static int open_pe(mem_model *m, int pe, sam_error *err)
             b->slot[k] = (mem_slot){-1, 0, 0, 0, -1, 0, 0};
     }
     if ((m->nlevels == 2 || m->any_cached) && !m->ports[pe] &&
-        !(m->ports[pe] = calloc(1, sizeof *m->ports[pe])))
+        !(m->ports[pe] = calloc(2, sizeof *m->ports[pe])))
         return error_set(err, "out of memory");
     return 0;
 }
@@ -204,14 +204,22 @@ hw_memory_id mem_tensor_source(const mem_model *m, int t, int l)
     return l && !mem_tensor_held(m, t, l - 1) ? HW_DRAM : mem_level_source(m, l);
 }
 
-/* Bytes a cycle from src to the buffer of level l: a pass through the
- * LLB goes at the slower of its two links. */
-static double bytes_per_cycle(const mem_model *m, hw_memory_id src, int l)
+/* The LLB's bandwidth toward the PEs, or from them (write) where
+ * llb.write.bandwidth gives that way a link of its own. */
+static double llb_bandwidth(const mem_model *m, int write)
 {
-    double bw = m->hw.mem[src].bandwidth;
+    return write && m->hw.llb_write_bandwidth > 0 ? m->hw.llb_write_bandwidth
+                                                  : m->hw.mem[HW_LLB].bandwidth;
+}
+
+/* Bytes a cycle between src and the buffer of level l, the way write
+ * says: a pass through the LLB goes at the slower of its two links. */
+static double bytes_per_cycle(const mem_model *m, hw_memory_id src, int l, int write)
+{
+    double bw = src == HW_LLB ? llb_bandwidth(m, write) : m->hw.mem[src].bandwidth;
     if (src == HW_DRAM && m->at[l] == HW_PE && m->hw.mem[HW_LLB].capacity > 0 &&
-        m->hw.mem[HW_LLB].bandwidth < bw)
-        bw = m->hw.mem[HW_LLB].bandwidth;
+        llb_bandwidth(m, write) < bw)
+        bw = llb_bandwidth(m, write);
     return bw / m->hw.clock_ghz;
 }
 
@@ -225,9 +233,10 @@ static double latency_of(const mem_model *m, hw_memory_id src, int l)
 
 /* The link from src toward processing element pe: the LLB has a port to
  * each PE's buffer; DRAM one link for all. */
-static mem_link *link_of(mem_model *m, hw_memory_id src, int pe)
+static mem_link *link_of(mem_model *m, hw_memory_id src, int pe, int write)
 {
-    return src == HW_LLB ? m->ports[pe] : &m->link[src];
+    return src == HW_LLB ? &m->ports[pe][write && m->hw.llb_write_bandwidth > 0]
+                         : &m->link[src];
 }
 
 /* Bytes moved for bytes of data: whole lines of the source. */
@@ -415,8 +424,8 @@ static double fetch(mem_model *m, int l, const mem_visit *v, int t, mem_tile til
         if (isinf(start))
             return refuse(m, v, names, t, tile.bytes, dst, err);
     }
-    double moved = rounded(m, src, tile.bytes), occupy = moved / bytes_per_cycle(m, src, l);
-    start = link_book(link_of(m, src, pe), start, occupy);
+    double moved = rounded(m, src, tile.bytes), occupy = moved / bytes_per_cycle(m, src, l, 0);
+    start = link_book(link_of(m, src, pe, 0), start, occupy);
     m->usage[src].busy += occupy;
     m->usage[dst].bytes_in += moved;
     m->usage[dst].peak = fmax(m->usage[dst].peak, held(m, l, b, start) + tile.bytes);
@@ -635,8 +644,9 @@ static double result_transfer(mem_model *m, int l, int pe, double bytes, double 
                               int write)
 {
     hw_memory_id home = mem_tensor_source(m, m->ntensors, l);
-    double moved = rounded(m, home, bytes), occupy = moved / bytes_per_cycle(m, home, l);
-    double start = link_book(link_of(m, home, pe), after, occupy);
+    double moved = rounded(m, home, bytes);
+    double occupy = moved / bytes_per_cycle(m, home, l, write);
+    double start = link_book(link_of(m, home, pe, write), after, occupy);
     m->usage[home].busy += occupy;
     mem_traffic *tr = &m->traffic[m->ntensors];
     if (write) {

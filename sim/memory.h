@@ -164,8 +164,9 @@ typedef struct mem_model {
     mem_buffer *buffers[MEM_MAX_LEVELS];   /* per level: one, or per PE */
     int npe;                    /* processing elements (pe.count) */
     mem_link link[HW_MEMORIES];  /* each memory's, toward the PEs */
-    mem_link **ports;           /* the LLB's to each PE's buffer, allocated
-                                   with the PE's buffer */
+    mem_link **ports;           /* the LLB's to each PE's buffer and, with
+                                   llb.write.bandwidth, back: two per PE,
+                                   allocated with the PE's buffer */
     double compute_end;         /* when the points so far are all computed */
     uint64_t uses;              /* slot uses so far, the order of mem_slot.used */
     mem_usage usage[HW_MEMORIES];   /* usage[HW_PE].busy: cycles PEs computed */

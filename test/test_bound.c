@@ -62,6 +62,15 @@ static void test_bound_by_hand(void **state)
     assert_int_equal(test_summary(out, "bound_cycles"), 192);
     assert_non_null(strstr(out, "bound_by: dram\n"));
     free(out);
+    /* A way back of its own: the ports carry B's and C's PE tiles in,
+     * 168 bytes at 1 a cycle, and X's out at 2 a cycle: 42. */
+    out = run_two_levels(dir, "bytes.val = 8\ndram.bandwidth = 1\nllb.bandwidth = 1\n"
+                              "llb.write.bandwidth = 2\n");
+    assert_int_equal(test_summary(out, "bound.llb"), 168);
+    assert_int_equal(test_summary(out, "bound.llb.write"), 42);
+    assert_int_equal(test_summary(out, "bound_cycles"), 192);
+    assert_non_null(strstr(out, "bound_by: dram\n"));
+    free(out);
     out = run_two_levels(dir, "bytes.val = 8\npe.count = 2\n");
     char stats[4096];
     snprintf(stats, sizeof stats, "%s/stats.csv", dir);

@@ -216,6 +216,37 @@ static void test_pass_through_the_llb(void **state)
     free(m);
 }
 
+/* llb.write.bandwidth gives the way back from the PE a link of its own.
+ * DRAM 4 bytes a cycle, the LLB's ports 2: the operand's 100 bytes pass
+ * through at 2 after 10 + 1 cycles, in place at 61, computed 61..71. The
+ * result's 40 bytes go out at the slower of DRAM and the way back: 2
+ * bytes a cycle on the one link both ways (done at 71 + 11 + 20 = 102),
+ * 1 on a way back of 1 GB/s (122), 4 on one of 8 GB/s (92). */
+static void test_llb_write_link(void **state)
+{
+    (void)state;
+    static const double write[] = {0, 1, 8}, end[] = {102, 122, 92};
+    for (int k = 0; k < 3; k++) {
+        hw_desc hw = small_hw(2, 1000);
+        hw.mem[HW_DRAM].bandwidth = 4;
+        hw.mem[HW_LLB].capacity = 10000;
+        hw.mem[HW_LLB].bandwidth = 2;
+        hw.mem[HW_LLB].latency = 1;
+        hw.llb_write_bandwidth = write[k];
+        mem_model *m = model(&hw, 1, 2);
+        mem_bypass_llb(m, 0);
+        mem_bypass_llb(m, 1);
+        mem_tile t[2] = {{0, 300}, {0, 100}};
+        const mem_result out[2] = {{0, 0, 40}, {0, 0, 40}};
+        sam_error err;
+        assert_int_equal(visit(m, t, 10, out, "(0)", &err), 0);
+        assert_true(m->compute_end == 71);
+        assert_true(mem_finish(m) == end[k]);
+        mem_free(m);
+        free(m);
+    }
+}
+
 /* With two levels the PE buffer's result tile goes out to the LLB, and
  * the LLB's to DRAM only when the points leave it: 20 + 20 + 30 bytes
  * into the LLB, 70 + 30 into DRAM. */
@@ -1022,6 +1053,7 @@ int main(void)
         cmocka_unit_test(test_result_tiles),
         cmocka_unit_test(test_two_levels),
         cmocka_unit_test(test_pass_through_the_llb),
+        cmocka_unit_test(test_llb_write_link),
         cmocka_unit_test(test_result_through_the_llb),
         cmocka_unit_test(test_overlap),
         cmocka_unit_test(test_two_pes),
