@@ -29,25 +29,73 @@ static result_count *count_slot(result_count *counts, size_t n, int64_t tile)
     return &counts[i];
 }
 
-/* The tables at twice the size once they are half full (a tile's keys
- * from FIRST_KEYS). */
-static int grow_keys(result_count *c, sam_error *err)
+/* The positions of a tile, which the deepest level's prefixes lie
+ * below; 0 beyond 2^63. */
+static uint64_t tile_area(const result_tiles *r)
 {
-    if (2 * (c->usedkeys + 1) <= c->nkeys)
-        return 0;
-    size_t n = c->nkeys ? 2 * c->nkeys : FIRST_KEYS;
+    uint64_t area = 1;
+    for (int k = 0; k < r->format.nlevels; k++) {
+        uint64_t e = (uint64_t)r->extent[r->format.mode[k]];
+        if (e && area > ((uint64_t)1 << 63) / e)
+            return 0;
+        area *= e;
+    }
+    return area;
+}
+
+/* c's keys in a table of n slots, the deepest level's (level `deepest`)
+ * moved into c->bits when it is set. */
+static int rehash_keys(result_count *c, size_t n, int deepest, sam_error *err)
+{
     result_key *keys = malloc(n * sizeof *keys);
     if (!keys)
         return error_set(err, "out of memory");
     for (size_t i = 0; i < n; i++)
         keys[i].level = -1;
-    for (size_t i = 0; i < c->nkeys; i++)
-        if (c->keys[i].level != -1)
-            *key_slot(keys, n, c->keys[i]) = c->keys[i];
+    size_t used = 0;
+    for (size_t i = 0; i < c->nkeys; i++) {
+        result_key k = c->keys[i];
+        if (k.level == -1)
+            continue;
+        if (c->bits && k.level == deepest) {
+            c->bits[(uint64_t)k.prefix / 64] |= (uint64_t)1 << ((uint64_t)k.prefix % 64);
+            continue;
+        }
+        *key_slot(keys, n, k) = k;
+        used++;
+    }
     free(c->keys);
     c->keys = keys;
     c->nkeys = n;
+    c->usedkeys = used;
     return 0;
+}
+
+/* The tables at twice the size once they are half full (a tile's keys
+ * from FIRST_KEYS); the deepest level's prefixes to a bitmap instead once
+ * it would take no more room than the doubled table. */
+static int grow_keys(const result_tiles *r, result_count *c, sam_error *err)
+{
+    if (2 * (c->usedkeys + 1) <= c->nkeys)
+        return 0;
+    size_t n = c->nkeys ? 2 * c->nkeys : FIRST_KEYS;
+    uint64_t area = tile_area(r), words = area / 64 + 1;
+    if (!c->bits && area && r->format.nlevels > 1 &&
+        words * sizeof *c->bits <= n * sizeof *c->keys) {
+        if (!(c->bits = calloc(words, sizeof *c->bits)))
+            return error_set(err, "out of memory");
+        n = c->nkeys ? c->nkeys : FIRST_KEYS;
+    }
+    return rehash_keys(c, n, r->format.nlevels - 1, err);
+}
+
+/* Whether the deepest level's prefix p was counted before; counts it. */
+static int bit_seen(result_count *c, int64_t p)
+{
+    uint64_t *w = &c->bits[(uint64_t)p / 64], bit = (uint64_t)1 << ((uint64_t)p % 64);
+    int seen = (*w & bit) != 0;
+    *w |= bit;
+    return seen;
 }
 
 static int grow_counts(result_tiles *r, sam_error *err)
@@ -116,8 +164,14 @@ static int add_entry(result_tiles *r, result_count *c, const tensor *part, const
         return 0;
     }
     for (int k = f->nlevels - 1; k >= 0; k--) {
-        if (grow_keys(c, err))
+        if (grow_keys(r, c, err))
             return -1;
+        if (c->bits && k == f->nlevels - 1) {
+            if (bit_seen(c, prefix[k]))
+                return 0;
+            c->distinct[k]++;
+            continue;
+        }
         result_key key = {prefix[k], k}, *slot = key_slot(c->keys, c->nkeys, key);
         if (slot->level != -1)
             return 0;
@@ -150,8 +204,10 @@ int result_tiles_add(result_tiles *r, int64_t id, const tensor *part, const int6
 void result_tiles_free(result_tiles *r)
 {
     for (size_t i = 0; r->counts && i < r->ncounts; i++)
-        if (r->counts[i].tile != -1)
+        if (r->counts[i].tile != -1) {
             free(r->counts[i].keys);
+            free(r->counts[i].bits);
+        }
     free(r->counts);
     memset(r, 0, sizeof *r);
 }

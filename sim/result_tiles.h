@@ -4,7 +4,11 @@
  * ones an earlier point made. Each tile's distinct coordinate prefixes are
  * counted level by level (a hash set of (level, prefix) per tile, so that
  * the points of one tile, which come together, probe one small table),
- * which is what its storage takes: amortised O(1) an entry. */
+ * which is what its storage takes: amortised O(1) an entry. The deepest
+ * level's prefixes move to a bitmap over the tile's positions once that is
+ * the smaller: an inner product meets nearly every position of a tile
+ * (SIGMA writes a sum, zeros included, for each), which the set would
+ * hold at 32 bytes a position. */
 #ifndef SAMSIM_RESULT_TILES_H
 #define SAMSIM_RESULT_TILES_H
 
@@ -26,6 +30,7 @@ typedef struct result_count {
     int64_t distinct[TENSOR_MAX_ORDER];     /* prefixes down to each level */
     result_key *keys;       /* the tile's prefixes, open addressing */
     size_t nkeys, usedkeys;
+    uint64_t *bits;         /* the deepest level's instead, once smaller */
 } result_count;
 
 typedef struct result_tiles {

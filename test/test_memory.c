@@ -11,6 +11,7 @@
 #include "../sim/memory.h"
 #include "../sim/pipeline.h"
 #include "../sim/result_tiles.h"
+#include "../formats/prng.h"
 #include "test_util.h"
 
 /* Operands, then the result (of a model of two operands). */
@@ -504,6 +505,55 @@ static void test_result_tile_bytes(void **state)
     assert_true(before == 32 && after == 2 * 4 + 2 * 4 + 4 * 4 + 3 * 4 + 4 * 8);
     tensor_free(&a), tensor_free(&b), tensor_free(&c);
     result_tiles_free(&r);
+}
+
+/* A tile's positions move from the hash set to a bitmap once that is the
+ * smaller (a 64 x 64 tile: at 33 positions); one of 2^20 x 2^20 never
+ * moves. Parts of 40 random positions, repeats among them, give both
+ * the bytes of the distinct positions and rows counted by brute force. */
+static void test_result_tile_bitmap(void **state)
+{
+    (void)state;
+    level_format f;
+    sam_error err;
+    assert_int_equal(level_format_parse("ss", &f, &err), 0);
+    result_tiles small, huge;
+    assert_int_equal(result_tiles_init(&small, &f, NULL, (const int64_t[]){64, 64}, 4, 4, 8,
+                                       &err), 0);
+    assert_int_equal(result_tiles_init(&huge, &f, NULL, (const int64_t[]){1 << 20, 1 << 20}, 4,
+                                       4, 8, &err), 0);
+    static char seen[64][64], row[64];
+    size_t positions = 0, rows = 0;
+    prng g;
+    prng_seed(&g, 7);
+    for (int p = 0; p < 10; p++) {
+        tensor part;
+        assert_int_equal(tensor_init(&part, 2, (const int64_t[]){64, 64}, &err), 0);
+        for (int e = 0; e < 40; e++) {
+            int64_t at[2] = {(int64_t)prng_below(&g, 24), (int64_t)prng_below(&g, 64)};
+            assert_int_equal(tensor_append(&part, at, 1, &err), 0);
+            positions += !seen[at[0]][at[1]]++;
+            rows += !row[at[0]]++;
+        }
+        double b1, a1, b2, a2;
+        static const int64_t none[2] = {0, 0};
+        assert_int_equal(result_tiles_add(&small, 3, &part, none, &b1, &a1, &err), 0);
+        assert_int_equal(result_tiles_add(&huge, 3, &part, none, &b2, &a2, &err), 0);
+        assert_true(b1 == b2 && a1 == a2);
+        /* DCSR: a coordinate and a seg entry per row, three seg entries
+         * more (the rows' two, the positions' last), a coordinate and a
+         * value per position. */
+        assert_true(a1 == (double)(8 * rows + 12 + 12 * positions));
+        tensor_free(&part);
+    }
+    result_count *c = NULL, *h = NULL;
+    for (size_t i = 0; i < small.ncounts; i++)
+        c = small.counts[i].tile == 3 ? &small.counts[i] : c;
+    for (size_t i = 0; i < huge.ncounts; i++)
+        h = huge.counts[i].tile == 3 ? &huge.counts[i] : h;
+    assert_true(c && c->bits && h && !h->bits);
+    result_tiles_free(&small);
+    result_tiles_free(&huge);
 }
 
 /* The result's tile grows as a point adds to it, and the buffer must
@@ -1063,6 +1113,7 @@ int main(void)
         cmocka_unit_test(test_pipeline),
         cmocka_unit_test(test_pipeline_streamed),
         cmocka_unit_test(test_result_tile_bytes),
+        cmocka_unit_test(test_result_tile_bitmap),
         cmocka_unit_test(test_result_growth_waits_for_room),
         cmocka_unit_test(test_result_leaving_holds_room),
         cmocka_unit_test(test_reused_tile_stays_counted),
