@@ -24,10 +24,12 @@
  * layout coo with no coordinate bytes, the bitmaps being in their own
  * SRAM) and B's columns dense (sigma.yaml's B is uncompressed, 4 bytes a
  * position, zeros included: layout dd). Z's partial sums leave the array
- * for main memory and come back when a later K slab adds to them
+ * by the reduction network into the data SRAM (llb.write.bandwidth, the
+ * SRAM's 960 GiB/s, a link of its own beside the distribution network),
+ * and go on to main memory, coming back when a later K slab adds to them
  * (place.Z = pe): the 32 MB data SRAM cannot keep the Z of SIGMA's larger
  * shapes (131 MB on 31999 x 1024 x 84), which sigma.yaml, timing the
- * network alone, leaves out; samsim moves them over the LLB's link. */
+ * network alone, leaves out. */
 #include <math.h>
 #include <stdio.h>
 
@@ -45,6 +47,8 @@ static const template_param sigma_params[] = {
     {"llb.capacity", "bytes", "the data SRAM", 32e6, 1, 1e15, 0},
     {"llb.bandwidth", "GB/s", "the distribution network into the array (TeAAL: 4096 bits a cycle)",
      256, 0.001, 1e6, 0},
+    {"llb.write.bandwidth", "GB/s", "the reduction network's sums into the data SRAM (TeAAL: "
+     "960 GiB/s of SRAM)", 960 * 1.073741824, 0.001, 1e6, 0},
     {"bytes.val", "bytes", "a value", 4, 0, 64, 1},
     {NULL, NULL, NULL, 0, 0, 0, 0},
 };
@@ -62,7 +66,8 @@ static void sigma_plan(const template_def *t, const double *v, template_plan *pl
              "split(i0,i01,i00,A.%.0f/k1) tileorder(k1,i1,i01)", template_value(t, v, "k.tile"),
              TEMPLATE_ONE_TILE, template_value(t, v, "a.per.tile"));
     template_hw(p, "# SIGMA (TeAAL Table 5), made by samsim template sigma");
-    template_hw_keys(p, t, v, "clock.ghz dram.bandwidth llb.capacity llb.bandwidth bytes.val");
+    template_hw_keys(p, t, v, "clock.ghz dram.bandwidth llb.capacity llb.bandwidth "
+                              "llb.write.bandwidth bytes.val");
     template_hw(p, "pe.count = 1");
     template_hw(p, "# each lane takes its share of the array's multipliers a cycle");
     template_hw(p, "pe.rate = %.0f", ceil(template_value(t, v, "multipliers") /
