@@ -5,22 +5,13 @@
 
 const char *const bound_names[BOUND_COMPONENTS] = {"dram", "llb", "llb.write", "pe"};
 
-/* Whether the LLB holds a tiling level (else every tile passes through). */
-static int llb_holds_a_level(const mem_model *m)
-{
-    for (int l = 0; l < m->nlevels; l++)
-        if (m->at[l] == HW_LLB)
-            return 1;
-    return 0;
-}
-
 /* Bytes across DRAM's link, and across the LLB's ports toward the PEs
  * and back (with the tensors that pass through the LLB on their way
  * between DRAM and a PE; a cached tensor's fibers are counted as they
  * leave the cache, once). */
 static void bytes_moved(const mem_model *m, double *dram, double *in, double *out)
 {
-    int level = llb_holds_a_level(m);
+    int level = mem_llb_holds_level(m);
     *dram = *in = *out = 0;
     for (int t = 0; t <= m->ntensors; t++) {
         const mem_traffic *tr = &m->traffic[t];

@@ -100,6 +100,14 @@ void mem_touch_fibers(mem_model *m, int t, const mem_fiber *f, size_t n)
     m->nfibers[t] = n;
 }
 
+int mem_llb_holds_level(const mem_model *m)
+{
+    for (int l = 0; l < m->nlevels; l++)
+        if (m->at[l] == HW_LLB)
+            return 1;
+    return 0;
+}
+
 int mem_tensor_held(const mem_model *m, int t, int l)
 {
     if (t < m->ntensors && m->cached[t])
@@ -231,8 +239,9 @@ static double latency_of(const mem_model *m, hw_memory_id src, int l)
     return lat;
 }
 
-/* The link from src toward processing element pe: the LLB has a port to
- * each PE's buffer; DRAM one link for all. */
+/* The link from src toward processing element pe, or back (write): the
+ * LLB has a port to each PE's buffer, and with llb.write.bandwidth one
+ * back from it; DRAM one link for all. */
 static mem_link *link_of(mem_model *m, hw_memory_id src, int pe, int write)
 {
     return src == HW_LLB ? &m->ports[pe][write && m->hw.llb_write_bandwidth > 0]
@@ -602,15 +611,6 @@ static int refuse_fiber(const mem_model *m, const mem_visit *v, const char *cons
     return fit_hint(m, HW_LLB, err);
 }
 
-/* Whether a level of tiles lives in the LLB. */
-static int llb_holds_level(const mem_model *m)
-{
-    for (int l = 0; l < m->nlevels; l++)
-        if (m->at[l] == HW_LLB)
-            return 1;
-    return 0;
-}
-
 /* The fibers of cached operand t that point v touches, asked for from
  * `after` on: each from the cache or fetched into it, then read over the
  * PE's port. The cycle the PE has them all, or -1. */
@@ -871,7 +871,7 @@ int mem_point(mem_model *m, const mem_visit *v, const char *const *names, double
      * coordinates select them, are on chip: in the LLB where it holds a
      * level (a cache's fetches run ahead of the PE, as Gamma's
      * FiberCache prefetches), else in the PE. */
-    if (!llb_holds_level(m))
+    if (!mem_llb_holds_level(m))
         on_chip = others;
     for (int t = 0; t < m->ntensors; t++) {
         double in = m->cached[t] ? stream_fibers(m, v, t, on_chip, names, err) : 0;

@@ -214,6 +214,10 @@ hw_memory_id mem_level_source(const mem_model *m, int l);
  * DRAM for a tensor that passes through the LLB. */
 hw_memory_id mem_tensor_source(const mem_model *m, int t, int l);
 
+/* Whether a level of tiles lives in the LLB (else every tile passes
+ * through it). */
+int mem_llb_holds_level(const mem_model *m);
+
 /* Whether tensor t's tiles at level l stay in its buffer (never for a
  * cached operand's, which stream). */
 int mem_tensor_held(const mem_model *m, int t, int l);
