@@ -193,10 +193,11 @@ static void test_two_levels(void **state)
  * LLB, at the slower link's byte a cycle after both latencies (10 + 1),
  * in place at 111. The result placed so too goes from the PE straight to
  * DRAM: 40 bytes over DRAM's link, none into the LLB. */
-static void test_pass_through_the_llb(void **state)
+/* hw with an LLB of 2 bytes a cycle after 1, the operand and the result
+ * placed in the PE buffer only: the model after one point whose operand
+ * tile is 100 bytes and whose result is 40, computed in 10 cycles. */
+static mem_model *pass_through_point(hw_desc hw)
 {
-    (void)state;
-    hw_desc hw = small_hw(2, 1000);
     hw.mem[HW_LLB].capacity = 10000;
     hw.mem[HW_LLB].bandwidth = 2;
     hw.mem[HW_LLB].latency = 1;
@@ -207,6 +208,13 @@ static void test_pass_through_the_llb(void **state)
     const mem_result out[2] = {{0, 0, 40}, {0, 0, 40}};
     sam_error err;
     assert_int_equal(visit(m, t, 10, out, "(0)", &err), 0);
+    return m;
+}
+
+static void test_pass_through_the_llb(void **state)
+{
+    (void)state;
+    mem_model *m = pass_through_point(small_hw(2, 1000));
     assert_true(m->compute_end == 121);
     assert_true(mem_finish(m) == 121 + 11 + 40);
     assert_true(m->traffic[0].read[HW_DRAM] == 100 && m->traffic[0].read[HW_LLB] == 0);
@@ -230,17 +238,8 @@ static void test_llb_write_link(void **state)
     for (int k = 0; k < 3; k++) {
         hw_desc hw = small_hw(2, 1000);
         hw.mem[HW_DRAM].bandwidth = 4;
-        hw.mem[HW_LLB].capacity = 10000;
-        hw.mem[HW_LLB].bandwidth = 2;
-        hw.mem[HW_LLB].latency = 1;
         hw.llb_write_bandwidth = write[k];
-        mem_model *m = model(&hw, 1, 2);
-        mem_bypass_llb(m, 0);
-        mem_bypass_llb(m, 1);
-        mem_tile t[2] = {{0, 300}, {0, 100}};
-        const mem_result out[2] = {{0, 0, 40}, {0, 0, 40}};
-        sam_error err;
-        assert_int_equal(visit(m, t, 10, out, "(0)", &err), 0);
+        mem_model *m = pass_through_point(hw);
         assert_true(m->compute_end == 71);
         assert_true(mem_finish(m) == end[k]);
         mem_free(m);
