@@ -267,7 +267,7 @@ static size_t *tile_perm_alloc(size_t n, size_t **tmp, sam_error *err)
  * counts of a range then fit an array of n. group NULL: one group. */
 typedef struct tile_leader {
     int64_t *crd;
-    uint32_t *group;
+    size_t *group;
     size_t ngroups;
 } tile_leader;
 
@@ -283,8 +283,8 @@ static int tile_int64_cmp(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Numbers the labels 0, 1, ... in increasing order, into out[i] for the
- * entry perm[i]. */
+/* Numbers the labels 0, 1, ... in increasing order: l->group[i] for
+ * the entry perm[i]. */
 static int tile_number_groups(const int64_t *group, const size_t *perm, size_t n,
                               tile_leader *l, sam_error *err)
 {
@@ -302,7 +302,7 @@ static int tile_number_groups(const int64_t *group, const size_t *perm, size_t n
     for (size_t i = 0; i < n; i++) {
         const int64_t *at = bsearch(&group[perm[i]], labels, l->ngroups, sizeof *labels,
                                     tile_int64_cmp);
-        l->group[i] = (uint32_t)(at - labels);
+        l->group[i] = (size_t)(at - labels);
     }
     free(labels);
     return 0;
@@ -335,8 +335,8 @@ static int tile_leader_sort(const int64_t *crd, const int64_t *group, size_t n, 
 /* The counts of the range being cut, one per group, and the groups it
  * has touched, so that starting a range costs what the last one held. */
 typedef struct tile_counts {
-    uint32_t *count;
-    uint32_t *touched;
+    uint64_t *count;
+    size_t *touched;
     size_t ntouched;
 } tile_counts;
 
@@ -354,10 +354,10 @@ static int tile_counts_add(tile_counts *c, const tile_leader *l, size_t n, size_
 {
     int full = 0;
     for (int64_t x = l->crd[*j]; *j < n && l->crd[*j] == x; (*j)++) {
-        uint32_t g = l->group ? l->group[*j] : 0;
+        size_t g = l->group ? l->group[*j] : 0;
         if (!c->count[g])
             c->touched[c->ntouched++] = g;
-        full |= ++c->count[g] >= per_tile;
+        full |= ++c->count[g] >= (uint64_t)per_tile;
     }
     return full;
 }
