@@ -3,8 +3,11 @@
  * tiles of k.tile and, within each, rows of A in partitions holding at
  * most a.per.tile of its entries of that K slab (sigma.yaml: K by shape,
  * then (M, K0) by occupancy; samsim's partitions are whole rows, counted
- * per slab: split(i0,i01,i00,A.16384/k1)), walked k1 then the
- * partitions; within a partition, B's columns stream past (loop j
+ * per slab: split(i0,i01,i00,A.16384/k1)), walked partition by
+ * partition, each over every K slab, so that a partition's rows of Z stay
+ * in place while the slabs add to them (sigma.yaml walks K1 outermost;
+ * it binds no Z, and its network carries the same bytes either way);
+ * within a partition and slab, B's columns stream past (loop j
  * outermost) and the rows of A are dealt out to lanes, each intersecting
  * A's row with B's column as bitmaps (A and B store k as bitvector
  * levels). The lanes share the array's 16,384 multipliers: each takes
@@ -23,13 +26,13 @@
  * 128). What crosses it is values: A's stationary entries (4 bytes each,
  * layout coo with no coordinate bytes, the bitmaps being in their own
  * SRAM) and B's columns dense (sigma.yaml's B is uncompressed, 4 bytes a
- * position, zeros included: layout dd). Z's partial sums leave the array
- * by the reduction network into the data SRAM (llb.write.bandwidth, the
- * SRAM's 960 GiB/s, a link of its own beside the distribution network),
- * and go on to main memory, coming back when a later K slab adds to them
- * (place.Z = pe): the 32 MB data SRAM cannot keep the Z of SIGMA's larger
- * shapes (131 MB on 31999 x 1024 x 84), which sigma.yaml, timing the
- * network alone, leaves out. */
+ * position, zeros included: layout dd). A partition's sums, once every
+ * slab has added to them, leave by the reduction network into the data
+ * SRAM (llb.write.bandwidth, the SRAM's 960 GiB/s, a link of its own
+ * beside the distribution network) and go on to main memory (place.Z =
+ * pe): the 32 MB data SRAM cannot keep the Z of SIGMA's larger shapes (131
+ * MB on 31999 x 1024 x 84), which sigma.yaml, timing the network alone,
+ * leaves out. */
 #include <math.h>
 #include <stdio.h>
 
@@ -61,9 +64,10 @@ static void sigma_plan(const template_def *t, const double *v, template_plan *pl
     template_format(p, "B:sb:1,0");
     snprintf(p->schedule, sizeof p->schedule, "reorder(j,i,k)");
     snprintf(p->parallelize, sizeof p->parallelize, "i,%.0f", template_value(t, v, "lanes"));
-    /* The outer level, all of i at once, is the data SRAM's: A's K slab. */
+    /* The outer level, all of i at once, is the data SRAM's: A's K slab.
+     * A partition's rows stay while the K slabs add to them. */
     snprintf(p->tiling, sizeof p->tiling, "split(k,k1,k0,%.0f) split(i,i1,i0,%d) "
-             "split(i0,i01,i00,A.%.0f/k1) tileorder(k1,i1,i01)", template_value(t, v, "k.tile"),
+             "split(i0,i01,i00,A.%.0f/k1) tileorder(i1,i01,k1)", template_value(t, v, "k.tile"),
              TEMPLATE_ONE_TILE, template_value(t, v, "a.per.tile"));
     template_hw(p, "# SIGMA (TeAAL Table 5), made by samsim template sigma");
     template_hw_keys(p, t, v, "clock.ghz dram.bandwidth llb.capacity llb.bandwidth "
@@ -87,7 +91,7 @@ static void sigma_plan(const template_def *t, const double *v, template_plan *pl
     template_hw(p, "# the array's registers hold the stationary entries of A; the rest streams");
     template_hw(p, "# through it: no tile need fit");
     template_hw(p, "pe.capacity = 1e15");
-    template_hw(p, "# Z's partial sums go out to main memory and come back for the next K slab");
+    template_hw(p, "# a partition's sums go out to main memory once every K slab added to them");
     template_hw(p, "place.Z = pe");
 }
 
