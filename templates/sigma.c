@@ -79,8 +79,9 @@ static void sigma_plan(const template_def *t, const double *v, template_plan *pl
     template_hw(p, "# values cross the network; the bitmaps have their own SRAM");
     template_hw(p, "bytes.crd = 0");
     template_hw(p, "bytes.ref = 0");
-    template_hw(p, "# the network moves whole flits of 4096 bits");
-    template_hw(p, "llb.line = 512");
+    template_hw(p, "# the network moves whole flits, a cycle of it (TeAAL: 4096 bits)");
+    template_hw(p, "llb.line = %.0f", ceil(template_value(t, v, "llb.bandwidth") /
+                                           template_value(t, v, "clock.ghz")));
     template_hw(p, "layout.A = coo");
     template_hw(p, "layout.B = dd");
     template_hw(p, "# what a refusal of a tile too large for the data SRAM suggests");
