@@ -599,16 +599,17 @@ static int add_stats(tiled_state *s, const sim_engine *e, int pe, cycle_t start)
 
 /* The processing element for a point of result tile id: the tile's
  * number modulo the count; with pe.dynamic (a scheduler handing out work
- * as PEs free up), the PE whose last point added to the same tile, else
- * the one whose pipeline takes it first. */
+ * as PEs free up), the PE whose last point added to the same tile (none
+ * holds it with pe.merge: it is merged beside the PEs), else the one
+ * whose pipeline takes it first. */
 static int choose_pe(tiled_state *s, const sim_engine *e, int64_t id)
 {
     if (!s->r->hw || !s->r->hw->pe_dynamic)
         return (int)(id % s->npe);
-    int best = 0;
+    int best = 0, held = !s->r->hw->pe_merge;
     cycle_t first = CYCLE_NONE;
     for (int pe = 0; pe < s->npe; pe++) {
-        if (s->holds[pe] == id)
+        if (held && s->holds[pe] == id)
             return pe;
         cycle_t t = pipeline_earliest(&s->pipes[pe], e);
         if (t < first) {

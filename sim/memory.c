@@ -35,6 +35,11 @@ int mem_init(mem_model *m, const hw_desc *hw, int ntensors, int nlevels, sam_err
         for (int b = 0; b < n; b++)
             m->buffers[l][b].out_id = -1;
     }
+    if (hw->pe_merge > 0) {
+        if (!(m->merger = calloc(1, sizeof *m->merger)))
+            return error_set(err, "out of memory");
+        m->merger->out_id = -1;
+    }
     return 0;
 }
 
@@ -50,6 +55,8 @@ void mem_free(mem_model *m)
         free(m->ports[pe]);
     free(m->ports);
     m->ports = NULL;
+    free(m->merger);
+    m->merger = NULL;
     free(m->touched);
     m->touched = NULL;
     free(m->stay_written);
@@ -119,6 +126,21 @@ int mem_tensor_held(const mem_model *m, int t, int l)
 static mem_buffer *buffer_of(const mem_model *m, int l, int pe)
 {
     return &m->buffers[l][l == m->nlevels - 1 ? pe : 0];
+}
+
+/* The buffer holding the result's tile of level l that a point on
+ * processing element pe adds to: with pe.merge, the PE level's is the
+ * merger beside the PE buffers, one for all of them. */
+static mem_buffer *result_buffer(const mem_model *m, int l, int pe)
+{
+    return m->merger && l == m->nlevels - 1 ? m->merger : buffer_of(m, l, pe);
+}
+
+/* The PE whose link a result tile of buffer b leaves by: the merger's
+ * goes by the PE that last added to it. */
+static int result_pe(const mem_model *m, const mem_buffer *b, int pe)
+{
+    return b == m->merger ? m->merger_pe : pe;
 }
 
 static int buffering(const mem_model *m, int l)
@@ -666,6 +688,18 @@ static mem_touch *touch_slot(mem_touch *t, size_t n, int64_t id)
     return &t[i];
 }
 
+/* PE-level result tile id's entry in the table, added (touched in LLB
+ * stay `stay`) when it has none. */
+static mem_touch *touch_of(mem_model *m, int64_t id, uint64_t stay)
+{
+    mem_touch *t = touch_slot(m->touched, m->ntouched, id);
+    if (t->id == -1) {
+        *t = (mem_touch){id, stay, 0};
+        m->usedtouched++;
+    }
+    return t;
+}
+
 /* The table at twice the size once it is half full. */
 static int grow_touched(mem_model *m, sam_error *err)
 {
@@ -711,11 +745,7 @@ static double touch_pe_tile(mem_model *m, int pe, const mem_result *out, const m
                             double in_place)
 {
     mem_buffer *llb = buffer_of(m, 0, pe);
-    mem_touch *t = touch_slot(m->touched, m->ntouched, out->id);
-    if (t->id == -1) {
-        *t = (mem_touch){out->id, llb->stay - 1};
-        m->usedtouched++;
-    }
+    mem_touch *t = touch_of(m, out->id, llb->stay - 1);
     /* The stay has the tile's bytes from its first touch on: all of them
      * then, its growth at later touches. */
     double had = out->before;
@@ -745,15 +775,20 @@ static void write_out_results(mem_model *m, int pe, const mem_result *out, mem_l
     double written = 0;
     int r = m->ntensors;
     for (int l = m->nlevels - 1; l >= 0; l--) {
-        mem_buffer *b = buffer_of(m, l, pe);
+        mem_buffer *b = result_buffer(m, l, pe);
         double bytes = result_held(m, l, b);
         old[l] = (mem_leaving){0, 0};
         if (mem_tensor_held(m, r, l) && out[l].id != b->out_id && bytes > 0) {
-            written = result_transfer(m, l, pe, bytes, fmax(written, b->done), 1);
+            written = result_transfer(m, l, result_pe(m, b, pe), bytes, fmax(written, b->done),
+                                      1);
             b->written = written - latency_of(m, mem_tensor_source(m, r, l), l);
             if (partials_by_pe(m) && l == 0)
                 m->stay_written[b->stay] = b->written;
-            old[l] = (mem_leaving){bytes, b->written};
+            if (b == m->merger)
+                touch_of(m, b->out_id, 0)->written = b->written;
+            /* The merger's tile leaves no room in the point's PE buffer. */
+            if (b != m->merger)
+                old[l] = (mem_leaving){bytes, b->written};
         }
     }
 }
@@ -776,11 +811,14 @@ static int bring_in_results(mem_model *m, const mem_visit *v, const mem_leaving 
     /* A partial tile read back went out from the same buffer, at the
      * latest in the last write-out there: it comes back after that. */
     for (int l = 0; l < m->nlevels; l++) {
-        mem_buffer *b = buffer_of(m, l, v->pe);
+        mem_buffer *b = buffer_of(m, l, v->pe), *rb = result_buffer(m, l, v->pe);
         if (!mem_tensor_held(m, r, l))
             continue;
-        if (out[l].id != b->out_id && out[l].before > 0 && !(by_pe && l == 0)) {
-            double from = room_at(m, l, b, out[l].after, &old[l], fmax(*in_place, b->written));
+        if (out[l].id != rb->out_id && out[l].before > 0 && !(by_pe && l == 0)) {
+            /* The merger's tiles go out one after another: this one's
+             * came back once it, not the latest, left. */
+            double gone = rb == m->merger ? touch_of(m, out[l].id, 0)->written : rb->written;
+            double from = room_at(m, l, b, out[l].after, &old[l], fmax(*in_place, gone));
             if (isinf(from))
                 return refuse_result(m, v, names, l, out[l].after, err);
             *in_place = result_transfer(m, l, v->pe, out[l].before, from, 0);
@@ -797,8 +835,14 @@ static int bring_in_results(mem_model *m, const mem_visit *v, const mem_leaving 
             if (isinf(*in_place))
                 return refuse_result(m, v, names, 0, dirty + out[l].after, err);
         }
-        b->out_id = out[l].id;
-        b->out_bytes = out[l].after;
+        if (rb == m->merger) {
+            /* The merger's tile is done when the points adding to it are. */
+            if (out[l].id != rb->out_id)
+                rb->done = 0;
+            m->merger_pe = v->pe;
+        }
+        rb->out_id = out[l].id;
+        rb->out_bytes = out[l].after;
     }
     return 0;
 }
@@ -812,15 +856,16 @@ static int room_for_results(mem_model *m, const mem_visit *v, const mem_leaving 
 {
     for (int l = 0; l < m->nlevels; l++) {
         const mem_buffer *b = buffer_of(m, l, v->pe);
-        at = room_at(m, l, b, result_held(m, l, b), &old[l], at);
+        double bytes = result_held(m, l, result_buffer(m, l, v->pe));
+        at = room_at(m, l, b, bytes, &old[l], at);
         if (isinf(at))
-            return refuse_result(m, v, names, l, result_held(m, l, b), err);
+            return refuse_result(m, v, names, l, bytes, err);
     }
     /* The PE's pipeline starts a point on a whole cycle. */
     *start = ceil(at);
     for (int l = 0; l < m->nlevels; l++) {
         const mem_buffer *b = buffer_of(m, l, v->pe);
-        double bytes = result_held(m, l, b), leaving = *start < old[l].gone ? old[l].bytes : 0;
+        double bytes = result_held(m, l, result_buffer(m, l, v->pe)), leaving = *start < old[l].gone ? old[l].bytes : 0;
         hw_memory_id at_l = m->at[l];
         m->usage[at_l].peak = fmax(m->usage[at_l].peak,
                                    operands_held(m, l, b, *start) + bytes + leaving);
@@ -849,7 +894,8 @@ int mem_point(mem_model *m, const mem_visit *v, const char *const *names, double
 {
     double ready = v->earliest;
     if (open_pe(m, v->pe, err) ||
-        (partials_by_pe(m) && (grow_touched(m, err) || grow_stays(m, err))))
+        ((partials_by_pe(m) || m->merger) && grow_touched(m, err)) ||
+        (partials_by_pe(m) && grow_stays(m, err)))
         return -1;
     double others = 0, on_chip = 0;
     for (int t = 0; t < m->ntensors; t++) {
@@ -894,6 +940,8 @@ int mem_point(mem_model *m, const mem_visit *v, const char *const *names, double
                 current_slot(m, l, b, t)->release =
                     v->read_until && l == m->nlevels - 1 ? *start + v->read_until[t] : end;
     }
+    if (m->merger)
+        m->merger->done = fmax(m->merger->done, end);
     return 0;
 }
 
@@ -915,10 +963,10 @@ double mem_finish(mem_model *m)
     double end = m->compute_end;
     for (int l = m->nlevels - 1; l >= 0; l--)
         for (int pe = 0; pe < buffer_count(m, l); pe++) {
-            mem_buffer *b = buffer_of(m, l, pe);
+            mem_buffer *b = result_buffer(m, l, pe);
             double bytes = l ? b->out_bytes : llb_out_bytes(m, b);
             if (bytes > 0)
-                end = fmax(end, result_transfer(m, l, pe, bytes, b->done, 1));
+                end = fmax(end, result_transfer(m, l, result_pe(m, b, pe), bytes, b->done, 1));
             b->out_id = -1;
             b->out_bytes = 0;
         }

@@ -26,7 +26,12 @@
  *     consecutive points add to it; when the points move on it is written
  *     out to the memory outward (the PE buffer's to the LLB when the LLB
  *     holds a level, the LLB's to DRAM), to be read back in before a later
- *     point adds to it again (partial outputs).
+ *     point adds to it again (partial outputs). With pe.merge, the PE
+ *     level's result tile is held by a merger beside the PE buffers (a
+ *     partial output buffer) rather than by a PE: consecutive points
+ *     adding to it may run on several PEs at once, it leaves when the
+ *     points move on, once they are all computed, and its room is taken
+ *     in the PE buffer of each point that adds to it.
  * A tensor placed in the PE buffer only (place.T = pe) passes through
  * the LLB: its innermost tiles come from DRAM at the slower of the two
  * links, after both latencies, and the result's go back the same way.
@@ -149,11 +154,13 @@ typedef struct mem_buffer {
     double dirty;
 } mem_buffer;
 
-/* A PE-level result tile, with llb.partials: the LLB stay it was last
- * touched in. */
+/* A PE-level result tile: with llb.partials, the LLB stay it was last
+ * touched in; with pe.merge, when its last write-out from the merger
+ * left. */
 typedef struct mem_touch {
     int64_t id;                 /* -1: a free slot */
     uint64_t stay;
+    double written;
 } mem_touch;
 
 typedef struct mem_model {
@@ -171,7 +178,10 @@ typedef struct mem_model {
     uint64_t uses;              /* slot uses so far, the order of mem_slot.used */
     mem_usage usage[HW_MEMORIES];   /* usage[HW_PE].busy: cycles PEs computed */
     mem_traffic traffic[MEM_MAX_TENSORS + 1];
-    mem_touch *touched;         /* open addressing on id, ntouched slots */
+    mem_buffer *merger;         /* pe.merge: the PE level's result tile, NULL: none */
+    int merger_pe;              /* the PE that last added to the merger's tile */
+    mem_touch *touched;         /* open addressing on id, ntouched slots, with
+                                   llb.partials or pe.merge */
     size_t ntouched, usedtouched;
     double *stay_written;       /* per LLB stay, when its write-out left */
     size_t nstays;              /* room in stay_written */

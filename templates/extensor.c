@@ -9,10 +9,10 @@
  * LLB's tiles, M1 N1 K1 for the PE's: j1 k1 i1 i01 j01 k01), so that the
  * result's LLB tile is left and read back across k1 (partial outputs);
  * the tile loops skip empty tiles. A point goes to the PE that frees up
- * first, or to the one still adding to its result tile (pe.dynamic):
- * ExTensor's PEs send their partial outputs to the partial output buffer
- * beside the LLB, which merges them (MICRO'19, "Partial output
- * management"), so no result tile is tied to a PE. The LLB fills lazily
+ * first (pe.dynamic): ExTensor's PEs send their partial outputs to the
+ * partial output buffer beside the LLB, which merges them (MICRO'19,
+ * "Partial output management"), so no result tile is tied to a PE
+ * (pe.merge). The LLB fills lazily
  * (llb.lazy): extensor.yaml binds A's K1 and B's N1 and K1 ranks to the
  * LLB with style lazy and the ranks below them (a PE tile's) eager,
  * evicted on M2 and K2, so an LLB tile holds the PE tiles the points of
@@ -89,6 +89,7 @@ static void extensor_plan(const template_def *t, const double *v, template_plan 
     template_hw(p, "# the partial output buffer merges what any PE sends: points go to");
     template_hw(p, "# whichever PE frees up first");
     template_hw(p, "pe.dynamic = 1");
+    template_hw(p, "pe.merge = 1");
     template_hw(p, "# the intersection unit runs ahead: tile points stream through a PE");
     template_hw(p, "pe.stream = 1");
 }

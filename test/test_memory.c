@@ -321,6 +321,44 @@ static void test_two_pes(void **state)
     }
 }
 
+/* With pe.merge, tile 7's points run on PEs 0 and 1 at once: P1 finds
+ * the tile in the merger, reads nothing back and starts at 50, when its
+ * operand is in, not after P0 (130). Tile 8 sends 7's 60 bytes out once
+ * both are done, 150..210 behind P2's operand (130..150). P3 returns to 7:
+ * it reads it back as soon as 7's write-out left (210..270, in place at
+ * 280), not after the merger's latest write-out (8's, 1160..1190). */
+static void test_merged_result_tiles(void **state)
+{
+    (void)state;
+    hw_desc hw = small_hw(1, 1000);
+    hw.pe_count = 2;
+    hw.pe_merge = 1;
+    mem_model *m = model(&hw, 1, 1);
+    static const struct {
+        mem_tile tile;
+        mem_result out;
+        double compute, start;
+        int pe;
+    } p[] = {{{0, 20}, {7, 0, 40}, 100, 30, 0},
+             {{1, 20}, {7, 40, 60}, 50, 50, 1},
+             {{2, 20}, {8, 0, 30}, 1000, 160, 0},
+             {{3, 20}, {7, 60, 80}, 10, 280, 1}};
+    sam_error err;
+    for (int k = 0; k < 4; k++) {
+        mem_visit v = {&p[k].tile, &p[k].out, p[k].compute, 0, p[k].pe, fixed_name, "(k)", NULL};
+        double start;
+        assert_int_equal(mem_point(m, &v, names, &start, &err), 0);
+        assert_true(start == p[k].start);
+    }
+    assert_true(m->traffic[1].written[HW_DRAM] == 60 + 30);
+    assert_true(m->traffic[1].read[HW_DRAM] == 60);
+    /* 7's 80 bytes go 290..370, before P2 is done. */
+    assert_true(mem_finish(m) == 1160);
+    assert_true(m->traffic[1].written[HW_DRAM] == 60 + 30 + 80);
+    mem_free(m);
+    free(m);
+}
+
 /* The LLB has a port to each PE: the LLB tile (100 bytes) is in place at
  * 110; then each PE's tile (50 bytes at 1 byte a cycle, 1 cycle of
  * latency) comes over its own port, both in place at 161. Over one
@@ -1106,6 +1144,7 @@ int main(void)
         cmocka_unit_test(test_result_through_the_llb),
         cmocka_unit_test(test_overlap),
         cmocka_unit_test(test_two_pes),
+        cmocka_unit_test(test_merged_result_tiles),
         cmocka_unit_test(test_link_serves_the_ready),
         cmocka_unit_test(test_llb_ports),
         cmocka_unit_test(test_link_gaps),
