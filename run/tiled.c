@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/grow.h"
 #include "../custard/tileseq.h"
 #include "../custard/tiling.h"
 #include "../formats/tile.h"
@@ -12,6 +13,7 @@
 #include "../sim/result.h"
 #include "../sim/result_tiles.h"
 #include "fibers.h"
+#include "final_points.h"
 
 #define TILED_MAX_TENSORS 64
 
@@ -53,6 +55,9 @@ typedef struct tiled_state {
     pipeline *pipes;                /* per processing element */
     int64_t *holds;                 /* per processing element, its last point's
                                        result tile (-1: none yet) */
+    unsigned char *final;           /* llb.eager: per point visited, whether it is
+                                       final (run/final_points.h); else NULL */
+    size_t visits;                  /* points visited so far */
     int npe;
     /* Per block of the PE's graph, the cycles it was busy over every point
      * (with memories: the PEs' actions in TeAAL's bound, sim/bound.h). */
@@ -429,6 +434,7 @@ static int result_levels(tiled_state *s, const int64_t *coord, const tensor *par
             offset[m] = inner[m] - outer;
         }
         out[l].id = result_tile_id(s, coord, l);
+        out[l].final = s->final && l == s->spec.depth - 1 && final_points_is(s->final, s->visits);
         if (result_tiles_add(&s->partial[l], out[l].id, part, offset, &out[l].before,
                              &out[l].after, s->err))
             return -1;
@@ -794,6 +800,47 @@ static int visit_point(void *ctx, const int64_t *coord, const size_t *tile)
         rc = run_point(s, d, tile, coord);
     for (int k = 0; k < nempty; k++)
         fibertree_free(&empty[k]);
+    s->visits++;
+    return rc;
+}
+
+/* The result's tiles of each point of the walk at the LLB level (outer)
+ * and the PE level (inner), gathered by a walk ahead of the run. */
+typedef struct walk_ahead {
+    const tiled_state *s;
+    int64_t *outer, *inner;
+    size_t n, cap, cap_inner;
+} walk_ahead;
+
+static int note_point(void *ctx, const int64_t *coord, const size_t *tile)
+{
+    (void)tile;
+    walk_ahead *w = ctx;
+    int64_t *outer = grow_array(w->outer, w->n, &w->cap, sizeof *outer, 1024);
+    if (outer)
+        w->outer = outer;
+    int64_t *inner = grow_array(w->inner, w->n, &w->cap_inner, sizeof *inner, 1024);
+    if (inner)
+        w->inner = inner;
+    if (!outer || !inner)
+        return error_set(w->s->err, "out of memory");
+    w->outer[w->n] = result_tile_id(w->s, coord, 0);
+    w->inner[w->n++] = result_tile_id(w->s, coord, 1);
+    return 0;
+}
+
+/* With llb.eager, which points are final, walking the points once ahead. */
+static int mark_final_points(tiled_state *s, const tiled_tensor *const *tt)
+{
+    if (!s->mem || !s->r->hw->llb_eager || s->spec.depth != 2)
+        return 0;
+    walk_ahead w = {.s = s};
+    int rc = tileseq_walk(&s->e, s->loop_index, s->loop_level, s->nloop, tt, note_point, &w,
+                          s->err);
+    if (!rc)
+        rc = final_points_mark(w.inner, w.outer, w.n, &s->final, s->err);
+    free(w.outer);
+    free(w.inner);
     return rc;
 }
 
@@ -850,6 +897,7 @@ static void free_state(tiled_state *s)
     free(s->block_busy);
     free(s->block_reads);
     free(s->holds);
+    free(s->final);
     free(s->mem_tiles);
     sim_plan_free(&s->plan);
     sim_result_plan_free(&s->result_plan);
@@ -1015,7 +1063,10 @@ int run_tiled(const sam_graph *g, const tensor *operands, const tiled_request *r
         const tiled_tensor *tt[TILED_MAX_TENSORS] = {NULL};
         for (int t = 1; t < s->e.ntensors; t++)
             tt[t] = s->op[t].tiled ? &s->op[t].tt : NULL;
-        rc = tileseq_walk(&s->e, s->loop_index, s->loop_level, s->nloop, tt, visit_point, s, err);
+        rc = mark_final_points(s, tt);
+        if (!rc)
+            rc = tileseq_walk(&s->e, s->loop_index, s->loop_level, s->nloop, tt, visit_point, s,
+                              err);
     }
     if (!rc && result->order == 0 && result->nnz == 0)
         rc = tensor_append(result, NULL, 0, err);

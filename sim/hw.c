@@ -58,6 +58,10 @@ const hw_param hw_params[] = {
     {"pe.rate", "tokens/cycle", "tokens each block of a PE's graph takes a cycle: a datapath "
      "that wide (SIGMA's array), a point's simulated cycles and its blocks' busy cycles counted "
      "over it, rounded up; 1: SAM's one token a cycle", 1, 1, 1 << 20, TOP(pe_rate), 1},
+    {"llb.eager", "0 or 1", "1: a PE tile of the result that no later point adds to goes on "
+     "from the LLB to DRAM as soon as it arrives there, rather than with its LLB tile when the "
+     "points move on (where that LLB tile is not read back later: a partial output buffer "
+     "writing each output once merged); 0: with its LLB tile", 0, 0, 1, TOP(llb_eager), 1},
     {"llb.partials", "0 or 1", "1: a result tile that comes back to the LLB is read back, and "
      "written out again, only in the PE tiles points touch; 0: whole", 0, 0, 1,
      TOP(llb_partials), 1},

@@ -68,6 +68,7 @@ typedef struct hw_desc {
     double pe_count;        /* processing elements, each with a PE buffer */
     double pe_dynamic;      /* 1: points go to the PE that is free first */
     double pe_merge;        /* 1: the PE level's result tile is merged beside the PEs */
+    double llb_eager;       /* 1: a final result PE tile goes on to DRAM at once */
     double pe_stream;       /* 1: a PE streams its points (sim/pipeline.h) */
     double llb_partials;    /* 1: a result tile back in the LLB moves by PE tiles */
     double llb_lazy;        /* 1: an LLB tile fills by the PE tiles points need */

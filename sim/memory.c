@@ -308,10 +308,16 @@ static int partials_by_pe(const mem_model *m)
 }
 
 /* The bytes the LLB's result tile writes out: what its stay touched, or
- * all of it. */
+ * all of it, but for its PE tiles sent on (llb.eager). */
 static double llb_out_bytes(const mem_model *m, const mem_buffer *b)
 {
-    return partials_by_pe(m) ? b->dirty : b->out_bytes;
+    return fmax(0, (partials_by_pe(m) ? b->dirty : b->out_bytes) - b->sent);
+}
+
+/* Whether final PE tiles of the result go on from the LLB at once. */
+static int eager(const mem_model *m)
+{
+    return m->hw.llb_eager > 0 && m->nlevels == 2 && mem_tensor_held(m, m->ntensors, 0);
 }
 
 /* Bytes of the result's tile buffer b of level l holds (with
@@ -694,7 +700,7 @@ static mem_touch *touch_of(mem_model *m, int64_t id, uint64_t stay)
 {
     mem_touch *t = touch_slot(m->touched, m->ntouched, id);
     if (t->id == -1) {
-        *t = (mem_touch){id, stay, 0};
+        *t = (mem_touch){id, stay, 0, 0, 0};
         m->usedtouched++;
     }
     return t;
@@ -766,6 +772,16 @@ static double touch_pe_tile(mem_model *m, int pe, const mem_result *out, const m
     return in_place;
 }
 
+/* With llb.eager, a final PE tile of the result, in the LLB at `at`,
+ * goes on to DRAM: its share of its LLB tile (bytes), which that tile
+ * will not write again. A PE tile that reaches the LLB after its LLB
+ * tile left (a PE moving on late) was written with that tile. */
+static void send_on(mem_model *m, int pe, double bytes, double at)
+{
+    m->sent_end = fmax(m->sent_end, result_transfer(m, 0, pe, bytes, at, 1));
+    buffer_of(m, 0, pe)->sent += bytes;
+}
+
 /* The result's tiles the point on processing element pe leaves, written
  * out, inner level first (the outer holds what the inner wrote), once
  * the points that made them are done: old[l], what leaves level l's
@@ -786,6 +802,8 @@ static void write_out_results(mem_model *m, int pe, const mem_result *out, mem_l
                 m->stay_written[b->stay] = b->written;
             if (b == m->merger)
                 touch_of(m, b->out_id, 0)->written = b->written;
+            if (l == 1 && b->out_final && eager(m) && b->outer_id == buffer_of(m, 0, pe)->out_id)
+                send_on(m, result_pe(m, b, pe), b->share, written);
             /* The merger's tile leaves no room in the point's PE buffer. */
             if (b != m->merger)
                 old[l] = (mem_leaving){bytes, b->written};
@@ -834,6 +852,21 @@ static int bring_in_results(mem_model *m, const mem_visit *v, const mem_leaving 
             *in_place = touch_pe_tile(m, v->pe, &out[l], &old[0], *in_place);
             if (isinf(*in_place))
                 return refuse_result(m, v, names, 0, dirty + out[l].after, err);
+        }
+        if (l == 0 && out[l].id != rb->out_id) {
+            rb->sent = 0;
+            m->llb_stays++;
+        }
+        if (l == 1 && eager(m)) {
+            /* The tile's share of its LLB tile: what its points added in
+             * the LLB tile's stay, however many runs of them. */
+            mem_touch *t = touch_of(m, out[l].id, 0);
+            if (t->share_stay != m->llb_stays)
+                *t = (mem_touch){t->id, t->stay, t->written, 0, m->llb_stays};
+            t->share += out[0].after - out[0].before;
+            rb->share = t->share;
+            rb->out_final = out[l].final;
+            rb->outer_id = out[0].id;
         }
         if (rb == m->merger) {
             /* The merger's tile is done when the points adding to it are. */
@@ -894,7 +927,7 @@ int mem_point(mem_model *m, const mem_visit *v, const char *const *names, double
 {
     double ready = v->earliest;
     if (open_pe(m, v->pe, err) ||
-        ((partials_by_pe(m) || m->merger) && grow_touched(m, err)) ||
+        ((partials_by_pe(m) || m->merger || eager(m)) && grow_touched(m, err)) ||
         (partials_by_pe(m) && grow_stays(m, err)))
         return -1;
     double others = 0, on_chip = 0;
@@ -960,7 +993,7 @@ static void count_skipped(mem_model *m)
 double mem_finish(mem_model *m)
 {
     count_skipped(m);
-    double end = m->compute_end;
+    double end = fmax(m->compute_end, m->sent_end);
     for (int l = m->nlevels - 1; l >= 0; l--)
         for (int pe = 0; pe < buffer_count(m, l); pe++) {
             mem_buffer *b = result_buffer(m, l, pe);

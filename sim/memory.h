@@ -31,7 +31,11 @@
  *     partial output buffer) rather than by a PE: consecutive points
  *     adding to it may run on several PEs at once, it leaves when the
  *     points move on, once they are all computed, and its room is taken
- *     in the PE buffer of each point that adds to it.
+ *     in the PE buffer of each point that adds to it. With llb.eager, a
+ *     PE tile of the result that is final (no later point adds to it and
+ *     its LLB tile is not read back later) goes on from the LLB to DRAM
+ *     as soon as it arrives there, and its LLB tile writes out only the
+ *     rest.
  * A tensor placed in the PE buffer only (place.T = pe) passes through
  * the LLB: its innermost tiles come from DRAM at the slower of the two
  * links, after both latencies, and the result's go back the same way.
@@ -152,15 +156,25 @@ typedef struct mem_buffer {
     uint64_t stay;
     int refilled;
     double dirty;
+    /* llb.eager: at the PE level, whether its result tile is final
+     * (mem_result), its LLB tile and its share there (mem_touch); in the
+     * LLB, the bytes of its tile sent on. */
+    int out_final;
+    int64_t outer_id;           /* its result tile's LLB tile */
+    double share;
+    double sent;
 } mem_buffer;
 
 /* A PE-level result tile: with llb.partials, the LLB stay it was last
  * touched in; with pe.merge, when its last write-out from the merger
- * left. */
+ * left; with llb.eager, the bytes its points added to its LLB tile in
+ * that tile's stay share_stay (mem_model.llb_stays). */
 typedef struct mem_touch {
     int64_t id;                 /* -1: a free slot */
     uint64_t stay;
     double written;
+    double share;
+    uint64_t share_stay;
 } mem_touch;
 
 typedef struct mem_model {
@@ -175,13 +189,15 @@ typedef struct mem_model {
                                    llb.write.bandwidth, back: two per PE,
                                    allocated with the PE's buffer */
     double compute_end;         /* when the points so far are all computed */
+    double sent_end;            /* llb.eager: when the tiles sent on arrived */
+    uint64_t llb_stays;         /* stays of the LLB's result tiles so far, from 1 */
     uint64_t uses;              /* slot uses so far, the order of mem_slot.used */
     mem_usage usage[HW_MEMORIES];   /* usage[HW_PE].busy: cycles PEs computed */
     mem_traffic traffic[MEM_MAX_TENSORS + 1];
     mem_buffer *merger;         /* pe.merge: the PE level's result tile, NULL: none */
     int merger_pe;              /* the PE that last added to the merger's tile */
     mem_touch *touched;         /* open addressing on id, ntouched slots, with
-                                   llb.partials or pe.merge */
+                                   llb.partials, pe.merge or llb.eager */
     size_t ntouched, usedtouched;
     double *stay_written;       /* per LLB stay, when its write-out left */
     size_t nstays;              /* room in stay_written */
@@ -238,6 +254,8 @@ int mem_tensor_held(const mem_model *m, int t, int l);
 typedef struct mem_result {
     int64_t id;
     double before, after;
+    int final;      /* llb.eager, the PE level: no later point adds to it or reads
+                       it back (run/final_points.h) */
 } mem_result;
 
 /* Writes the name of a tile point into buf, for a refusal: asked only

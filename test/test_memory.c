@@ -59,7 +59,7 @@ static void point(mem_model *m, int64_t id, double bytes, double compute)
 {
     mem_tile t = {id, bytes};
     sam_error err;
-    mem_result none = {-1, 0, 0};
+    mem_result none = {-1, 0, 0, 0};
     if (visit(m, &t, compute, &none, "(0)", &err))
         fail_msg("%s", err.msg);
 }
@@ -141,16 +141,16 @@ static void test_result_tiles(void **state)
     mem_model *m = model(&hw, 1, 1);
     mem_tile t = {0, 20};
     sam_error err;
-    assert_int_equal(visit(m, &t, 10, &(mem_result){7, 0, 40}, "(0)", &err), 0);
+    assert_int_equal(visit(m, &t, 10, &(mem_result){7, 0, 40, 0}, "(0)", &err), 0);
     assert_true(m->compute_end == 40);      /* 10 + 20, then 10 */
-    assert_int_equal(visit(m, &t, 30, &(mem_result){7, 40, 60}, "(1)", &err), 0);
+    assert_int_equal(visit(m, &t, 30, &(mem_result){7, 40, 60, 0}, "(1)", &err), 0);
     assert_true(m->compute_end == 70);
     /* Tile 8: 7's 60 bytes go out from 70 to 130; nothing to read. */
-    assert_int_equal(visit(m, &t, 10, &(mem_result){8, 0, 30}, "(2)", &err), 0);
+    assert_int_equal(visit(m, &t, 10, &(mem_result){8, 0, 30, 0}, "(2)", &err), 0);
     assert_true(m->compute_end == 80);
     /* Back to 7: 8's 30 bytes go out 130..160, then 7's 60 come back in
      * 160..220, in place at 230. */
-    assert_int_equal(visit(m, &t, 10, &(mem_result){7, 60, 90}, "(3)", &err), 0);
+    assert_int_equal(visit(m, &t, 10, &(mem_result){7, 60, 90, 0}, "(3)", &err), 0);
     assert_true(m->compute_end == 240);
     assert_true(mem_finish(m) == 240 + 10 + 90);
     assert_true(m->traffic[1].written[HW_DRAM] == 60 + 30 + 90);
@@ -173,7 +173,7 @@ static void test_two_levels(void **state)
     hw.mem[HW_LLB].buffering = 1;
     mem_model *m = model(&hw, 1, 2);
     mem_tile t[2] = {{0, 300}, {0, 100}};
-    const mem_result none[2] = {{-1, 0, 0}, {-1, 0, 0}};
+    const mem_result none[2] = {{-1, 0, 0, 0}, {-1, 0, 0, 0}};
     sam_error err;
     assert_int_equal(visit(m, t, 10, none, "(0)", &err), 0);
     assert_true(m->compute_end == 371);
@@ -205,7 +205,7 @@ static mem_model *pass_through_point(hw_desc hw)
     mem_bypass_llb(m, 0);
     mem_bypass_llb(m, 1);
     mem_tile t[2] = {{0, 300}, {0, 100}};
-    const mem_result out[2] = {{0, 0, 40}, {0, 0, 40}};
+    const mem_result out[2] = {{0, 0, 40, 0}, {0, 0, 40, 0}};
     sam_error err;
     assert_int_equal(visit(m, t, 10, out, "(0)", &err), 0);
     return m;
@@ -257,9 +257,9 @@ static void test_result_through_the_llb(void **state)
     hw.mem[HW_LLB].capacity = 10000;
     mem_model *m = model(&hw, 1, 2);
     mem_tile t[2] = {{0, 10}, {0, 10}};
-    static const mem_result out[3][2] = {{{0, 0, 50}, {0, 0, 20}},
-                                         {{0, 50, 70}, {1, 0, 20}},
-                                         {{1, 0, 30}, {2, 0, 30}}};
+    static const mem_result out[3][2] = {{{0, 0, 50, 0}, {0, 0, 20, 0}},
+                                         {{0, 50, 70, 0}, {1, 0, 20, 0}},
+                                         {{1, 0, 30, 0}, {2, 0, 30, 0}}};
     sam_error err;
     for (int p = 0; p < 3; p++)
         assert_int_equal(visit(m, t, 10, out[p], "(p)", &err), 0);
@@ -273,6 +273,35 @@ static void test_result_through_the_llb(void **state)
     free(m);
 }
 
+/* llb.eager: PE tile 0 (20 bytes) is final, and its points added 50
+ * bytes to LLB tile 0. When P1 moves on at 122, tile 0 reaches the LLB at
+ * 123.08 and its 50 bytes go on to DRAM (123.08..173.08) while P1
+ * computes; at the end the LLB writes only the other 30, 222..252, done at
+ * 262, not 80 of them, done at 312. DRAM gets 80 bytes either way. */
+static void test_eager_final_tiles(void **state)
+{
+    (void)state;
+    for (int eager = 0; eager <= 1; eager++) {
+        hw_desc hw = small_hw(2, 1000);
+        hw.mem[HW_LLB].capacity = 10000;
+        hw.llb_eager = eager;
+        mem_model *m = model(&hw, 1, 2);
+        mem_tile t[2] = {{0, 10}, {0, 10}};
+        static const mem_result out[2][2] = {{{0, 0, 50, 0}, {0, 0, 20, 1}},
+                                             {{0, 50, 80, 0}, {1, 0, 30, 1}}};
+        sam_error err;
+        assert_int_equal(visit(m, t, 100, out[0], "(0)", &err), 0);
+        assert_true(m->compute_end == 122);
+        assert_int_equal(visit(m, t, 100, out[1], "(1)", &err), 0);
+        assert_true(m->compute_end == 222);
+        assert_true(m->traffic[1].written[HW_DRAM] == (eager ? 50 : 0));
+        assert_true(mem_finish(m) == (eager ? 262 : 312));
+        assert_true(m->traffic[1].written[HW_DRAM] == 80);
+        mem_free(m);
+        free(m);
+    }
+}
+
 /* A point the pipeline takes early overlaps the one before: reusing its
  * tile (in place at 110), it starts at 115 and ends at 135. The PE was
  * busy 110..135: 25 cycles, not the points' 40. */
@@ -283,7 +312,7 @@ static void test_overlap(void **state)
     mem_model *m = model(&hw, 1, 1);
     point(m, 0, 100, 20);
     mem_tile t = {0, 100};
-    mem_result none = {-1, 0, 0};
+    mem_result none = {-1, 0, 0, 0};
     mem_visit v = {&t, &none, 20, 115, 0, fixed_name, "(1)", NULL};
     double start;
     sam_error err;
@@ -306,7 +335,7 @@ static void test_two_pes(void **state)
         hw.pe_count = npe;
         mem_model *m = model(&hw, 1, 1);
         mem_tile a = {0, 100}, b = {1, 50};
-        mem_result none = {-1, 0, 0};
+        mem_result none = {-1, 0, 0, 0};
         mem_visit va = {&a, &none, 100, 0, 0, fixed_name, "(0)", NULL};
         mem_visit vb = {&b, &none, 100, 0, npe - 1, fixed_name, "(1)", NULL};
         double start;
@@ -339,10 +368,10 @@ static void test_merged_result_tiles(void **state)
         mem_result out;
         double compute, start;
         int pe;
-    } p[] = {{{0, 20}, {7, 0, 40}, 100, 30, 0},
-             {{1, 20}, {7, 40, 60}, 50, 50, 1},
-             {{2, 20}, {8, 0, 30}, 1000, 160, 0},
-             {{3, 20}, {7, 60, 80}, 10, 280, 1}};
+    } p[] = {{{0, 20}, {7, 0, 40, 0}, 100, 30, 0},
+             {{1, 20}, {7, 40, 60, 0}, 50, 50, 1},
+             {{2, 20}, {8, 0, 30, 0}, 1000, 160, 0},
+             {{3, 20}, {7, 60, 80, 0}, 10, 280, 1}};
     sam_error err;
     for (int k = 0; k < 4; k++) {
         mem_visit v = {&p[k].tile, &p[k].out, p[k].compute, 0, p[k].pe, fixed_name, "(k)", NULL};
@@ -373,7 +402,7 @@ static void test_llb_ports(void **state)
     hw.mem[HW_LLB].latency = 1;
     mem_model *m = model(&hw, 1, 2);
     mem_tile t0[2] = {{0, 100}, {0, 50}}, t1[2] = {{0, 100}, {1, 50}};
-    const mem_result none[2] = {{-1, 0, 0}, {-1, 0, 0}};
+    const mem_result none[2] = {{-1, 0, 0, 0}, {-1, 0, 0, 0}};
     const mem_visit v[] = {{t0, none, 10, 0, 0, fixed_name, "(0)", NULL},
                            {t1, none, 10, 0, 1, fixed_name, "(1)", NULL}};
     for (int k = 0; k < 2; k++) {
@@ -398,7 +427,7 @@ static void test_link_serves_the_ready(void **state)
     hw.pe_count = 2;
     mem_model *m = model(&hw, 1, 1);
     mem_tile a = {0, 100}, a2 = {1, 50}, b = {2, 50};
-    mem_result none = {-1, 0, 0};
+    mem_result none = {-1, 0, 0, 0};
     const mem_visit v[] = {{&a, &none, 100, 0, 0, fixed_name, "(0)", NULL},
                            {&a2, &none, 100, 0, 0, fixed_name, "(1)", NULL},
                            {&b, &none, 100, 0, 1, fixed_name, "(2)", NULL}};
@@ -606,7 +635,7 @@ static void test_result_growth_waits_for_room(void **state)
     hw_desc hw = small_hw(2, 150);
     mem_model *m = model(&hw, 2, 1);
     mem_tile a[2] = {{0, 100}, {-1, 0}}, b[2] = {{1, 30}, {-1, 0}};
-    mem_result first = {7, 0, 20}, second = {7, 20, 60};
+    mem_result first = {7, 0, 20, 0}, second = {7, 20, 60, 0};
     mem_visit v0 = {a, &first, 100, 0, 0, fixed_name, "(0)", NULL};
     mem_visit v1 = {b, &second, 10, 0, 0, fixed_name, "(1)", NULL};
     double start;
@@ -634,7 +663,7 @@ static void test_result_leaving_holds_room(void **state)
     hw_desc hw = small_hw(1, 500);
     mem_model *m = model(&hw, 2, 1);
     mem_tile a[2] = {{0, 50}, {-1, 0}};
-    mem_result first = {7, 0, 400}, second = {8, 0, 300};
+    mem_result first = {7, 0, 400, 0}, second = {8, 0, 300, 0};
     sam_error err;
     assert_int_equal(visit(m, a, 10, &first, "(0)", &err), 0);
     assert_true(m->compute_end == 70);
@@ -656,7 +685,7 @@ static void test_reused_tile_stays_counted(void **state)
     hw_desc hw = small_hw(1, 100);
     mem_model *m = model(&hw, 2, 1);
     mem_tile first[2] = {{0, 40}, {0, 40}}, second[2] = {{0, 40}, {1, 70}};
-    mem_result none = {-1, 0, 0};
+    mem_result none = {-1, 0, 0, 0};
     sam_error err;
     assert_int_equal(visit(m, first, 10, &none, "(0)", &err), 0);
     assert_int_equal(visit(m, second, 10, &none, "(k1=1)", &err), -1);
@@ -684,7 +713,7 @@ static void test_result_refusals(void **state)
         mem_model *m = model(&hw, 2, 1);
         mem_tile t[2] = {{0, bad[i].operand}, {-1, 0}};
         sam_error err;
-        assert_int_equal(visit(m, t, 10, &(mem_result){3, 0, bad[i].result}, "(i1=2)", &err), -1);
+        assert_int_equal(visit(m, t, 10, &(mem_result){3, 0, bad[i].result, 0}, "(i1=2)", &err), -1);
         assert_string_equal(err.msg, bad[i].message);
         mem_free(m);
         free(m);
@@ -702,7 +731,7 @@ static void test_refusals(void **state)
                                  "(llb.capacity = 0 leaves only the PE buffer)");
     assert_int_equal(mem_init(m, &hw, 2, 1, &err), 0);
     mem_tile t[2] = {{0, 10}, {3, 2000}};
-    assert_int_equal(visit(m, t, 1, &(mem_result){-1, 0, 0}, "(i1=0,k1=3)", &err), -1);
+    assert_int_equal(visit(m, t, 1, &(mem_result){-1, 0, 0, 0}, "(i1=0,k1=3)", &err), -1);
     assert_string_equal(err.msg, "tile (i1=0,k1=3) of C (2000 bytes) does not fit in the pe "
                                  "buffer (1000 bytes)");
     mem_free(m);
@@ -810,7 +839,7 @@ static void test_kept_tiles_at_both_levels(void **state)
         uint64_t llb_fetched, pe_fetched;
     } runs[] = {{0, 0, 1042, 800, 860, 3, 3}, {1, 0, 751, 500, 860, 2, 3},
                 {1, 1, 561, 500, 460, 2, 2}};
-    const mem_result none[2] = {{-1, 0, 0}, {-1, 0, 0}};
+    const mem_result none[2] = {{-1, 0, 0, 0}, {-1, 0, 0, 0}};
     for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++) {
         hw_desc hw = small_hw(2, 1000);
         hw.mem[HW_LLB].capacity = 10000;
@@ -847,7 +876,7 @@ static void test_slot_frees_at_last_reader(void **state)
     for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++) {
         hw_desc hw = small_hw(1, 1000);
         mem_model *m = model(&hw, 1, 1);
-        mem_result none = {-1, 0, 0};
+        mem_result none = {-1, 0, 0, 0};
         for (int p = 0; p < 2; p++) {
             mem_tile t = {p, p ? 50 : 100};
             mem_visit v = {&t, &none, 50, m->compute_end, 0, fixed_name, "(p)", runs[r].until};
@@ -897,7 +926,7 @@ static void test_lazy_fill(void **state)
     } runs[] = {{10000, 292, 160}, {150, 353, 100}};
     static const mem_tile pts[3][2] = {{{0, 240}, {0, 100}}, {{0, 240}, {1, 60}},
                                        {{1, 90}, {3, 40}}};
-    const mem_result none[2] = {{-1, 0, 0}, {-1, 0, 0}};
+    const mem_result none[2] = {{-1, 0, 0, 0}, {-1, 0, 0, 0}};
     for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++) {
         hw_desc hw = lazy_hw(runs[r].llb);
         mem_model *m = model(&hw, 1, 2);
@@ -925,7 +954,7 @@ static void test_lazy_refusal(void **state)
     hw_desc hw = lazy_hw(150);
     mem_model *m = model(&hw, 1, 2);
     mem_tile t[2] = {{0, 300}, {0, 200}};
-    const mem_result none[2] = {{-1, 0, 0}, {-1, 0, 0}};
+    const mem_result none[2] = {{-1, 0, 0, 0}, {-1, 0, 0, 0}};
     sam_error err;
     assert_int_equal(visit(m, t, 10, none, "(i1=0,i01=1)", &err), -1);
     assert_string_equal(err.msg, "tile (i1=0,i01=1) of B (200 bytes) does not fit in the llb "
@@ -965,7 +994,7 @@ static void test_fiber_cache(void **state)
         assert_int_equal(mem_cache_fibers(m, 0, &err), 0);
         for (int p = 0; p < 3; p++) {
             mem_touch_fibers(m, 0, touched[p], ntouched[p]);
-            assert_int_equal(visit(m, &t, 10, &(mem_result){-1, 0, 0}, "(p)", &err), 0);
+            assert_int_equal(visit(m, &t, 10, &(mem_result){-1, 0, 0, 0}, "(p)", &err), 0);
         }
         assert_true(mem_finish(m) == runs[r].end);
         const mem_traffic *tr = &m->traffic[0];
@@ -994,7 +1023,7 @@ static void test_fiber_cache_fetches_ahead(void **state)
     sam_error err;
     static const mem_fiber touched[] = {{0, 0, 20}};
     const mem_tile t[4] = {{0, 40}, {0, 20}, {0, 0}, {0, 0}};
-    const mem_result none[2] = {{-1, 0, 0}, {-1, 0, 0}};
+    const mem_result none[2] = {{-1, 0, 0, 0}, {-1, 0, 0, 0}};
     assert_int_equal(mem_declare_tiles(m, 0, 0, 1, &err), 0);
     assert_int_equal(mem_declare_tiles(m, 0, 1, 1, &err), 0);
     assert_int_equal(mem_cache_fibers(m, 1, &err), 0);
@@ -1017,7 +1046,7 @@ static void test_fiber_cache_refusals(void **state)
     const mem_fiber big = {0, 7, 50};
     const mem_tile t = {0, 0};
     mem_touch_fibers(m, 0, &big, 1);
-    assert_int_equal(visit(m, &t, 10, &(mem_result){-1, 0, 0}, "(i1=0)", &err), -1);
+    assert_int_equal(visit(m, &t, 10, &(mem_result){-1, 0, 0, 0}, "(i1=0)", &err), -1);
     assert_string_equal(err.msg, "fiber 7 of B in tile (i1=0) (50 bytes) does not fit in the llb "
                                  "buffer (40 bytes)");
     mem_free(m);
@@ -1142,6 +1171,7 @@ int main(void)
         cmocka_unit_test(test_pass_through_the_llb),
         cmocka_unit_test(test_llb_write_link),
         cmocka_unit_test(test_result_through_the_llb),
+        cmocka_unit_test(test_eager_final_tiles),
         cmocka_unit_test(test_overlap),
         cmocka_unit_test(test_two_pes),
         cmocka_unit_test(test_merged_result_tiles),

@@ -485,6 +485,56 @@ static void test_streamed_points(void **state)
     test_tmpdir_remove(dir);
 }
 
+/* llb.eager, through a tiled run's walk ahead: walked output-stationary
+ * (i1 j1 k1 outermost), each PE tile of X is final once its k01 points are
+ * done and goes on to DRAM while later ones compute, so the run ends
+ * sooner (DRAM, at 8 bytes a cycle, is not what binds it; where it is,
+ * the tiles sent early delay the operands' and the run ends later);
+ * walked k1 first, an LLB tile of X comes back at every k1 and only its
+ * last stay sends PE tiles on. Either way DRAM moves the same bytes and X
+ * checks. */
+static void test_eager_result_tiles(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir();
+    char *b = test_path(dir, "b.tns"), *c = test_path(dir, "c.tns");
+    char *stats = test_path(dir, "s.csv");
+    assert_int_equal(test_run_samsim(NULL, NULL, "gen", "urandom", "--shape", "32x32",
+                                     "--density", "0.3", "--seed", "5", "-o", b, NULL), 0);
+    assert_int_equal(test_run_samsim(NULL, NULL, "gen", "urandom", "--shape", "32x32",
+                                     "--density", "0.3", "--seed", "6", "-o", c, NULL), 0);
+    static const char *const orders[] = {"tileorder(i1,j1,k1,i01,j01,k01)",
+                                         "tileorder(k1,i1,j1,i01,j01,k01)"};
+    for (int o = 0; o < 2; o++) {
+        char args[512], *text[2];
+        snprintf(args, sizeof args, MM "-f=X:ss -f=B:ss -f=C:ss -s=reorder(i,k,j) "
+                 "-s=split(i,i1,i0,16) -s=split(k,k1,k0,16) -s=split(j,j1,j0,16) "
+                 "-s=split(i0,i01,i00,8) -s=split(k0,k01,k00,8) -s=split(j0,j01,j00,8) -s=%s",
+                 orders[o]);
+        char *graph = test_compile_to(dir, "eager", args);
+        for (int eager = 0; eager <= 1; eager++) {
+            char hw[256];
+            snprintf(hw, sizeof hw, "dram.bandwidth = 8\npe.count = 4\npe.dynamic = 1\n"
+                     "pe.merge = 1\nllb.eager = %d\n", eager);
+            if (run_product(dir, graph, b, c, hw, &text[eager]))
+                fail_msg("%s", text[eager]);
+            /* Output-stationary, the LLB writes X's 4 LLB tiles; sending
+             * on, each of its 16 PE tiles once, at its last point, but the
+             * last, which the last LLB tile writes. */
+            if (o == 0)
+                assert_int_equal(stats_cell(stats, "tensor", "X", "llb", "tiles_fetched"),
+                                 eager ? 16 : 4);
+        }
+        assert_true(test_summary(text[0], "dram_bytes") == test_summary(text[1], "dram_bytes"));
+        assert_true(test_summary(text[0], "traffic.X") == test_summary(text[1], "traffic.X"));
+        if (o == 0)
+            assert_true(test_summary(text[1], "cycles") < test_summary(text[0], "cycles"));
+        free(text[0]), free(text[1]), free(graph);
+    }
+    free(b), free(c), free(stats);
+    test_tmpdir_remove(dir);
+}
+
 /* The result's tile must fit its buffer as it grows, as the operands'
  * tiles must (it was never checked). Worked by hand at 4 bytes a
  * coordinate, seg entry or value, DCSR:
@@ -837,6 +887,7 @@ int main(void)
         cmocka_unit_test(test_memory_refusals),
         cmocka_unit_test(test_result_tile_capacity),
         cmocka_unit_test(test_streamed_points),
+        cmocka_unit_test(test_eager_result_tiles),
         cmocka_unit_test(test_max_cycles_bounds_the_run),
         cmocka_unit_test(test_tiled_refusals),
         cmocka_unit_test(test_many_pes_cost_what_is_used),
