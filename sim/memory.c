@@ -818,6 +818,21 @@ static int refuse_result(const mem_model *m, const mem_visit *v, const char *con
     return refuse(m, v, names, m->ntensors, bytes, m->at[l], err);
 }
 
+/* With llb.eager, the point's result tiles out[0..1] in the PE level's
+ * buffer rb: its PE tile's share of its LLB tile grows by what the point
+ * added there, over the LLB tile's stay however many runs of points it
+ * takes, and the PE tile is final or not. */
+static void add_share(mem_model *m, mem_buffer *rb, const mem_result *out)
+{
+    mem_touch *t = touch_of(m, out[1].id, 0);
+    if (t->share_stay != m->llb_stays)
+        *t = (mem_touch){t->id, t->stay, t->written, 0, m->llb_stays};
+    t->share += out[0].after - out[0].before;
+    rb->share = t->share;
+    rb->out_final = out[1].final;
+    rb->outer_id = out[0].id;
+}
+
 /* The result's tiles the point returns to, read back in, outer level
  * first, each once its buffer has room for it as the point leaves it
  * (beside the tile leaving); *in_place, when they are all in. */
@@ -857,17 +872,8 @@ static int bring_in_results(mem_model *m, const mem_visit *v, const mem_leaving 
             rb->sent = 0;
             m->llb_stays++;
         }
-        if (l == 1 && eager(m)) {
-            /* The tile's share of its LLB tile: what its points added in
-             * the LLB tile's stay, however many runs of them. */
-            mem_touch *t = touch_of(m, out[l].id, 0);
-            if (t->share_stay != m->llb_stays)
-                *t = (mem_touch){t->id, t->stay, t->written, 0, m->llb_stays};
-            t->share += out[0].after - out[0].before;
-            rb->share = t->share;
-            rb->out_final = out[l].final;
-            rb->outer_id = out[0].id;
-        }
+        if (l == 1 && eager(m))
+            add_share(m, rb, out);
         if (rb == m->merger) {
             /* The merger's tile is done when the points adding to it are. */
             if (out[l].id != rb->out_id)
@@ -898,7 +904,8 @@ static int room_for_results(mem_model *m, const mem_visit *v, const mem_leaving 
     *start = ceil(at);
     for (int l = 0; l < m->nlevels; l++) {
         const mem_buffer *b = buffer_of(m, l, v->pe);
-        double bytes = result_held(m, l, result_buffer(m, l, v->pe)), leaving = *start < old[l].gone ? old[l].bytes : 0;
+        double bytes = result_held(m, l, result_buffer(m, l, v->pe));
+        double leaving = *start < old[l].gone ? old[l].bytes : 0;
         hw_memory_id at_l = m->at[l];
         m->usage[at_l].peak = fmax(m->usage[at_l].peak,
                                    operands_held(m, l, b, *start) + bytes + leaving);

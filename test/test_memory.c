@@ -713,7 +713,8 @@ static void test_result_refusals(void **state)
         mem_model *m = model(&hw, 2, 1);
         mem_tile t[2] = {{0, bad[i].operand}, {-1, 0}};
         sam_error err;
-        assert_int_equal(visit(m, t, 10, &(mem_result){3, 0, bad[i].result, 0}, "(i1=2)", &err), -1);
+        mem_result out = {3, 0, bad[i].result, 0};
+        assert_int_equal(visit(m, t, 10, &out, "(i1=2)", &err), -1);
         assert_string_equal(err.msg, bad[i].message);
         mem_free(m);
         free(m);
