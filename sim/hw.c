@@ -49,8 +49,9 @@ const hw_param hw_params[] = {
     {"pe.merge", "0 or 1", "1: the result's PE tiles are merged beside the PE buffers, as by "
      "ExTensor's partial output buffer, not held by a PE: points adding to one tile may run on "
      "several PEs at once (with pe.dynamic a point goes to the PE that takes it first, whatever "
-     "its tile), and the tile leaves when the points move on to another; 0: a PE holds its "
-     "points' result tile", 0, 0, 1, TOP(pe_merge), 1},
+     "its tile), a tile read back comes into the merger while they compute, and it leaves when "
+     "the points move on to another; 0: a PE holds its points' result tile", 0, 0, 1,
+     TOP(pe_merge), 1},
     {"pe.stream", "0 or 1", "1: a PE streams its tile points through its graph, each block "
      "taking a point's tokens once through with the point before (the SAM artifact's pipelined "
      "tiles); 0: a point starts once every block it uses has drained", 0, 0, 1, TOP(pe_stream),

@@ -818,6 +818,15 @@ static int refuse_result(const mem_model *m, const mem_visit *v, const char *con
     return refuse(m, v, names, m->ntensors, bytes, m->at[l], err);
 }
 
+/* The merger's tile out of level l, back in from the memory outward as
+ * soon as its last write-out left (its own, not the merger's latest):
+ * the points adding to it need not wait, as the merger merges what they
+ * send with it; its next write-out waits. When it is in. */
+static double merger_read_back(mem_model *m, int l, int pe, const mem_result *out)
+{
+    return result_transfer(m, l, pe, out->before, touch_of(m, out->id, 0)->written, 0);
+}
+
 /* With llb.eager, the point's result tiles out[0..1] in the PE level's
  * buffer rb: its PE tile's share of its LLB tile grows by what the point
  * added there, over the LLB tile's stay however many runs of points it
@@ -845,13 +854,13 @@ static int bring_in_results(mem_model *m, const mem_visit *v, const mem_leaving 
      * latest in the last write-out there: it comes back after that. */
     for (int l = 0; l < m->nlevels; l++) {
         mem_buffer *b = buffer_of(m, l, v->pe), *rb = result_buffer(m, l, v->pe);
+        double merged_in = 0;
         if (!mem_tensor_held(m, r, l))
             continue;
-        if (out[l].id != rb->out_id && out[l].before > 0 && !(by_pe && l == 0)) {
-            /* The merger's tiles go out one after another: this one's
-             * came back once it, not the latest, left. */
-            double gone = rb == m->merger ? touch_of(m, out[l].id, 0)->written : rb->written;
-            double from = room_at(m, l, b, out[l].after, &old[l], fmax(*in_place, gone));
+        if (out[l].id != rb->out_id && out[l].before > 0 && rb == m->merger) {
+            merged_in = merger_read_back(m, l, v->pe, &out[l]);
+        } else if (out[l].id != rb->out_id && out[l].before > 0 && !(by_pe && l == 0)) {
+            double from = room_at(m, l, b, out[l].after, &old[l], fmax(*in_place, rb->written));
             if (isinf(from))
                 return refuse_result(m, v, names, l, out[l].after, err);
             *in_place = result_transfer(m, l, v->pe, out[l].before, from, 0);
@@ -875,9 +884,10 @@ static int bring_in_results(mem_model *m, const mem_visit *v, const mem_leaving 
         if (l == 1 && eager(m))
             add_share(m, rb, out);
         if (rb == m->merger) {
-            /* The merger's tile is done when the points adding to it are. */
+            /* The merger's tile is done when it is back in and the points
+             * adding to it are computed. */
             if (out[l].id != rb->out_id)
-                rb->done = 0;
+                rb->done = merged_in;
             m->merger_pe = v->pe;
         }
         rb->out_id = out[l].id;

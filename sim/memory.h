@@ -29,9 +29,11 @@
  *     point adds to it again (partial outputs). With pe.merge, the PE
  *     level's result tile is held by a merger beside the PE buffers (a
  *     partial output buffer) rather than by a PE: consecutive points
- *     adding to it may run on several PEs at once, it leaves when the
- *     points move on, once they are all computed, and its room is taken
- *     in the PE buffer of each point that adds to it. With llb.eager, a
+ *     adding to it may run on several PEs at once, without waiting for
+ *     it to be read back (the merger takes it in as it comes), it leaves
+ *     when the points move on, once they are all computed and it is in,
+ *     and its room is taken in the PE buffer of each point that adds to
+ *     it. With llb.eager, a
  *     PE tile of the result that is final (no later point adds to it and
  *     its LLB tile is not read back later) goes on from the LLB to DRAM
  *     as soon as it arrives there, and its LLB tile writes out only the

@@ -353,9 +353,11 @@ static void test_two_pes(void **state)
 /* With pe.merge, tile 7's points run on PEs 0 and 1 at once: P1 finds
  * the tile in the merger, reads nothing back and starts at 50, when its
  * operand is in, not after P0 (130). Tile 8 sends 7's 60 bytes out once
- * both are done, 150..210 behind P2's operand (130..150). P3 returns to 7:
- * it reads it back as soon as 7's write-out left (210..270, in place at
- * 280), not after the merger's latest write-out (8's, 1160..1190). */
+ * both are done, 150..210 behind P2's operand (130..150). P3 returns to 7
+ * and starts at 130, with its operand (100..120): the merger reads 7 back
+ * meanwhile, as soon as 7's write-out left (210..270, in at 280), not
+ * after the merger's latest write-out (8's, 1160..1190), and 7 goes out
+ * again once it is in, 280..360. */
 static void test_merged_result_tiles(void **state)
 {
     (void)state;
@@ -371,7 +373,7 @@ static void test_merged_result_tiles(void **state)
     } p[] = {{{0, 20}, {7, 0, 40, 0}, 100, 30, 0},
              {{1, 20}, {7, 40, 60, 0}, 50, 50, 1},
              {{2, 20}, {8, 0, 30, 0}, 1000, 160, 0},
-             {{3, 20}, {7, 60, 80, 0}, 10, 280, 1}};
+             {{3, 20}, {7, 60, 80, 0}, 10, 130, 1}};
     sam_error err;
     for (int k = 0; k < 4; k++) {
         mem_visit v = {&p[k].tile, &p[k].out, p[k].compute, 0, p[k].pe, fixed_name, "(k)", NULL};
@@ -381,7 +383,7 @@ static void test_merged_result_tiles(void **state)
     }
     assert_true(m->traffic[1].written[HW_DRAM] == 60 + 30);
     assert_true(m->traffic[1].read[HW_DRAM] == 60);
-    /* 7's 80 bytes go 290..370, before P2 is done. */
+    assert_true(m->merger->done == 280);
     assert_true(mem_finish(m) == 1160);
     assert_true(m->traffic[1].written[HW_DRAM] == 60 + 30 + 80);
     mem_free(m);
