@@ -683,7 +683,9 @@ static double result_transfer(mem_model *m, int l, int pe, double bytes, double 
     } else {
         tr->read[home] += moved;
     }
-    return start + latency_of(m, home, l) + occupy;
+    double end = start + latency_of(m, home, l) + occupy;
+    m->result_end = fmax(m->result_end, end);
+    return end;
 }
 
 static mem_touch *touch_slot(mem_touch *t, size_t n, int64_t id)
@@ -778,7 +780,7 @@ static double touch_pe_tile(mem_model *m, int pe, const mem_result *out, const m
  * tile left (a PE moving on late) was written with that tile. */
 static void send_on(mem_model *m, int pe, double bytes, double at)
 {
-    m->sent_end = fmax(m->sent_end, result_transfer(m, 0, pe, bytes, at, 1));
+    result_transfer(m, 0, pe, bytes, at, 1);
     buffer_of(m, 0, pe)->sent += bytes;
 }
 
@@ -1010,7 +1012,7 @@ static void count_skipped(mem_model *m)
 double mem_finish(mem_model *m)
 {
     count_skipped(m);
-    double end = fmax(m->compute_end, m->sent_end);
+    double end = fmax(m->compute_end, m->result_end);
     for (int l = m->nlevels - 1; l >= 0; l--)
         for (int pe = 0; pe < buffer_count(m, l); pe++) {
             mem_buffer *b = result_buffer(m, l, pe);

@@ -191,7 +191,7 @@ typedef struct mem_model {
                                    llb.write.bandwidth, back: two per PE,
                                    allocated with the PE's buffer */
     double compute_end;         /* when the points so far are all computed */
-    double sent_end;            /* llb.eager: when the tiles sent on arrived */
+    double result_end;          /* when the result's transfers so far are done */
     uint64_t llb_stays;         /* stays of the LLB's result tiles so far, from 1 */
     uint64_t uses;              /* slot uses so far, the order of mem_slot.used */
     mem_usage usage[HW_MEMORIES];   /* usage[HW_PE].busy: cycles PEs computed */

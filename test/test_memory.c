@@ -356,8 +356,8 @@ static void test_two_pes(void **state)
  * both are done, 150..210 behind P2's operand (130..150). P3 returns to 7
  * and starts at 130, with its operand (100..120): the merger reads 7 back
  * meanwhile, as soon as 7's write-out left (210..270, in at 280), not
- * after the merger's latest write-out (8's, 1160..1190), and 7 goes out
- * again once it is in, 280..360. */
+ * after the merger's latest write-out (8's, 1160..1190, which ends the
+ * run at 1200), and 7 goes out again once it is in, 280..360. */
 static void test_merged_result_tiles(void **state)
 {
     (void)state;
@@ -384,7 +384,7 @@ static void test_merged_result_tiles(void **state)
     assert_true(m->traffic[1].written[HW_DRAM] == 60 + 30);
     assert_true(m->traffic[1].read[HW_DRAM] == 60);
     assert_true(m->merger->done == 280);
-    assert_true(mem_finish(m) == 1160);
+    assert_true(mem_finish(m) == 1200);
     assert_true(m->traffic[1].written[HW_DRAM] == 60 + 30 + 80);
     mem_free(m);
     free(m);
