@@ -24,6 +24,10 @@ const hw_param hw_params[] = {
      MEM(HW_DRAM, latency), 1},
     {"dram.line", "bytes", "every DRAM transfer is whole lines of this", 1, 1, 1 << 20,
      MEM(HW_DRAM, line), 1},
+    {"dram.interleave", "0 or 1", "1: DRAM serves the transfers that are ready a burst at a time, "
+     "as a controller with many requests in flight does: a transfer takes the link's free "
+     "stretches in turn, split across them, rather than waiting for one long enough; 0: one "
+     "transfer at a time, whole", 0, 0, 1, MEM(HW_DRAM, interleave), 1},
     {"llb.capacity", "bytes", "the last-level buffer; 0: none, tiles go straight to the PE",
      17.1e6, 0, 1e15, MEM(HW_LLB, capacity), 1},
     {"llb.bandwidth", "GB/s", "the LLB to each PE buffer", 256, 1e-3, 1e6, MEM(HW_LLB, bandwidth), 0},
@@ -32,6 +36,9 @@ const hw_param hw_params[] = {
      "network); 0: that one link both ways", 0, 0, 1e6, TOP(llb_write_bandwidth), 0},
     {"llb.latency", "cycles", "before an LLB transfer's first byte arrives", 1, 0, 1e9,
      MEM(HW_LLB, latency), 1},
+    {"llb.interleave", "0 or 1", "1: the LLB's link to each PE buffer (and back) splits "
+     "transfers across its free stretches, as dram.interleave does DRAM's; 0: whole", 0, 0, 1,
+     MEM(HW_LLB, interleave), 1},
     {"llb.buffering", "tiles", "outer tiles of each tensor the LLB holds at once", 2, 1, 64,
      MEM(HW_LLB, buffering), 1},
     {"llb.line", "bytes", "every LLB transfer is whole lines of this", 1, 1, 1 << 20,

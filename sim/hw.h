@@ -28,6 +28,7 @@ typedef struct hw_memory {
     double buffering;       /* tiles of one tensor it holds at once (n-buffering) */
     double line;            /* bytes: every transfer is whole lines */
     double reuse;           /* 1: a tile in any of its slots serves a later point */
+    double interleave;      /* 1: its links split transfers across free stretches */
 } hw_memory;
 
 #define HW_MAX_PLACES 16

@@ -24,6 +24,8 @@ int mem_init(mem_model *m, const hw_desc *hw, int ntensors, int nlevels, sam_err
     m->at[nlevels - 1] = HW_PE;
     if (nlevels == 2)
         m->at[0] = HW_LLB;
+    for (int k = 0; k < HW_MEMORIES; k++)
+        link_init(&m->link[k], hw->mem[k].interleave > 0);
     m->ports = calloc((size_t)m->npe, sizeof *m->ports);
     if (!m->ports)
         return error_set(err, "out of memory");
@@ -51,8 +53,14 @@ static int buffer_count(const mem_model *m, int l)
 
 void mem_free(mem_model *m)
 {
+    for (int k = 0; k < HW_MEMORIES; k++)
+        link_free(&m->link[k]);
     for (int pe = 0; m->ports && pe < m->npe; pe++)
-        free(m->ports[pe]);
+        if (m->ports[pe]) {
+            link_free(&m->ports[pe][0]);
+            link_free(&m->ports[pe][1]);
+            free(m->ports[pe]);
+        }
     free(m->ports);
     m->ports = NULL;
     free(m->merger);
@@ -216,9 +224,12 @@ static int open_pe(mem_model *m, int pe, sam_error *err)
         for (size_t k = 0; k < n; k++)
             b->slot[k] = (mem_slot){-1, 0, 0, 0, -1, 0, 0};
     }
-    if ((m->nlevels == 2 || m->any_cached) && !m->ports[pe] &&
-        !(m->ports[pe] = calloc(2, sizeof *m->ports[pe])))
-        return error_set(err, "out of memory");
+    if ((m->nlevels == 2 || m->any_cached) && !m->ports[pe]) {
+        if (!(m->ports[pe] = calloc(2, sizeof *m->ports[pe])))
+            return error_set(err, "out of memory");
+        for (int way = 0; way < 2; way++)
+            link_init(&m->ports[pe][way], m->hw.mem[HW_LLB].interleave > 0);
+    }
     return 0;
 }
 

@@ -58,6 +58,7 @@ static void gamma_plan(const template_def *t, const double *v, template_plan *pl
              template_value(t, v, "merger.rate"));
     template_hw(p, "# Gamma (TeAAL Table 5), made by samsim template gamma");
     template_hw_keys(p, t, v, "clock.ghz dram.bandwidth llb.bandwidth pe.count bytes.val");
+    template_hw_dram_interleaved(p);
     template_hw(p, "# the FiberCache: B's rows, fetched as A's rows select them");
     template_hw(p, "llb.capacity = %.0f", cache);
     template_hw(p, "place.B = cache");

@@ -36,6 +36,7 @@ static void outerspace_hw(template_phase *p, const template_def *t, const double
     template_hw(p, "# OuterSPACE's %s phase (TeAAL Table 5), made by samsim template "
                 "outerspace", p->name);
     template_hw_keys(p, t, v, "clock.ghz dram.bandwidth bytes.val");
+    template_hw_dram_interleaved(p);
     template_hw(p, "pe.count = %.0f", pes);
     template_hw(p, "# no LLB: the caches hold lines, not tiles");
     template_hw(p, "llb.capacity = 0");

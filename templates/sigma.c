@@ -72,6 +72,7 @@ static void sigma_plan(const template_def *t, const double *v, template_plan *pl
     template_hw(p, "# SIGMA (TeAAL Table 5), made by samsim template sigma");
     template_hw_keys(p, t, v, "clock.ghz dram.bandwidth llb.capacity llb.bandwidth "
                               "llb.write.bandwidth bytes.val");
+    template_hw_dram_interleaved(p);
     template_hw(p, "pe.count = 1");
     template_hw(p, "# each lane takes its share of the array's multipliers a cycle");
     template_hw(p, "pe.rate = %.0f", ceil(template_value(t, v, "multipliers") /

@@ -110,6 +110,13 @@ void template_hw_keys(template_phase *p, const template_def *t, const double *va
         template_hw(p, "%s = %.10g", key, template_value(t, values, key));
 }
 
+void template_hw_dram_interleaved(template_phase *p)
+{
+    template_hw(p, "# main memory serves the requests in flight a burst at a time: a transfer");
+    template_hw(p, "# uses whatever time its link has free (TeAAL: bytes over bandwidth)");
+    template_hw(p, "dram.interleave = 1");
+}
+
 void template_compile_args(const template_phase *p, compile_args *a, const char **formats)
 {
     for (int i = 0; i < p->nformats; i++)

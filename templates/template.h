@@ -107,6 +107,11 @@ void template_format(template_phase *p, const char *format);
 void template_hw_keys(template_phase *p, const template_def *t, const double *values,
                       const char *keys);
 
+/* Appends dram.interleave = 1, with why, to the phase's hw text: each
+ * accelerator's main memory serves its many requests in flight a burst
+ * at a time, and TeAAL times a memory by its bytes over its bandwidth. */
+void template_hw_dram_interleaved(template_phase *p);
+
 /* Appends a printf-formatted line to a phase's hw text. */
 void template_hw(template_phase *p, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

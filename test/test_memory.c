@@ -462,6 +462,45 @@ static void test_link_gaps(void **state)
     for (int k = 0; k <= LINK_MAX_GAPS; k++)
         link_book(&l, 100 + 10 * k, 1);
     assert_true(link_book(&l, 0, 1) == 101);   /* 46..100 forgotten */
+    link_free(&l);
+}
+
+/* An interleaving link splits a transfer across the free stretches after
+ * its data: 25 cycles ready at 0 take 10..30 and 35..40, ending at 40 (a
+ * link that does not interleave waits for 25 free cycles: 35..60). Then
+ * 9 cycles take 40..45 and 48..50, around a booking of 45..48, and 55..57
+ * after one of 50..55: they end at 57, as if started at 48. */
+static void test_link_interleaves(void **state)
+{
+    (void)state;
+    for (int interleave = 0; interleave <= 1; interleave++) {
+        mem_link l;
+        link_init(&l, interleave);
+        assert_true(link_book(&l, 0, 10) == 0);
+        assert_true(link_book(&l, 30, 5) == 30);
+        assert_true(link_book(&l, 0, 25) == (interleave ? 15 : 35));
+        link_free(&l);
+    }
+    mem_link l;
+    link_init(&l, 1);
+    link_book(&l, 0, 10);
+    link_book(&l, 30, 5);
+    link_book(&l, 0, 25);
+    assert_true(l.ngaps == 0 && l.free_from == 40);
+    assert_true(link_book(&l, 50, 5) == 50);
+    assert_true(link_book(&l, 45, 3) == 45);
+    assert_true(link_book(&l, 0, 9) == 48);
+    assert_true(l.ngaps == 0 && l.free_from == 57);
+    link_free(&l);
+    /* Tenths of a cycle, whose sums round: 0.2 fills 0..0.1 and 0.2..0.3
+     * and leaves no sliver to book after the end at 0.4. */
+    link_init(&l, 1);
+    link_book(&l, 0.1, 0.1);
+    link_book(&l, 0.3, 0.1);
+    double end = l.free_from;
+    assert_true(fabs(link_book(&l, 0, 0.2) - 0.1) < 1e-9);
+    assert_true(l.ngaps == 0 && l.free_from == end);
+    link_free(&l);
 }
 
 /* Tiles through two blocks: busy 0..4 and 3..9 in each of two tiles, so
@@ -1097,8 +1136,11 @@ static void test_hw_memory_keys(void **state)
     hw_defaults(&hw);
     assert_true(hw.llb_lazy == 0 && !hw_place_of(&hw, "B"));
     assert_true(hw.mem[HW_LLB].reuse == 0 && hw.mem[HW_PE].reuse == 0 && hw.pe_release == 0);
+    assert_true(hw.mem[HW_DRAM].interleave == 0 && hw.mem[HW_LLB].interleave == 0);
     assert_int_equal(hw_read_text("k.hw", "llb.lazy = 1\nplace.B = cache\nllb.reuse = 1\n"
-                                  "pe.reuse = 1\npe.release = 1\n", &hw, &err), 0);
+                                  "pe.reuse = 1\npe.release = 1\ndram.interleave = 1\n", &hw,
+                                  &err), 0);
+    assert_true(hw.mem[HW_DRAM].interleave == 1 && hw.mem[HW_LLB].interleave == 0);
     assert_true(hw.llb_lazy == 1 && hw_place_of(&hw, "B")->cache && !hw_llb_holds(&hw, "B"));
     assert_true(hw.mem[HW_LLB].reuse == 1 && hw.mem[HW_PE].reuse == 1 && hw.pe_release == 1);
     assert_int_equal(hw_read_text("k.hw", "\npe.reuse = 0.5\n", &hw, &err), -1);
@@ -1181,6 +1223,7 @@ int main(void)
         cmocka_unit_test(test_link_serves_the_ready),
         cmocka_unit_test(test_llb_ports),
         cmocka_unit_test(test_link_gaps),
+        cmocka_unit_test(test_link_interleaves),
         cmocka_unit_test(test_pipeline),
         cmocka_unit_test(test_pipeline_streamed),
         cmocka_unit_test(test_result_tile_bytes),

@@ -199,7 +199,7 @@ static void test_refusals(void **state)
                                       "merger.radix=64 is not a whole number from 1 to 32",
                                       "clock.ghz=fast is not a number",
                                       "pe.count=0x10 is not a whole number from 1 to 4096",
-                                      "multiply.hw:5: pe.count = 4160 is not a whole number "
+                                      "multiply.hw:8: pe.count = 4160 is not a whole number "
                                       "1..4096"};
     for (size_t i = 0; i < sizeof a / sizeof a[0]; i++)
         refused(a[i], why[i]);
