@@ -32,7 +32,11 @@
  * beside the distribution network) and go on to main memory (place.Z =
  * pe): the 32 MB data SRAM cannot keep the Z of SIGMA's larger shapes (131
  * MB on 31999 x 1024 x 84), which sigma.yaml, timing the network alone,
- * leaves out. */
+ * leaves out. Main memory is SIGMA's HBM at its bandwidth, with no
+ * latency (none is published; TeAAL's model charges bytes over
+ * bandwidth), and the data SRAM takes A's K slab in by partitions, each
+ * going on into the array once it is in (llb.lazy; sigma.yaml moves A
+ * partition by partition). */
 #include <math.h>
 #include <stdio.h>
 
@@ -88,6 +92,12 @@ static void sigma_plan(const template_def *t, const double *v, template_plan *pl
     template_hw(p, "# what a refusal of a tile too large for the data SRAM suggests");
     template_hw(p, "fit.llb = a larger llb.capacity, or a smaller k.tile or a.per.tile, makes it "
                 "fit");
+    template_hw(p, "# the data SRAM takes a K slab of A partition by partition, each going on");
+    template_hw(p, "# into the array once it is in (sigma.yaml moves A by partitions, MK01)");
+    template_hw(p, "llb.lazy = 1");
+    template_hw(p, "# memories cost their bytes over their bandwidth, as in TeAAL's model:");
+    template_hw(p, "# no latency is published for SIGMA's HBM");
+    template_hw(p, "dram.latency = 0");
     template_hw(p, "# B's columns go into the array again for every partition of A");
     template_hw(p, "place.B = cache");
     template_hw(p, "# the array's registers hold the stationary entries of A; the rest streams");
