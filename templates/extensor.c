@@ -29,7 +29,8 @@
  * flight (dram.interleave), as ExTensor's own model queues them at its
  * peak bandwidth (MICRO'19, its evaluation's simulation framework). The
  * PEs stream their tile points (pe.stream): ExTensor's intersection unit
- * runs ahead of the PE's computation. TeAAL counts bandwidth in GiB/s (2^30 bytes). */
+ * runs ahead of the PE's computation. TeAAL counts bandwidth in GiB/s
+ * (2^30 bytes). */
 #include <stdio.h>
 
 #include "template.h"
