@@ -816,7 +816,7 @@ static void write_out_results(mem_model *m, int pe, const mem_result *out, mem_l
             if (b == m->merger)
                 touch_of(m, b->out_id, 0)->written = b->written;
             if (l == 1 && b->out_final && eager(m) && b->outer_id == buffer_of(m, 0, pe)->out_id)
-                send_on(m, result_pe(m, b, pe), b->share, written);
+                send_on(m, result_pe(m, b, pe), touch_of(m, b->out_id, 0)->share, written);
             /* The merger's tile leaves no room in the point's PE buffer. */
             if (b != m->merger)
                 old[l] = (mem_leaving){bytes, b->written};
@@ -850,7 +850,6 @@ static void add_share(mem_model *m, mem_buffer *rb, const mem_result *out)
     if (t->share_stay != m->llb_stays)
         *t = (mem_touch){t->id, t->stay, t->written, 0, m->llb_stays};
     t->share += out[0].after - out[0].before;
-    rb->share = t->share;
     rb->out_final = out[1].final;
     rb->outer_id = out[0].id;
 }

@@ -159,11 +159,10 @@ typedef struct mem_buffer {
     int refilled;
     double dirty;
     /* llb.eager: at the PE level, whether its result tile is final
-     * (mem_result), its LLB tile and its share there (mem_touch); in the
-     * LLB, the bytes of its tile sent on. */
+     * (mem_result) and its LLB tile (its share there is in mem_touch); in
+     * the LLB, the bytes of its tile sent on. */
     int out_final;
     int64_t outer_id;           /* its result tile's LLB tile */
-    double share;
     double sent;
 } mem_buffer;
 
