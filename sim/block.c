@@ -124,14 +124,9 @@ int block_param_get(const block *b, const block_ctx *ctx, const char *name, int6
     return 0;
 }
 
-/* The first entry of channel c for reader r visible after t, or
- * CYCLE_NONE: entries become visible in the order they were pushed. */
-static cycle_t entry_after(const channel *c, int r, cycle_t t)
+/* The first of c's entries lo..hi-1 visible after t, hi when none is. */
+static uint64_t first_visible_after(const channel *c, uint64_t lo, uint64_t hi, cycle_t t)
 {
-    uint64_t lo = c->readers[r].head, hi = c->tail;
-    /* Mostly the head itself is the token still to come. */
-    if (lo < hi && c->buf[lo & c->mask].visible > t)
-        hi = lo;
     while (lo < hi) {
         uint64_t mid = lo + (hi - lo) / 2;
         if (c->buf[mid & c->mask].visible > t)
@@ -139,13 +134,38 @@ static cycle_t entry_after(const channel *c, int r, cycle_t t)
         else
             lo = mid + 1;
     }
+    return lo;
+}
+
+/* The first entry of input in visible after t, or CYCLE_NONE: entries
+ * become visible in the order they were pushed. The search gallops from
+ * where the last one ended, so a long queue before a slow reader costs
+ * little more than the entries that became visible since. */
+static cycle_t entry_after(in_port *in, cycle_t t)
+{
+    const channel *c = in->ch;
+    uint64_t lo = c->readers[in->reader].head, hi = c->tail, step = 1;
+    if (t >= in->seen_at && in->seen > lo)
+        lo = in->seen;
+    while (lo < hi && c->buf[lo & c->mask].visible <= t) {
+        uint64_t probe = hi - lo > step ? lo + step : hi;
+        if (probe < hi && c->buf[probe & c->mask].visible <= t) {
+            lo = probe + 1;
+            step *= 2;
+        } else {
+            lo = first_visible_after(c, lo + 1, probe, t);
+            break;
+        }
+    }
+    in->seen = lo;
+    in->seen_at = t;
     return lo < c->tail ? c->buf[lo & c->mask].visible : CYCLE_NONE;
 }
 
 /* The first cycle after t at which what b looks at of its inputs may
  * change without its doing: a token reaches an input's head (or, for a
  * block that looks further, any token becomes visible), or CYCLE_NONE. */
-static cycle_t block_next_arrival(const block *b, cycle_t t)
+static cycle_t block_next_arrival(block *b, cycle_t t)
 {
     cycle_t next = CYCLE_NONE;
     for (int p = 0; p < b->nin; p++) {
@@ -153,7 +173,7 @@ static cycle_t block_next_arrival(const block *b, cycle_t t)
         const channel_reader *rd = &c->readers[b->in[p].reader];
         cycle_t at;
         if (!b->ops->peek)
-            at = entry_after(c, b->in[p].reader, t);
+            at = entry_after(&b->in[p], t);
         else if (rd->head < c->tail)
             at = c->buf[rd->head & c->mask].visible > t ? c->buf[rd->head & c->mask].visible
                                                         : CYCLE_NONE;

@@ -100,6 +100,11 @@ typedef struct in_port {
      * this block pops its fence input, so what this input holds is final
      * until then, whatever the producer's clock. */
     uint8_t frozen;
+    /* What a search for the next entry to become visible learnt: every
+     * entry before seen was visible by cycle seen_at. A block's clock only
+     * moves on, so its next search starts there. */
+    uint64_t seen;
+    cycle_t seen_at;
 } in_port;
 
 typedef struct out_port {
