@@ -9,7 +9,9 @@
  * lane's close, ending its last unit). At a unit's start a close is an
  * empty last unit where the lane has promised one (its last unit ended in
  * S(d-1)) or where the close is not hollow (it closes a fiber that was
- * opened, sim/token.h); else the lane has no unit left. Units go out in
+ * opened, sim/token.h); else the lane has no unit left. So has a lane
+ * that gives D while the fiber is open: one dealt no element at all may
+ * close no fiber (a sparse accumulator's result of nothing is D alone). Units go out in
  * order with S(d-1) between them, then the close once every lane has
  * closed; D once every lane has given D.
  *
@@ -109,9 +111,13 @@ static void take(block *b, serializer *s, int lane, cycle_t now, token t, token 
 }
 
 /* Whether lane, at the start of a unit with head t, has a unit: t is
- * not a close, or a close that ends an empty unit. */
+ * not a close, or a close that ends an empty unit. D is neither: a lane
+ * dealt no element at all may close no fiber (a sparse accumulator's
+ * stream of nothing is D alone). */
 static int has_unit(const serializer *s, int lane, token t)
 {
+    if (token_is_done(t))
+        return 0;
     return !is_close(s, t) || (s->depth > 0 && (s->promised[lane] || !t.hollow));
 }
 
@@ -150,6 +156,10 @@ static int finish(block *b, serializer *s, cycle_t now)
             continue;
         if (!in_peek(b, lane, now, &t) || !value_ready(b, s, lane, now, t)) {
             open++;
+            continue;
+        }
+        if (token_is_done(t)) {
+            s->closed[lane] = 1;    /* no fiber: its D waits for end_stream */
             continue;
         }
         if (!is_close(s, t)) {
@@ -211,12 +221,12 @@ static int serialize_tokens(block *b, serializer *s, cycle_t now)
     token t;
     if (!s->closed[s->cur] && !in_peek(b, s->cur, now, &t))
         return 0;
+    if (!s->closed[s->cur] && token_is_done(t) && !s->in_unit && !s->any)
+        return end_stream(b, s, now);
     if (s->closed[s->cur] || (!s->in_unit && !has_unit(s, s->cur, t))) {
         s->finishing = 1;
         return finish(b, s, now);
     }
-    if (token_is_done(t) && !s->in_unit)
-        return end_stream(b, s, now);
     if (token_is_done(t)) {
         b->fault = "D inside a unit";
         return 1;
