@@ -1011,6 +1011,8 @@ static int prepare(tiled_state *s, const tensor *operands, sam_error *err)
     if (sim_plan_init(&s->plan, s->g, &s->r->sim, err) ||
         sim_result_plan_init(&s->result_plan, s->g, err))
         return error_prefix(err, s->g->path);
+    if (s->r->hw)
+        sim_plan_slow_lanes(&s->plan, (uint32_t)s->r->hw->lane_share);
     s->npe = s->r->hw ? (int)s->r->hw->pe_count : 1;
     s->pipes = calloc((size_t)s->npe, sizeof *s->pipes);
     s->holds = malloc((size_t)s->npe * sizeof *s->holds);

@@ -8,12 +8,12 @@ const char *const bound_names[BOUND_COMPONENTS] = {"dram", "llb", "llb.write", "
 /* Bytes across DRAM's link, and across the LLB's ports toward the PEs
  * and back (with the tensors that pass through the LLB on their way
  * between DRAM and a PE; a cached tensor's fibers are counted as they
- * leave the cache, once). */
+ * leave the cache, once); an untimed result's are not. */
 static void bytes_moved(const mem_model *m, double *dram, double *in, double *out)
 {
     int level = mem_llb_holds_level(m);
     *dram = *in = *out = 0;
-    for (int t = 0; t <= m->ntensors; t++) {
+    for (int t = 0; t < m->ntensors + (m->hw.result_timed != 0); t++) {
         const mem_traffic *tr = &m->traffic[t];
         *dram += tr->read[HW_DRAM] + tr->written[HW_DRAM];
         int passes = !(level && m->llb_holds[t]) && !(t < m->ntensors && m->cached[t]);

@@ -197,6 +197,13 @@ int sim_plan_init(sim_plan *p, const sam_graph *g, const sim_options *o, sam_err
     return 0;
 }
 
+void sim_plan_slow_lanes(sim_plan *p, uint32_t factor)
+{
+    for (int i = 0; i < p->g->nnodes; i++)
+        if (p->nodes[i].block >= 0 && graph_node_attr(&p->g->nodes[i], "lane"))
+            p->nodes[i].ii *= factor;
+}
+
 void sim_plan_free(sim_plan *p)
 {
     free(p->nodes);

@@ -55,4 +55,9 @@ typedef struct sim_plan {
 int sim_plan_init(sim_plan *p, const sam_graph *g, const sim_options *o, sam_error *err);
 void sim_plan_free(sim_plan *p);
 
+/* The blocks in a parallelizer's lanes (nodes with a lane attribute)
+ * take factor times their initiation interval: lanes sharing a datapath
+ * that the blocks around them use whole. */
+void sim_plan_slow_lanes(sim_plan *p, uint32_t factor);
+
 #endif

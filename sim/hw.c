@@ -66,6 +66,15 @@ const hw_param hw_params[] = {
     {"pe.rate", "tokens/cycle", "tokens each block of a PE's graph takes a cycle: a datapath "
      "that wide (SIGMA's array), a point's simulated cycles and its blocks' busy cycles counted "
      "over it, rounded up; 1: SAM's one token a cycle", 1, 1, 1 << 20, TOP(pe_rate), 1},
+    {"lane.share", "lanes", "lanes sharing the datapath: each block in a lane of a "
+     "parallelizer takes pe.rate / lane.share tokens a cycle, while the blocks that deal to the "
+     "lanes and gather from them take pe.rate (SIGMA's lanes share its multipliers, and its "
+     "distribution and reduction networks reach every multiplier); 1: pe.rate, as every block",
+     1, 1, 1 << 20, TOP(lane_share), 1},
+    {"result.timed", "0 or 1", "0: the result's write-outs and read-backs count their bytes but "
+     "take no time on any link, as reports that time an accelerator's array and the networks "
+     "feeding it alone do (SIGMA's, and TeAAL's model of it); 1: they take their links' time",
+     1, 0, 1, TOP(result_timed), 1},
     {"llb.eager", "0 or 1", "1: a PE tile of the result that no later point adds to goes on "
      "from the LLB to DRAM as soon as it arrives there, rather than with its LLB tile when the "
      "points move on (where that LLB tile is not read back later: a partial output buffer "

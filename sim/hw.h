@@ -75,6 +75,8 @@ typedef struct hw_desc {
     double llb_lazy;        /* 1: an LLB tile fills by the PE tiles points need */
     double pe_release;      /* 1: a PE tile's slot frees when its last reader is done */
     double pe_rate;         /* tokens a PE's blocks each take a cycle */
+    double lane_share;      /* lanes sharing pe_rate: a lane's blocks take pe_rate / it */
+    double result_timed;    /* 0: the result's transfers take no time */
     double llb_write_bandwidth; /* GB/s from the PEs to the LLB, 0: llb.bandwidth's link */
     hw_place place[HW_MAX_PLACES];
     int nplaces;

@@ -676,16 +676,26 @@ static double stream_fibers(mem_model *m, const mem_visit *v, int t, double afte
     return ready;
 }
 
+/* Cycles before the first byte of a result transfer at level l arrives. */
+static double result_latency(const mem_model *m, int l)
+{
+    return m->hw.result_timed ? latency_of(m, mem_tensor_source(m, m->ntensors, l), l) : 0;
+}
+
 /* Moves bytes of the result between level l's buffer (processing
  * element pe's, at the innermost level) and the memory outward, over that
- * memory's link, from cycle `after` on: the cycle the transfer ends. */
+ * memory's link, from cycle `after` on: the cycle the transfer ends. An
+ * untimed result (result.timed = 0) counts its bytes and ends at once. */
 static double result_transfer(mem_model *m, int l, int pe, double bytes, double after,
                               int write)
 {
     hw_memory_id home = mem_tensor_source(m, m->ntensors, l);
     double moved = rounded(m, home, bytes);
-    double occupy = moved / bytes_per_cycle(m, home, l, write);
-    double start = link_book(link_of(m, home, pe, write), after, occupy);
+    double occupy = 0, start = after;
+    if (m->hw.result_timed) {
+        occupy = moved / bytes_per_cycle(m, home, l, write);
+        start = link_book(link_of(m, home, pe, write), after, occupy);
+    }
     m->usage[home].busy += occupy;
     mem_traffic *tr = &m->traffic[m->ntensors];
     if (write) {
@@ -694,7 +704,7 @@ static double result_transfer(mem_model *m, int l, int pe, double bytes, double 
     } else {
         tr->read[home] += moved;
     }
-    double end = start + latency_of(m, home, l) + occupy;
+    double end = start + result_latency(m, l) + occupy;
     m->result_end = fmax(m->result_end, end);
     return end;
 }
@@ -810,7 +820,7 @@ static void write_out_results(mem_model *m, int pe, const mem_result *out, mem_l
         if (mem_tensor_held(m, r, l) && out[l].id != b->out_id && bytes > 0) {
             written = result_transfer(m, l, result_pe(m, b, pe), bytes, fmax(written, b->done),
                                       1);
-            b->written = written - latency_of(m, mem_tensor_source(m, r, l), l);
+            b->written = written - result_latency(m, l);
             if (partials_by_pe(m) && l == 0)
                 m->stay_written[b->stay] = b->written;
             if (b == m->merger)

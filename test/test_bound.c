@@ -71,6 +71,16 @@ static void test_bound_by_hand(void **state)
     assert_int_equal(test_summary(out, "bound_cycles"), 192);
     assert_non_null(strstr(out, "bound_by: dram\n"));
     free(out);
+    /* result.timed = 0: X's bytes still cross DRAM (192 in all), but
+     * neither DRAM's bound nor the ports' counts them: B and C, 128 and
+     * 168. */
+    out = run_two_levels(dir, "bytes.val = 8\ndram.bandwidth = 1\nllb.bandwidth = 1\n"
+                              "result.timed = 0\n");
+    assert_int_equal(test_summary(out, "dram_bytes"), 192);
+    assert_int_equal(test_summary(out, "bound.dram"), 128);
+    assert_int_equal(test_summary(out, "bound.llb"), 168);
+    assert_non_null(strstr(out, "bound_by: llb\n"));
+    free(out);
     out = run_two_levels(dir, "bytes.val = 8\npe.count = 2\n");
     char stats[4096];
     snprintf(stats, sizeof stats, "%s/stats.csv", dir);

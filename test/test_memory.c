@@ -159,6 +159,33 @@ static void test_result_tiles(void **state)
     free(m);
 }
 
+/* The same points with result.timed = 0: the result's transfers count
+ * their bytes but take no time, so the points follow each other as
+ * their compute allows (40, 70, 80, 90) and the run ends with the last
+ * at 90; DRAM's link carries the operand alone (20 cycles busy). */
+static void test_untimed_result(void **state)
+{
+    (void)state;
+    hw_desc hw = small_hw(1, 1000);
+    hw.result_timed = 0;
+    mem_model *m = model(&hw, 1, 1);
+    mem_tile t = {0, 20};
+    sam_error err;
+    static const mem_result out[] = {{7, 0, 40, 0}, {7, 40, 60, 0}, {8, 0, 30, 0},
+                                     {7, 60, 90, 0}};
+    static const double compute[] = {10, 30, 10, 10}, end[] = {40, 70, 80, 90};
+    for (int k = 0; k < 4; k++) {
+        assert_int_equal(visit(m, &t, compute[k], &out[k], "(k)", &err), 0);
+        assert_true(m->compute_end == end[k]);
+    }
+    assert_true(mem_finish(m) == 90);
+    assert_true(m->traffic[1].written[HW_DRAM] == 60 + 30 + 90);
+    assert_true(m->traffic[1].read[HW_DRAM] == 60);
+    assert_true(m->usage[HW_DRAM].busy == 20);
+    mem_free(m);
+    free(m);
+}
+
 /* Two levels: the LLB tile (300 bytes) comes from DRAM (ready at 310),
  * then the PE tile (100) from the LLB at 2 bytes a cycle after 1: in
  * place at 361. The next PE tile of the same LLB tile comes while the
@@ -1212,6 +1239,7 @@ int main(void)
         cmocka_unit_test(test_capacity_delays),
         cmocka_unit_test(test_lines),
         cmocka_unit_test(test_result_tiles),
+        cmocka_unit_test(test_untimed_result),
         cmocka_unit_test(test_two_levels),
         cmocka_unit_test(test_pass_through_the_llb),
         cmocka_unit_test(test_llb_write_link),

@@ -206,6 +206,91 @@ static void test_lanes_speed_up(void **state)
     test_tmpdir_remove(dir);
 }
 
+/* The busy cycles (the 24th column) of block id in a --stats file. */
+static long long busy_of(const char *stats, const char *id)
+{
+    char *csv = test_read_file(stats), want[64];
+    snprintf(want, sizeof want, "\n\"block\",\"%s\",", id);
+    char *cell = strstr(csv, want);
+    assert_non_null(cell);
+    for (int k = 1; k < 24; k++)
+        cell = strchr(cell + 1, ',');
+    long long busy = strtoll(cell + 2, NULL, 10);
+    free(csv);
+    return busy;
+}
+
+/* The summary of a tiled run of graph on B and C with hw (and config
+ * when not NULL), its statistics in stats. */
+static char *run_tiled(const char *dir, const char *graph, const char *b, const char *c,
+                       const char *hw, const char *config, const char *stats)
+{
+    char tb[4200], tc[4200], *out = NULL, *errout = NULL;
+    snprintf(tb, sizeof tb, "B=%s", b);
+    snprintf(tc, sizeof tc, "C=%s", c);
+    char *h = test_write_file(dir, "lanes.hw", hw);
+    int rc = config ? test_run_samsim(&out, &errout, "run", graph, "-t", tb, "-t", tc, "--hw", h,
+                                      "--config", config, "--check", "--stats", stats, NULL)
+                    : test_run_samsim(&out, &errout, "run", graph, "-t", tb, "-t", tc, "--hw", h,
+                                      "--check", "--stats", stats, NULL);
+    if (rc)
+        fail_msg("run %s: %s", graph, errout);
+    assert_non_null(strstr(out, "check: pass"));
+    free(h), free(errout);
+    return out;
+}
+
+/* lane.share = 3 at pe.rate = 6: the blocks in the lanes take 3 times
+ * their interval, the others not. So the run, and every block's busy
+ * cycles, are those that ii = 3 on each lane's node gives (--config
+ * node.N.ii), and the lanes, slower, make the run longer than at pe.rate
+ * = 6 alone. */
+static void test_lane_share(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir();
+    char *b = test_gen_urandom(dir, "B.mtx", "32x32", "0.2", 5);
+    char *c = test_gen_urandom(dir, "C.mtx", "32x32", "0.2", 6);
+    const char *args = "X(i,j)=B(i,k)*C(k,j) -f=X:ss -f=B:ss -f=C:ss:1,0 -s=reorder(i,j,k) "
+                       "-s=parallelize(i,2) -s=split(i,i1,i0,16) -s=split(k,k1,k0,16) "
+                       "-s=split(j,j1,j0,16)";
+    char *graph = test_compile_to(dir, "lanes", args);
+    sam_graph g = test_compiled_graph(dir, args);
+    char config[8192] = "", *stats[3];
+    size_t used = 0;
+    for (int i = 0; i < g.nnodes; i++)
+        if (graph_node_attr(&g.nodes[i], "lane") && strcmp(g.nodes[i].type, "broadcast"))
+            used += (size_t)snprintf(config + used, sizeof config - used, "node.%s.ii = 3\n",
+                                     g.nodes[i].id);
+    assert_true(used > 0 && used < sizeof config);
+    char *cfg = test_write_file(dir, "lanes.conf", config);
+    static const char *const hw[] = {"pe.rate = 6\nlane.share = 3\n", "pe.rate = 6\n",
+                                     "pe.rate = 6\n"};
+    char *out[3];
+    for (int k = 0; k < 3; k++) {
+        char name[32];
+        snprintf(name, sizeof name, "stats%d.csv", k);
+        stats[k] = test_path(dir, name);
+        out[k] = run_tiled(dir, graph, b, c, hw[k], k == 1 ? cfg : NULL, stats[k]);
+    }
+    assert_int_equal(test_summary(out[0], "cycles"), test_summary(out[1], "cycles"));
+    assert_true(test_summary(out[0], "cycles") > test_summary(out[2], "cycles"));
+    int lane_blocks = 0;
+    for (int i = 0; i < g.nnodes; i++) {
+        const graph_node *n = &g.nodes[i];
+        if (strcmp(n->type, "broadcast")) {
+            lane_blocks += graph_node_attr(n, "lane") != NULL;
+            assert_int_equal(busy_of(stats[0], n->id), busy_of(stats[1], n->id));
+        }
+    }
+    assert_true(lane_blocks > 4);
+    for (int k = 0; k < 3; k++)
+        free(out[k]), free(stats[k]);
+    graph_free(&g);
+    free(b), free(c), free(graph), free(cfg);
+    test_tmpdir_remove(dir);
+}
+
 static void test_refusals(void **state)
 {
     (void)state;
@@ -244,6 +329,7 @@ int main(void)
         cmocka_unit_test(test_runs_check),
         cmocka_unit_test(test_lanes_given_nothing),
         cmocka_unit_test(test_lanes_speed_up),
+        cmocka_unit_test(test_lane_share),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
