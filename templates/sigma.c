@@ -10,8 +10,13 @@
  * within a partition and slab, B's columns stream past (loop j
  * outermost) and the rows of A are dealt out to lanes, each intersecting
  * A's row with B's column as bitmaps (A and B store k as bitvector
- * levels). The lanes share the array's 16,384 multipliers: each takes
- * multipliers / lanes tokens a cycle (pe.rate). Every pair of a row and a
+ * levels). The lanes share the array's 16,384 multipliers: each lane's
+ * blocks take multipliers / lanes tokens a cycle (lane.share), while the
+ * blocks that deal rows and columns to the lanes and gather their sums
+ * take one token a multiplier (pe.rate): in SIGMA (Qin et al., HPCA'20)
+ * each FlexDPE's distribution network (a Benes network) and reduction
+ * network (a forwarding adder network) reach all of its 128 multipliers
+ * each cycle. Every pair of a row and a
  * column met gets its sum written, 0 where the two have no k in common
  * (no coordinate dropper, as in SAM's inner product): Z's traffic counts
  * those zeros, Z itself does not hold them (run/template_run.h).
@@ -31,8 +36,13 @@
  * SRAM (llb.write.bandwidth, the SRAM's 960 GiB/s, a link of its own
  * beside the distribution network) and go on to main memory (place.Z =
  * pe): the 32 MB data SRAM cannot keep the Z of SIGMA's larger shapes (131
- * MB on 31999 x 1024 x 84), which sigma.yaml, timing the network alone,
- * leaves out. Main memory is SIGMA's HBM at its bandwidth, with no
+ * MB on 31999 x 1024 x 84). Z's bytes are counted; their time is not
+ * (result.timed = 0, template parameter z.timed), as neither SIGMA's
+ * reported cycles nor TeAAL's model of them (sigma.yaml binds no Z and
+ * no main memory) count it: on 31999 x 1024 x 84 those 131 MB take 63,577
+ * cycles through the SRAM's 960 GiB/s alone, against 38,454 reported for
+ * the whole product. z.timed = 1 adds that way out. Main memory is
+ * SIGMA's HBM at its bandwidth, with no
  * latency (none is published; TeAAL's model charges bytes over
  * bandwidth), and the data SRAM takes A's K slab in by partitions, each
  * going on into the array once it is in (llb.lazy; sigma.yaml moves A
@@ -57,6 +67,8 @@ static const template_param sigma_params[] = {
     {"llb.write.bandwidth", "GB/s", "the reduction network's sums into the data SRAM (TeAAL: "
      "960 GiB/s of SRAM)", 960 * 1.073741824, 0.001, 1e6, 0},
     {"bytes.val", "bytes", "a value", 4, 0, 64, 1},
+    {"z.timed", "0 or 1", "1: Z's way out of the array to main memory takes its time (SIGMA's "
+     "reports and TeAAL's model leave it out)", 0, 0, 1, 1},
     {NULL, NULL, NULL, 0, 0, 0, 0},
 };
 
@@ -78,9 +90,9 @@ static void sigma_plan(const template_def *t, const double *v, template_plan *pl
                               "llb.write.bandwidth bytes.val");
     template_hw_dram_interleaved(p);
     template_hw(p, "pe.count = 1");
-    template_hw(p, "# each lane takes its share of the array's multipliers a cycle");
-    template_hw(p, "pe.rate = %.0f", ceil(template_value(t, v, "multipliers") /
-                                          template_value(t, v, "lanes")));
+    template_hw(p, "# the networks reach every multiplier a cycle; the lanes share them");
+    template_hw(p, "pe.rate = %.0f", template_value(t, v, "multipliers"));
+    template_hw(p, "lane.share = %.0f", template_value(t, v, "lanes"));
     template_hw(p, "# values cross the network; the bitmaps have their own SRAM");
     template_hw(p, "bytes.crd = 0");
     template_hw(p, "bytes.ref = 0");
@@ -105,6 +117,8 @@ static void sigma_plan(const template_def *t, const double *v, template_plan *pl
     template_hw(p, "pe.capacity = 1e15");
     template_hw(p, "# a partition's sums go out to main memory once every K slab added to them");
     template_hw(p, "place.Z = pe");
+    template_hw(p, "# SIGMA's reports and TeAAL's model count Z's bytes, not their time");
+    template_hw(p, "result.timed = %.0f", template_value(t, v, "z.timed"));
 }
 
 const template_def template_sigma = {
