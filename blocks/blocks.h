@@ -1,10 +1,10 @@
 /* Every block implementation, each defined in its own file of this
- * folder and listed in sim/registry.c. What several of them share has a
+ * folder and listed in blocks/registry.c. What several of them share has a
  * header of its own: joiner.h, scanner.h, index_ports.h. */
 #ifndef SAMSIM_BLOCKS_H
 #define SAMSIM_BLOCKS_H
 
-#include "../sim/block.h"
+#include "../engine/block.h"
 
 extern const block_ops fiberlookup_compressed_ops;
 extern const block_ops arrayvals_ops;

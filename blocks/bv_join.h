@@ -16,7 +16,7 @@
 #ifndef SAMSIM_BV_JOIN_H
 #define SAMSIM_BV_JOIN_H
 
-#include "../sim/block.h"
+#include "../engine/block.h"
 #include "joiner.h"
 
 typedef enum { BV_AND, BV_OR } bv_op;

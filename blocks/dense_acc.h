@@ -24,7 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../sim/block.h"
+#include "../engine/block.h"
 
 /* More slots than this in one array is refused: such a dense accumulator
  * is no design to simulate (use the sparse implementation). A block's

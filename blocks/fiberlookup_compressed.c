@@ -11,7 +11,7 @@
  *
  * Coordinate skip (SAM-BLOCKS.md 6, the SAM paper's section 4.2): an
  * optional skip input, wired by the builder from a skipping intersecter
- * that reads this scanner's coordinates (sim/feedback.h), names the next
+ * that reads this scanner's coordinates (builder/feedback.h), names the next
  * coordinate that intersecter needs. The skip stream is cut into fibers
  * by stop tokens in step with the coordinate stream: the intersecter sends
  * exactly one stop token for each stop token it reads from here, at the

@@ -6,7 +6,7 @@
 #ifndef SAMSIM_INDEX_PORTS_H
 #define SAMSIM_INDEX_PORTS_H
 
-#include "../sim/block.h"
+#include "../engine/block.h"
 
 enum { INDEX_OUTER, INDEX_INNER };
 

@@ -15,7 +15,7 @@
  * "skip" is the same intersecter with coordinate skipping (SAM-BLOCKS.md
  * 6, the SAM paper's section 4.2): each side has a skip output, which the
  * builder wires back to the compressed scanner producing that side's
- * streams (sim/feedback.h; sides fed otherwise just go without). When a
+ * streams (builder/feedback.h; sides fed otherwise just go without). When a
  * side falls behind, its skip output names the head it must reach, the
  * least coordinate the intersection can still use, and the scanner jumps
  * there; when the other side's fiber has ended, it asks the scanner to

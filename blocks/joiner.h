@@ -11,7 +11,7 @@
 #ifndef SAMSIM_JOINER_H
 #define SAMSIM_JOINER_H
 
-#include "../sim/block.h"
+#include "../engine/block.h"
 
 /* Four sides, a coordinate and a reference input each, as the compiler's
  * join trees assume (custard/compile.c, JOIN_SIDES). */

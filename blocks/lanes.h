@@ -6,7 +6,7 @@
 #ifndef SAMSIM_LANES_H
 #define SAMSIM_LANES_H
 
-#include "../sim/block.h"
+#include "../engine/block.h"
 
 #define LANES_MAX 32
 

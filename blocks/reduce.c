@@ -3,7 +3,7 @@
  * (0 for an empty fiber), a higher Sk emits the sum and S(k-1) in the next
  * cycle, without taking input in that cycle.
  *
- * A stop token that closes an innermost fiber never opened (sim/token.h:
+ * A stop token that closes an innermost fiber never opened (engine/token.h:
  * an outer fiber without elements, such as a row whose intersection is
  * empty one level up) has no fiber to sum: it emits no value, in the cycle
  * where the reference emits a 0 for which the result has no coordinate.

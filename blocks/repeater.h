@@ -14,7 +14,7 @@
 #ifndef SAMSIM_REPEATER_H
 #define SAMSIM_REPEATER_H
 
-#include "../sim/token.h"
+#include "../engine/token.h"
 
 typedef struct repeater {
     token cur;              /* the ref being repeated */

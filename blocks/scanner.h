@@ -9,10 +9,10 @@
 #ifndef SAMSIM_SCANNER_H
 #define SAMSIM_SCANNER_H
 
-#include "../sim/block.h"
+#include "../engine/block.h"
 
 /* SCANNER_IN_SKIP is optional: a compressed scanner's coordinate skip
- * input, wired by the builder (sim/feedback.h) and counted in nin then. */
+ * input, wired by the builder (builder/feedback.h) and counted in nin then. */
 enum { SCANNER_IN_REF, SCANNER_IN_SKIP };
 enum { SCANNER_OUT_CRD, SCANNER_OUT_REF };
 

@@ -9,7 +9,7 @@
  * lane's close, ending its last unit). At a unit's start a close is an
  * empty last unit where the lane has promised one (its last unit ended in
  * S(d-1)) or where the close is not hollow (it closes a fiber that was
- * opened, sim/token.h); else the lane has no unit left. So has a lane
+ * opened, engine/token.h); else the lane has no unit left. So has a lane
  * that gives D while the fiber is open: one dealt no element at all may
  * close no fiber (a sparse accumulator's result of nothing is D alone). Units go out in
  * order with S(d-1) between them, then the close once every lane has

@@ -11,8 +11,8 @@
 
 #include <stdint.h>
 
-#include "../sim/block.h"
-#include "../sim/token.h"
+#include "../engine/block.h"
+#include "../engine/token.h"
 
 typedef struct crdpt_conv {
     int64_t prev_o, prev_i;     /* the last point taken */

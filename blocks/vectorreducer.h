@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#include "../sim/block.h"
+#include "../engine/block.h"
 #include "lanes.h"
 
 typedef enum { VECRED_IDLE, VECRED_BUSY, VECRED_POINT } vecred_read;

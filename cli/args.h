@@ -7,7 +7,7 @@
 
 #include "../common/error.h"
 #include "../formats/tensor.h"
-#include "../sim/engine.h"
+#include "../engine/engine.h"
 
 /* 1 when argv[*i] is option `name` (then *value is its value and *i has
  * moved past it), 0 when it is another argument, -1 when the value is

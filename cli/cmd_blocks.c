@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../sim/registry.h"
+#include "../blocks/registry.h"
 #include "commands.h"
 
 /* Whether an implementation of type was registered before index i. */

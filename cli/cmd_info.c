@@ -49,7 +49,7 @@ static void print_summary(const char *path, const tensor *t)
 }
 
 /* Storage as info counts it: 4-byte coordinates and references (what the
- * timing model assumes, sim/hw.c), 8-byte values (doubles), and for a
+ * timing model assumes, hwmodel/hw.c), 8-byte values (doubles), and for a
  * bitvector its 64-bit words (fibertree_bytes says why). */
 #define INFO_CRD_BYTES 4
 #define INFO_REF_BYTES 4

@@ -26,7 +26,7 @@
 
 #include "../graph/graph.h"
 #include "../graph/render.h"
-#include "../sim/stats_table.h"
+#include "../report/stats_table.h"
 #include "args.h"
 #include "commands.h"
 #include "outputs.h"

@@ -5,7 +5,7 @@
  * empty + done + repeat_stop over tokens) and of the run they carried
  * nothing (idle before, between and after over the same cycles), and the critical chain: from the block that
  * finished last, back through the input that arrived last each time, to
- * a root (definitions in sim/stats_table.h). A tiled run's file adds two,
+ * a root (definitions in report/stats_table.h). A tiled run's file adds two,
  * all of their rows in file order: its memories (busy % is busy cycles /
  * (units x run cycles)) with the bytes that left and came into each and
  * the most one buffer held, and each tensor's tiles at each tiling level:
@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../sim/stats_table.h"
+#include "../report/stats_table.h"
 #include "args.h"
 #include "commands.h"
 

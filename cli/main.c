@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../sim/hw.h"
+#include "../hwmodel/hw.h"
 #include "commands.h"
 #include "version.h"
 

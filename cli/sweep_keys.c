@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "../common/number.h"
-#include "../sim/config.h"
-#include "../sim/hw.h"
+#include "../builder/config.h"
+#include "../hwmodel/hw.h"
 #include "../templates/template.h"
 #include "commands.h"
 #include "words.h"

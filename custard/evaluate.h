@@ -1,5 +1,5 @@
 /* The reference evaluator ("gold") of a parsed index expression on COO
- * tensors. It shares no code with the simulator (sim/, blocks/): it is what
+ * tensors. It shares no code with the simulator (engine/, blocks/, builder/): it is what
  * the simulator's results are checked against.
  *
  * Semantics are TACO's. Index variables on the right that are not on the

@@ -1,7 +1,7 @@
 /* A SAM dataflow graph as data: nodes with their type and attributes,
  * edges with their stream kind and port label, and the per-tensor level
  * formats of the graph comment. graph/ reads and writes it as DOT (the
- * dialect of the SAM project's Custard compiler); sim/ builds blocks from
+ * dialect of the SAM project's Custard compiler); builder/ builds blocks from
  * it. Nothing here knows what a block does. */
 #ifndef SAMSIM_GRAPH_H
 #define SAMSIM_GRAPH_H

@@ -14,8 +14,8 @@
 
 #include "../common/error.h"
 #include "../formats/fibertree.h"
-#include "../sim/hw.h"
-#include "../sim/memory.h"
+#include "../hwmodel/hw.h"
+#include "../hwmodel/memory.h"
 
 /* A tree's outermost fibers: each one's coordinate and bytes, its own
  * coordinate at the outer level (a compressed level's) and reference at

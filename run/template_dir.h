@@ -7,7 +7,7 @@
 
 #include "../common/error.h"
 #include "../graph/graph.h"
-#include "../sim/hw.h"
+#include "../hwmodel/hw.h"
 #include "../templates/template.h"
 
 #define TEMPLATE_DIR_PATH 4096

@@ -42,7 +42,7 @@ typedef struct trun {
     int nphases;
     cycle_t cycles;
     double seconds;         /* each phase's cycles at its clock */
-    double bound_cycles;    /* TeAAL's bound (sim/bound.h), each phase's added */
+    double bound_cycles;    /* TeAAL's bound (hwmodel/bound.h), each phase's added */
     double bound_part[BOUND_COMPONENTS];    /* each component's, each phase's added */
     double bound_seconds;
     double pe_busy, pe_units, dram_busy;

@@ -9,9 +9,9 @@
 #include "../custard/tileseq.h"
 #include "../custard/tiling.h"
 #include "../formats/tile.h"
-#include "../sim/pipeline.h"
-#include "../sim/result.h"
-#include "../sim/result_tiles.h"
+#include "../hwmodel/pipeline.h"
+#include "../builder/result.h"
+#include "../hwmodel/result_tiles.h"
 #include "fibers.h"
 #include "final_points.h"
 
@@ -60,7 +60,7 @@ typedef struct tiled_state {
     size_t visits;                  /* points visited so far */
     int npe;
     /* Per block of the PE's graph, the cycles it was busy over every point
-     * (with memories: the PEs' actions in TeAAL's bound, sim/bound.h). */
+     * (with memories: the PEs' actions in TeAAL's bound, hwmodel/bound.h). */
     double *block_busy;
     int nbusy;
     /* With pe.release: per block of the PE's graph, the operand whose

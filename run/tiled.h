@@ -9,12 +9,12 @@
 #include "../common/error.h"
 #include "../formats/tensor.h"
 #include "../graph/graph.h"
-#include "../sim/bound.h"
-#include "../sim/build.h"
-#include "../sim/engine.h"
-#include "../sim/hw.h"
-#include "../sim/memory.h"
-#include "../sim/stats.h"
+#include "../hwmodel/bound.h"
+#include "../builder/build.h"
+#include "../engine/engine.h"
+#include "../hwmodel/hw.h"
+#include "../hwmodel/memory.h"
+#include "../report/stats.h"
 
 typedef struct tiled_request {
     const char *tiling;         /* split commands */
@@ -23,8 +23,8 @@ typedef struct tiled_request {
     uint64_t split;             /* the engine's random windows, 0: none */
     uint64_t max_cycles;        /* the whole run stops at this cycle */
     sim_options sim;
-    const hw_desc *hw;          /* the memories (sim/memory.h), NULL: none */
-    int stats;                  /* gather the statistics of sim/stats.h */
+    const hw_desc *hw;          /* the memories (hwmodel/memory.h), NULL: none */
+    int stats;                  /* gather the statistics of report/stats.h */
     /* Leave the result's explicit zeros out as the points add to it,
      * counting them in the outcome's zeros: a template's result, which
      * never holds them, where an inner product writes a zero for every
@@ -34,7 +34,7 @@ typedef struct tiled_request {
 
 typedef struct tiled_outcome {
     cycle_t cycles;             /* the tiles' runs through the pipeline
-                                   (sim/pipeline.h), and with memories the
+                                   (hwmodel/pipeline.h), and with memories the
                                    transfers they wait on */
     cycle_t compute_cycles;     /* the tiles' runs added up */
     uint64_t tokens;
@@ -47,7 +47,7 @@ typedef struct tiled_outcome {
                                    are the expression's operands, then
                                    the result */
     const char *names[MEM_MAX_TENSORS + 1];
-    time_bound bound;           /* with hw: TeAAL's bound (sim/bound.h) */
+    time_bound bound;           /* with hw: TeAAL's bound (hwmodel/bound.h) */
     /* Per operand stored as its innermost tiles (`layout.T = tiled`), the
        bytes of them all, as DRAM holds it; else 0. */
     double stored[MEM_MAX_TENSORS];

@@ -13,8 +13,8 @@
 #include "../common/atomic_file.h"
 #include "../common/number.h"
 #include "../graph/dot_write.h"
-#include "../sim/config.h"
-#include "../sim/hw.h"
+#include "../builder/config.h"
+#include "../hwmodel/hw.h"
 
 extern const template_def template_extensor, template_outerspace, template_gamma,
     template_sigma;

@@ -17,9 +17,9 @@
 
 #include <cmocka.h>
 
-#include "../sim/build.h"
-#include "../sim/engine.h"
-#include "../sim/result.h"
+#include "../builder/build.h"
+#include "../engine/engine.h"
+#include "../builder/result.h"
 #include "test_harness.h"
 #include "test_util.h"
 

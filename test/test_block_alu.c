@@ -201,7 +201,7 @@ static void test_reduce_empty_fibers(void **state)
 }
 
 /* A stop token that closes an innermost fiber never opened (an outer
- * fiber without elements, sim/token.h) sums to nothing, where the
+ * fiber without elements, engine/token.h) sums to nothing, where the
  * reference emits a 0 for a coordinate the result does not have; the
  * cycle stays, and a stop that closes two such fibers keeps one. The
  * second stream is the k level of mat_mask_tri_partial on a row whose

@@ -15,7 +15,7 @@
 #include <cmocka.h>
 
 #include "../blocks/blocks.h"
-#include "../sim/registry.h"
+#include "../blocks/registry.h"
 #include "test_harness.h"
 
 /* Streams, one per port, as a list. */

@@ -144,7 +144,7 @@ static void test_fiberwrite_compressed(void **state)
     write_crd("S0 1 S0 S0 2 3 S1 D", (const int64_t[]){1, 2, 3}, 3, (const int64_t[]){0, 1, 3}, 3);
     /* As the reference's: seg [0] for an empty fiber (SAM-BLOCKS.md 5.5);
      * assembling the result gives every fiber above its entry
-     * (sim/result.c). */
+     * (builder/result.c). */
     write_crd("S0 D", NULL, 0, (const int64_t[]){0}, 1);
 }
 

@@ -1,7 +1,7 @@
 /* Coordinate skip (SAM-BLOCKS.md 6): the compressed scanner's skip input
  * against the section's vectors and the cases of the fiber protocol, the
  * skipping intersecter's skip outputs cycle by cycle, the builder's
- * feedback wiring (sim/feedback.c), and whole runs, where skipping must
+ * feedback wiring (builder/feedback.c), and whole runs, where skipping must
  * leave every result as it is and save cycles. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,8 +13,8 @@
 #include <cmocka.h>
 
 #include "../blocks/blocks.h"
-#include "../sim/engine.h"
-#include "../sim/feedback.h"
+#include "../engine/engine.h"
+#include "../builder/feedback.h"
 #include "test_harness.h"
 #include "test_util.h"
 

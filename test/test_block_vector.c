@@ -361,7 +361,7 @@ static void test_vector_bad_width(void **state)
     assert_int_equal(test_run_samsim(NULL, NULL, "gen", "identity", "--shape", "4x4", "-o", b,
                                      NULL),
                      0);
-    /* The range is the parameter's declaration (sim/block.h), 1 to 65536. */
+    /* The range is the parameter's declaration (engine/block.h), 1 to 65536. */
     static const char *const widths[] = {"0", "-2", "x", "65537"};
     for (size_t k = 0; k < sizeof widths / sizeof *widths; k++) {
         char *gv = vector_graph(dir, g, "bad.gv", widths[k]), *so = NULL, *se = NULL;

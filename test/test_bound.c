@@ -1,4 +1,4 @@
-/* TeAAL's bound beside the simulated cycles (sim/bound.h): the longest of
+/* TeAAL's bound beside the simulated cycles (hwmodel/bound.h): the longest of
  * DRAM's bytes over its bandwidth, the LLB ports' bytes over theirs, and
  * the PEs' compute shared evenly, worked by hand on a small tiled run. */
 #include <stdio.h>

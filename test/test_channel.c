@@ -3,7 +3,7 @@
  * room of a run of pushes. */
 #include <stdlib.h>
 
-#include "../sim/channel.h"
+#include "../engine/channel.h"
 #include "test_util.h"
 
 static void test_readers_at_different_speeds(void **state)

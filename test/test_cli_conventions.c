@@ -11,7 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../sim/hw.h"
+#include "../hwmodel/hw.h"
 #include "test_util.h"
 
 extern char **environ;

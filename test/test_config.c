@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../sim/registry.h"
+#include "../blocks/registry.h"
 #include "test_util.h"
 
 /* The 4x4 B of SAM-BLOCKS section 7.2; X(i,j)=B(i,j) on it takes 12 cycles

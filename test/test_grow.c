@@ -1,10 +1,10 @@
 /* common/grow.h: the one growth rule of the growable arrays, and the
- * closing-stop rule every repeat and scanner shares (sim/token.h). */
+ * closing-stop rule every repeat and scanner shares (engine/token.h). */
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "../common/grow.h"
-#include "../sim/token.h"
+#include "../engine/token.h"
 #include "test_util.h"
 
 static void test_doubles_from_first(void **state)

@@ -3,12 +3,12 @@
  * cycle without a token), the block is stepped every cycle, and what it
  * pushes in cycle t is output t. Streams are written "0 1 S0 2.5 N D";
  * a stop token that closes fibers never opened has a ' for each ("S1'",
- * sim/token.h), which the reference's vectors do not show. */
+ * engine/token.h), which the reference's vectors do not show. */
 #ifndef SAMSIM_TEST_HARNESS_H
 #define SAMSIM_TEST_HARNESS_H
 
 #include "../formats/fibertree.h"
-#include "../sim/block.h"
+#include "../engine/block.h"
 
 typedef struct harness_spec {
     const block_ops *ops;

@@ -8,7 +8,7 @@
 #include "../formats/fibertree.h"
 #include "../formats/layout.h"
 #include "../run/fibers.h"
-#include "../sim/hw.h"
+#include "../hwmodel/hw.h"
 #include "test_util.h"
 
 /* t's bytes in layout (NULL: none) over format, with widths of kind

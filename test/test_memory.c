@@ -1,16 +1,16 @@
-/* The memory model (sim/memory.h) on hand-worked tile sequences, the
- * pipeline that overlaps tiles (sim/pipeline.h), and the hardware
- * description's keys (sim/hw.h): exact cycles, bytes and refusals. */
+/* The memory model (hwmodel/memory.h) on hand-worked tile sequences, the
+ * pipeline that overlaps tiles (hwmodel/pipeline.h), and the hardware
+ * description's keys (hwmodel/hw.h): exact cycles, bytes and refusals. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../sim/fiber_cache.h"
-#include "../sim/hw.h"
-#include "../sim/memory.h"
-#include "../sim/pipeline.h"
-#include "../sim/result_tiles.h"
+#include "../hwmodel/fiber_cache.h"
+#include "../hwmodel/hw.h"
+#include "../hwmodel/memory.h"
+#include "../hwmodel/pipeline.h"
+#include "../hwmodel/result_tiles.h"
 #include "../formats/prng.h"
 #include "test_util.h"
 

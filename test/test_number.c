@@ -9,7 +9,7 @@
 
 #include "../common/keyval.h"
 #include "../common/number.h"
-#include "../sim/hw.h"
+#include "../hwmodel/hw.h"
 #include "test_util.h"
 
 static void test_decimal_accepted(void **state)

@@ -9,7 +9,7 @@
 #include "../custard/compile.h"
 #include "../formats/fibertree.h"
 #include "../graph/dot_write.h"
-#include "../sim/stats_table.h"
+#include "../report/stats_table.h"
 #include "test_util.h"
 
 /* One line "samsim: WHERE...KEYWORD..." on stderr and exit status 1. */

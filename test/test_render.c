@@ -9,7 +9,7 @@
 
 #include "../graph/dot_write.h"
 #include "../graph/graph.h"
-#include "../sim/stats_table.h"
+#include "../report/stats_table.h"
 #include "test_util.h"
 
 static const char header[] =

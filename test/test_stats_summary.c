@@ -1,11 +1,11 @@
-/* The statistics reader (sim/stats_table.c) and `samsim stats`: a
+/* The statistics reader (report/stats_table.c) and `samsim stats`: a
  * hand-made file whose answers are worked out below, every kind of
  * malformed input with its exact message, and a file from a real run. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../sim/stats_table.h"
+#include "../report/stats_table.h"
 #include "test_util.h"
 
 /* Columns in an order of their own, and one the reader does not know,

@@ -2,7 +2,7 @@
  * token one level down (an empty outer fiber) or up (a reducer). */
 #include <string.h>
 
-#include "../sim/token.h"
+#include "../engine/token.h"
 #include "test_util.h"
 
 static void round_trip(const char *text)

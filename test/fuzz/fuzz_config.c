@@ -3,7 +3,7 @@
 #include <stdlib.h>
 
 #include "../../custard/compile.h"
-#include "../../sim/config.h"
+#include "../../builder/config.h"
 #include "fuzz_input.h"
 
 static void read_config(const char *path)

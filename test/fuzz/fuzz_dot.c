@@ -7,9 +7,9 @@
 
 #include "../../formats/gen.h"
 #include "../../graph/graph.h"
-#include "../../sim/build.h"
-#include "../../sim/stats.h"
-#include "../../sim/stats_table.h"
+#include "../../builder/build.h"
+#include "../../report/stats.h"
+#include "../../report/stats_table.h"
 #include "fuzz_input.h"
 
 #define FUZZ_DOT_CYCLES 2000

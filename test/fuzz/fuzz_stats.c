@@ -2,7 +2,7 @@
  * the analyses made of what it read. */
 #include <stdlib.h>
 
-#include "../../sim/stats_table.h"
+#include "../../report/stats_table.h"
 #include "fuzz_input.h"
 
 static void analyse(const stats_table *t)

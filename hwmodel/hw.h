@@ -38,7 +38,7 @@ typedef struct hw_memory {
  * through the LLB between it and DRAM; `place.T = llb,pe` (every tensor's
  * placement unless given) keeps them in the LLB too, for the tiling level
  * it holds; `place.T = cache` (an operand) makes the LLB a cache of the
- * fibers of T's outermost level, which the PE streams (sim/memory.h). */
+ * fibers of T's outermost level, which the PE streams (hwmodel/memory.h). */
 typedef struct hw_place {
     char tensor[HW_NAME];
     int llb;                /* the LLB holds T's tiles */
@@ -70,7 +70,7 @@ typedef struct hw_desc {
     double pe_dynamic;      /* 1: points go to the PE that is free first */
     double pe_merge;        /* 1: the PE level's result tile is merged beside the PEs */
     double llb_eager;       /* 1: a final result PE tile goes on to DRAM at once */
-    double pe_stream;       /* 1: a PE streams its points (sim/pipeline.h) */
+    double pe_stream;       /* 1: a PE streams its points (hwmodel/pipeline.h) */
     double llb_partials;    /* 1: a result tile back in the LLB moves by PE tiles */
     double llb_lazy;        /* 1: an LLB tile fills by the PE tiles points need */
     double pe_release;      /* 1: a PE tile's slot frees when its last reader is done */

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "registry.h"
+#include "../blocks/registry.h"
 
 static int is_broadcast(const graph_node *n)
 {

@@ -2,12 +2,12 @@
  * against the direction of the graph's edges (a skipping intersecter
  * naming to a scanner the next coordinate it needs). DOT graphs draw no
  * such edges, so the builder adds them through the blocks' feedback_out
- * and feedback_in hooks (sim/block.h), without knowing any block type. */
+ * and feedback_in hooks (engine/block.h), without knowing any block type. */
 #ifndef SAMSIM_FEEDBACK_H
 #define SAMSIM_FEEDBACK_H
 
 #include "../common/error.h"
-#include "engine.h"
+#include "../engine/engine.h"
 
 /* Once the graph's edges are connected: for each input port of a block
  * that sends feedback about it, a new channel from the sender's feedback

@@ -64,13 +64,13 @@ typedef struct stats_block {
     stats_span span;
 } stats_block;
 
-/* A lane of a parallelized graph (sim/stats.h, row=lane). */
+/* A lane of a parallelized graph (report/stats.h, row=lane). */
 typedef struct stats_lane {
     char *id;
     uint64_t blocks, tokens, busy;
 } stats_lane;
 
-/* A memory of a tiled run's hardware (sim/hw.h). */
+/* A memory of a tiled run's hardware (hwmodel/hw.h). */
 typedef struct stats_memory {
     long line;
     char *id;               /* dram, llb or pe */

@@ -1,5 +1,5 @@
 /* The one interface every SAM block implements. A block type is a
- * block_ops table in one file of blocks/, registered in sim/registry.c;
+ * block_ops table in one file of blocks/, registered in blocks/registry.c;
  * the engine only ever calls through the table. A step is one cycle of
  * the block: it looks at the tokens visible on its inputs, pops and pushes
  * at most what the SAM timing rules allow, and reports whether anything
@@ -40,7 +40,7 @@ typedef struct block_param {
 
 typedef struct block_ops {
     const char *type;       /* the DOT type= it implements */
-    const char *impl;       /* implementation name; sim/registry.c says which is the
+    const char *impl;       /* implementation name; blocks/registry.c says which is the
                                type's default */
     const char *about;      /* one line for `samsim blocks` */
     /* The node attributes this implementation reads beyond the graph's
@@ -57,7 +57,7 @@ typedef struct block_ops {
     int (*step)(block *b, cycle_t now);
     /* Optional: the block's own loop over its cycles from b->clock up to
      * until, with exactly the meaning of block_run (the adapter over step,
-     * sim/block.c), using its helpers for the bookkeeping; a block without
+     * engine/block.c), using its helpers for the bookkeeping; a block without
      * it runs through the adapter. */
     void (*run)(block *b, cycle_t until);
     /* Pushes several tokens on one output in a cycle, as many as
@@ -76,7 +76,7 @@ typedef struct block_ops {
     int (*collect)(const block *b, fibertree *result, sam_error *err);
     /* Optional feedback: a stream against the direction of the graph's
      * edges, which DOT graphs do not draw, so the builder adds it once
-     * the edges are connected (sim/feedback.h). Sender: the output port
+     * the edges are connected (builder/feedback.h). Sender: the output port
      * on which this block tells the producer of its input port `in`
      * something about that input (a skipping intersecter: the next
      * coordinate it needs), or -1. */
@@ -111,7 +111,7 @@ typedef struct out_port {
     channel *ch;            /* NULL: nobody listens, tokens are dropped */
 } out_port;
 
-/* What the engine saw a block do, for --stats; see sim/stats.h. */
+/* What the engine saw a block do, for --stats; see report/stats.h. */
 typedef struct block_stats {
     uint64_t busy;              /* cycles occupied by steps that changed
                                    something (ii cycles each) */
@@ -293,7 +293,7 @@ static inline cycle_t block_changed_run(block *b, cycle_t t, uint64_t n)
     return b->ready_at;
 }
 
-/* The cycle before which b's inputs stay final (sim/block.c's rule) as long
+/* The cycle before which b's inputs stay final (engine/block.c's rule) as long
  * as it takes no token: a native run may step up to it without asking. */
 cycle_t block_final_until(const block *b);
 

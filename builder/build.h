@@ -10,7 +10,7 @@
 #include "../formats/fibertree.h"
 #include "../graph/graph.h"
 #include "build_plan.h"
-#include "engine.h"
+#include "../engine/engine.h"
 
 typedef struct sim_binding {
     char *name;
@@ -41,7 +41,7 @@ void sim_data_unbind(sim_data *d);
 int sim_build(sim_engine *e, const sam_graph *g, const sim_data *d, const sim_options *o,
               sam_error *err);
 
-/* sim_build on the graph and options of plan p (sim/build_plan.h): the
+/* sim_build on the graph and options of plan p (builder/build_plan.h): the
  * same engine, or the same error, without looking into the graph again.
  * e is zeroed, or an engine sim_engine_clear kept, whose arrays it
  * reuses; after a failure it is freed. */

@@ -2,7 +2,7 @@
 
 #include <string.h>
 
-#include "../blocks/blocks.h"
+#include "blocks.h"
 
 typedef struct registry_entry {
     const block_ops *ops;

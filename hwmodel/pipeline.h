@@ -21,7 +21,7 @@
 #define SAMSIM_PIPELINE_H
 
 #include "../common/error.h"
-#include "engine.h"
+#include "../engine/engine.h"
 
 typedef struct pipeline {
     int nblocks;

@@ -1,5 +1,5 @@
 /* The memory model of a tiled run: tiles travel from DRAM through the
- * buffers of sim/hw.h to the processing element, whose computation graph
+ * buffers of hwmodel/hw.h to the processing element, whose computation graph
  * runs on one tile point at a time.
  *
  * The buffers inward from DRAM hold the tiling's levels, the innermost
@@ -17,9 +17,9 @@
  *     holds, and it takes the link's
  *     latency plus its bytes, rounded up to whole lines, over the link's
  *     bandwidth; the link serves transfers in the order their data is
- *     ready, not in the order of the points (sim/link.h);
+ *     ready, not in the order of the points (hwmodel/link.h);
  *   - a point is computed once its tiles are in its processing element's
- *     buffer and the PE's pipeline takes it (sim/pipeline.h); with several
+ *     buffer and the PE's pipeline takes it (hwmodel/pipeline.h); with several
  *     PEs (pe.count) each has its own buffer and its own port from the
  *     LLB (llb.bandwidth each), and they share DRAM's link;
  *   - the result's tile at each level stays in that level's buffer while
@@ -64,7 +64,7 @@
  * while the point's later blocks still run.
  *
  * Two behaviours of the LLB, off unless asked for, hold pieces of tiles
- * as units (sim/fiber_cache.h), kept until the LLB needs their room and
+ * as units (hwmodel/fiber_cache.h), kept until the LLB needs their room and
  * then evicted least recently used first, each no sooner than its last
  * reader has it:
  *   - llb.lazy: an LLB tile of an operand is not fetched whole. It takes
@@ -136,7 +136,7 @@ typedef struct mem_slot {
     double bytes;
     double ready;               /* in place from this cycle */
     double release;             /* its last point is computed at this cycle */
-    int64_t units;              /* llb.lazy: its PE tiles in the LLB (sim/fiber_cache.h) */
+    int64_t units;              /* llb.lazy: its PE tiles in the LLB (hwmodel/fiber_cache.h) */
     uint64_t stay;              /* llb.lazy: the stay its PE tiles are named by */
     uint64_t used;              /* when a point last used it (mem_model.uses); 0: empty */
 } mem_slot;

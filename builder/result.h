@@ -9,7 +9,7 @@
 #include "../formats/fibertree.h"
 #include "../graph/graph.h"
 #include "build.h"
-#include "engine.h"
+#include "../engine/engine.h"
 
 int sim_result(const sim_engine *e, const sam_graph *g, const sim_data *d, fibertree *out,
                sam_error *err);

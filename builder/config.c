@@ -8,7 +8,7 @@
 #include "../common/keyval.h"
 #include "../common/number.h"
 #include "../graph/graph_build.h"
-#include "registry.h"
+#include "../blocks/registry.h"
 
 /* Names every block type takes, read by the builder and the engine. */
 static const char *const generic_names[] = {"impl", "ii", "latency", "capacity"};

@@ -4,7 +4,7 @@
 #define SAMSIM_REGISTRY_H
 
 #include "../common/error.h"
-#include "block.h"
+#include "../engine/block.h"
 
 /* What an implementation is to its type, declared in the registry rather
  * than implied by its position: each type has exactly one default, the

@@ -10,7 +10,7 @@
 
 #include "../common/error.h"
 #include "../graph/graph.h"
-#include "block.h"
+#include "../engine/block.h"
 
 /* Bounds of latencies and initiation intervals (cycles) and of channel
  * capacities (tokens): the event engine keeps a slot per cycle of the
@@ -25,7 +25,7 @@ typedef struct sim_options {
 
 typedef struct plan_node {
     int block;              /* its block's index, -1 for a broadcast node */
-    const block_ops *ops;   /* its implementation (sim/registry.h) */
+    const block_ops *ops;   /* its implementation (blocks/registry.h) */
     uint32_t ii;
     int root;               /* root="true": fed the reference stream */
 } plan_node;

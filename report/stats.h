@@ -50,7 +50,7 @@
  * processing elements the cycle columns of a block or stream add up what
  * it did on each PE, so that busy + starved + blocked + idle_after is
  * pe.count times the run's cycles. Its memories add rows:
- *   row=memory    one per memory that holds data (sim/hw.h): id dram, llb
+ *   row=memory    one per memory that holds data (hwmodel/hw.h): id dram, llb
  *                 (when it holds a tiling level; else tiles pass through
  *                 it on DRAM's link) or pe;
  *     units       pe.count for pe (the PEs) and for llb (its ports to
@@ -89,8 +89,8 @@
 #define SAMSIM_STATS_H
 
 #include "../common/error.h"
-#include "engine.h"
-#include "memory.h"
+#include "../engine/engine.h"
+#include "../hwmodel/memory.h"
 
 /* What one stream or one block did on one processing element, over the
  * runs placed there. */

@@ -121,7 +121,7 @@ static int new_channel(builder *bd, int producer, sam_error *err)
 }
 
 /* A channel's capacity and latency, as the plan found them for edge src
- * (sim/build_plan.h). Edges of one stream must agree. */
+ * (builder/build_plan.h). Edges of one stream must agree. */
 static int channel_timing(builder *bd, channel *c, const graph_edge *src, const plan_edge *pe,
                           sam_error *err)
 {
@@ -299,7 +299,7 @@ static int build_all(builder *bd, const sim_data *d, sam_error *err)
     const sam_graph *g = bd->g;
     size_t nb = (size_t)bd->p->nblocks + 1;
     /* A channel per output port and per root, and room for as many
-     * feedback streams as there are inputs (sim/feedback.h), so that the
+     * feedback streams as there are inputs (builder/feedback.h), so that the
      * array never moves. */
     size_t streams = (size_t)g->nedges + (size_t)g->nnodes;
     int taken = take_arrays(e, nb, 2 * streams + 1);

@@ -1,5 +1,5 @@
 /* The simulation: blocks and the channels between them, in time. By
- * default each block runs ahead on its own clock (sim/block.h's
+ * default each block runs ahead on its own clock (engine/block.h's
  * block_run, or the block's own run), as far as its inputs are final and
  * its bounded outputs have room; bounded channels and cyclic graphs
  * included. The cycle engine steps every block every cycle and is the
