@@ -209,11 +209,6 @@ static int alu_port(block *b, const graph_edge *e, int input, sam_error *err)
     return s->attached++;
 }
 
-static void alu_destroy(block *b)
-{
-    free(b->state);
-}
-
 const block_ops mul_ops = {
     .type = "mul",
     .impl = "ideal",
@@ -223,7 +218,6 @@ const block_ops mul_ops = {
     .step = alu_step,
     .run = alu_run,
     .peek = 1,
-    .destroy = alu_destroy,
 };
 
 const block_ops add_ops = {
@@ -235,5 +229,4 @@ const block_ops add_ops = {
     .step = alu_step,
     .run = alu_run,
     .peek = 1,
-    .destroy = alu_destroy,
 };

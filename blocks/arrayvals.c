@@ -59,11 +59,6 @@ static int array_port(block *b, const graph_edge *e, int input, sam_error *err)
     return block_port_by_kind(b, e, input, input ? in_kinds : out_kinds, 1, err);
 }
 
-static void array_destroy(block *b)
-{
-    free(b->state);
-}
-
 const block_ops arrayvals_ops = {
     .type = "arrayvals",
     .impl = "ideal",
@@ -73,5 +68,4 @@ const block_ops arrayvals_ops = {
     .step = array_step,
     .run = array_run,
     .peek = 1,
-    .destroy = array_destroy,
 };

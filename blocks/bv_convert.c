@@ -336,12 +336,6 @@ static int64_t bv_convert_word_width(const block *b, int port, int input)
     return !input && port == OUT_BV ? c->width : 0;
 }
 
-static void bv_convert_destroy(block *b)
-{
-    free(b->state);
-    b->state = NULL;
-}
-
 const block_ops bv_ops = {
     .type = "bv",
     .impl = "default",
@@ -353,6 +347,5 @@ const block_ops bv_ops = {
     .port = bv_convert_port,
     .step = bv_convert_step,
     .peek = 1,
-    .destroy = bv_convert_destroy,
     .word_width = bv_convert_word_width,
 };

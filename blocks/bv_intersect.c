@@ -64,6 +64,5 @@ const block_ops intersect_bitvector_ops = {
     .port = bv_joiner_port,
     .step = bv_joiner_step,
     .peek = 1,
-    .destroy = bv_joiner_destroy,
     .word_width = bv_joiner_word_width,
 };

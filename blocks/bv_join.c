@@ -169,7 +169,7 @@ int bv_joiner_create(block *b, const block_ctx *ctx, bv_op op, sam_error *err)
     bv_joiner *v = calloc(1, sizeof *v);
     if (v)
         v->j = *(const joiner *)b->state;
-    joiner_destroy(b);
+    free(b->state);
     b->state = v;
     if (!v)
         return error_set(err, "out of memory");
@@ -213,8 +213,3 @@ int bv_joiner_step(block *b, cycle_t now)
     return bv_join_step(b, &v->x, now);
 }
 
-void bv_joiner_destroy(block *b)
-{
-    free(b->state);
-    b->state = NULL;
-}

@@ -56,6 +56,5 @@ int bv_joiner_create(block *b, const block_ctx *ctx, bv_op op, sam_error *err);
 int bv_joiner_port(block *b, const graph_edge *e, int input, sam_error *err);
 int64_t bv_joiner_word_width(const block *b, int port, int input);
 int bv_joiner_step(block *b, cycle_t now);
-void bv_joiner_destroy(block *b);
 
 #endif

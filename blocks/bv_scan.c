@@ -193,12 +193,6 @@ static int64_t bv_scan_word_width(const block *b, int port, int input)
     return !input && port == SCANNER_OUT_CRD ? v->width : 0;
 }
 
-static void bv_scan_destroy(block *b)
-{
-    free(b->state);
-    b->state = NULL;
-}
-
 const block_ops fiberlookup_bitvector_ops = {
     .type = "fiberlookup",
     .impl = "bitvector",
@@ -210,6 +204,5 @@ const block_ops fiberlookup_bitvector_ops = {
     .port = bv_scan_port,
     .step = bv_scan_step,
     .peek = 2,
-    .destroy = bv_scan_destroy,
     .word_width = bv_scan_word_width,
 };

@@ -74,12 +74,6 @@ static int64_t bv_to_crd_word_width(const block *b, int port, int input)
     return input && port == IN_BV ? x->width : 0;
 }
 
-static void bv_to_crd_destroy(block *b)
-{
-    free(b->state);
-    b->state = NULL;
-}
-
 const block_ops bv_to_crd_ops = {
     .type = "bv",
     .impl = "crd",
@@ -91,6 +85,5 @@ const block_ops bv_to_crd_ops = {
     .port = bv_to_crd_port,
     .step = bv_to_crd_step,
     .peek = 1,
-    .destroy = bv_to_crd_destroy,
     .word_width = bv_to_crd_word_width,
 };

@@ -151,11 +151,6 @@ static int drop_port(block *b, const graph_edge *e, int input, sam_error *err)
     return index_ports_port(b, &d->names, e, input, err);
 }
 
-static void drop_destroy(block *b)
-{
-    free(b->state);
-}
-
 const block_ops crddrop_ops = {
     .type = "crddrop",
     .impl = "default",
@@ -164,5 +159,4 @@ const block_ops crddrop_ops = {
     .port = drop_port,
     .step = drop_step,
     .peek = 1,
-    .destroy = drop_destroy,
 };

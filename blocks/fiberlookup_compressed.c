@@ -254,11 +254,6 @@ static int compressed_feedback_in(const block *b, int out)
     return out == SCANNER_OUT_CRD ? SCANNER_IN_SKIP : -1;
 }
 
-static void compressed_destroy(block *b)
-{
-    free(b->state);
-}
-
 const block_ops fiberlookup_compressed_ops = {
     .type = "fiberlookup",
     .impl = "compressed",
@@ -269,7 +264,6 @@ const block_ops fiberlookup_compressed_ops = {
     .step = compressed_step,
     .run = compressed_run,
     .peek = 2,
-    .destroy = compressed_destroy,
     .feedback_in = compressed_feedback_in,
 };
 
@@ -284,6 +278,5 @@ const block_ops fiberlookup_vector_ops = {
     .port = scanner_port,
     .step = compressed_step,
     .peek = 2,
-    .destroy = compressed_destroy,
     .feedback_in = compressed_feedback_in,
 };

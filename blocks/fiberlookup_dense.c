@@ -86,11 +86,6 @@ static int dense_create(block *b, const block_ctx *ctx, sam_error *err)
     return 0;
 }
 
-static void dense_destroy(block *b)
-{
-    free(b->state);
-}
-
 const block_ops fiberlookup_dense_ops = {
     .type = "fiberlookup",
     .impl = "dense",
@@ -100,5 +95,4 @@ const block_ops fiberlookup_dense_ops = {
     .port = scanner_port,
     .step = dense_step,
     .peek = 2,
-    .destroy = dense_destroy,
 };

@@ -108,11 +108,6 @@ static int list_scan_create(block *b, const block_ctx *ctx, sam_error *err)
     return 0;
 }
 
-static void list_scan_destroy(block *b)
-{
-    free(b->state);
-}
-
 const block_ops fiberlookup_linkedlist_ops = {
     .type = "fiberlookup",
     .impl = "linkedlist",
@@ -122,5 +117,4 @@ const block_ops fiberlookup_linkedlist_ops = {
     .port = scanner_port,
     .step = list_scan_step,
     .peek = 2,
-    .destroy = list_scan_destroy,
 };

@@ -300,7 +300,6 @@ const block_ops intersect_ops = {
     .step = intersect_step,
     .run = intersect_run,
     .peek = 1,
-    .destroy = joiner_destroy,
 };
 
 static int skip_create(block *b, const block_ctx *ctx, sam_error *err)
@@ -330,6 +329,5 @@ const block_ops intersect_skip_ops = {
     .port = joiner_port,
     .step = intersect_step,
     .peek = 1,
-    .destroy = joiner_destroy,
     .feedback_out = skip_feedback_out,
 };

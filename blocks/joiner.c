@@ -101,11 +101,6 @@ int joiner_port(block *b, const graph_edge *e, int input, sam_error *err)
                        e->label, e->kind);
 }
 
-void joiner_destroy(block *b)
-{
-    free(b->state);
-}
-
 void joiner_advance(block *b, joiner *j, int k, cycle_t now)
 {
     in_peek(b, 2 * k, now, &j->crd[k]);

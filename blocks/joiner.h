@@ -39,7 +39,6 @@ typedef void joiner_rule(block *b, joiner *j, cycle_t now);
  * block's rule. */
 int joiner_create(block *b, const block_ctx *ctx, sam_error *err);
 int joiner_port(block *b, const graph_edge *e, int input, sam_error *err);
-void joiner_destroy(block *b);
 
 /* One cycle: the closing D or a fault once a register holds one, else,
  * with a pair visible on every side, the first fill or the rule. */

@@ -207,11 +207,6 @@ static int locate_port(block *b, const graph_edge *e, int input, sam_error *err)
     return input ? LOC_IN_REF : LOC_OUT_REF;
 }
 
-static void locate_destroy(block *b)
-{
-    free(b->state);
-}
-
 const block_ops locate_ops = {
     .type = "locate",
     .impl = "default",
@@ -222,5 +217,4 @@ const block_ops locate_ops = {
     .port = locate_port,
     .step = locate_step,
     .peek = 2,
-    .destroy = locate_destroy,
 };

@@ -58,11 +58,6 @@ static int parallelize_port(block *b, const graph_edge *e, int input, sam_error 
     return input ? 0 : lanes_of_edge(b, e, d->lanes, err);
 }
 
-static void parallelize_destroy(block *b)
-{
-    free(b->state);
-}
-
 const block_ops parallelize_ops = {
     .type = "parallelize",
     .impl = "default",
@@ -72,5 +67,4 @@ const block_ops parallelize_ops = {
     .port = parallelize_port,
     .step = parallelize_step,
     .peek = 1,
-    .destroy = parallelize_destroy,
 };

@@ -72,11 +72,6 @@ static int reduce_port(block *b, const graph_edge *e, int input, sam_error *err)
     return block_port_by_kind(b, e, input, kinds, 1, err);
 }
 
-static void reduce_destroy(block *b)
-{
-    free(b->state);
-}
-
 const block_ops reduce_ops = {
     .type = "reduce",
     .impl = "ideal",
@@ -85,5 +80,4 @@ const block_ops reduce_ops = {
     .port = reduce_port,
     .step = reduce_step,
     .peek = 1,
-    .destroy = reduce_destroy,
 };

@@ -104,11 +104,6 @@ static int repeat_port(block *b, const graph_edge *e, int input, sam_error *err)
                  : block_port_by_kind(b, e, 0, out_kinds, 1, err);
 }
 
-static void repeat_destroy(block *b)
-{
-    free(b->state);
-}
-
 const block_ops repeat_ops = {
     .type = "repeat",
     .impl = "default",
@@ -118,5 +113,4 @@ const block_ops repeat_ops = {
     .step = repeat_step,
     .run = repeat_run,
     .peek = 2,
-    .destroy = repeat_destroy,
 };

@@ -64,5 +64,4 @@ const block_ops union_ops = {
     .port = joiner_port,
     .step = union_step,
     .peek = 1,
-    .destroy = joiner_destroy,
 };

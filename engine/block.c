@@ -426,3 +426,14 @@ void block_close_stats(block *b, cycle_t end)
         s->last_busy = end - 1;
     }
 }
+
+void block_destroy(block *b)
+{
+    if (!b->ops)
+        return;
+    if (b->ops->destroy)
+        b->ops->destroy(b);
+    else
+        free(b->state);
+    b->state = NULL;
+}

@@ -70,6 +70,8 @@ typedef struct block_ops {
      * many tokens. 0: it may look further (channel_sees), so it runs only
      * as far as all its inputs are final. */
     int peek;
+    /* Optional: frees the block's state; without it the state is one
+     * allocation, freed whole (block_destroy). */
     void (*destroy)(block *b);
     /* Sinks only: the run ends when every sink is done; collect stores
      * what the sink wrote into the result tree. */
@@ -197,6 +199,10 @@ int block_port_by_kind(block *b, const graph_edge *e, int input, const char *con
  * two merge, as the reference's scanners and repeaters do). 0 when no
  * reference is visible yet: the stop must wait for it. */
 int block_closing_stop(block *b, int port, cycle_t now, token *stop);
+
+/* Frees the state of b, a block that was created: its implementation's
+ * destroy, or the one allocation. */
+void block_destroy(block *b);
 
 /* The port of an edge into a sink whose one input carries streams of
  * kind; sinks have no outputs. */

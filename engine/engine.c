@@ -576,8 +576,7 @@ int sim_engine_run(sim_engine *e, engine_mode mode, cycle_t max_cycles, sim_outc
 void sim_engine_clear(sim_engine *e)
 {
     for (int i = 0; i < e->nblocks; i++)
-        if (e->blocks[i].ops && e->blocks[i].ops->destroy)
-            e->blocks[i].ops->destroy(&e->blocks[i]);
+        block_destroy(&e->blocks[i]);
     for (int c = 0; c < e->nchannels; c++)
         channel_free(&e->channels[c]);
     e->nblocks = e->nchannels = 0;

@@ -139,7 +139,7 @@ static const char *run_for_fault(const block_ops *ops, const char *const *attrs,
     for (cycle_t t = 0; t < 64 && !b->fault; t++)
         ops->step(b, t);
     const char *fault = b->fault;
-    ops->destroy(b);
+    block_destroy(b);
     for (int p = 0; p < BLOCK_MAX_PORTS; p++) {
         channel_free(&r->in[p]);
         channel_free(&r->out[p]);
@@ -530,7 +530,7 @@ static void check_ports(const char *file, const block_ops *ops, int nin, const w
             }
     }
     assert_int_equal(seen, nw);
-    ops->destroy(&b);
+    block_destroy(&b);
     graph_free(&g);
     free(path);
 }
@@ -575,7 +575,7 @@ static void test_alu_ports(void **state)
         if (g.edges[k].dst == me)
             assert_int_equal(add_ops.port(&b, &g.edges[k], 1, &err),
                              g.edges[k].src == b_vals ? 0 : 1);
-    add_ops.destroy(&b);
+    block_destroy(&b);
     graph_free(&g);
     free(path);
 }

@@ -872,7 +872,7 @@ static void drive(const block_ops *ops, const char *attrs, const fibertree *ft,
     snprintf(fault, nf, "%s", b.fault ? b.fault : "");
     for (int p = 0; p < b.nin; p++)
         channel_free(&ch[p]);
-    ops->destroy(&b);
+    block_destroy(&b);
 }
 
 /* The fault ops stops with on streams queued from cycle 0 ("": none in 50
@@ -1167,7 +1167,7 @@ static void test_intersect_ports(void **state)
     assert_string_equal(b.out_names[2], "ref_out-C");
     assert_string_equal(b.out_names[3], "crd");
     assert_int_equal(b.nout, 4);
-    intersect_bitvector_ops.destroy(&b);
+    block_destroy(&b);
 }
 
 static void test_converter_and_scan_ports(void **state)
@@ -1218,11 +1218,11 @@ static void test_converter_ref_edges(void **state)
     assert_int_equal(bv_ops.create(&b, &ctx, &err), 0);
     assert_int_equal(b.nin, 2);
     assert_string_equal(b.in_names[1], "ref");
-    bv_ops.destroy(&b);
+    block_destroy(&b);
     g.nedges = 2;
     assert_int_equal(bv_ops.create(&b, &ctx, &err), 0);
     assert_int_equal(b.nin, 1);
-    bv_ops.destroy(&b);
+    block_destroy(&b);
     g.nedges = 3;
     assert_int_equal(bv_ops.create(&b, &ctx, &err), -1);
     assert_string_equal(err.msg,

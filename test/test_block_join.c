@@ -210,7 +210,7 @@ static const char *fault_of(const block_ops *ops, const char *const *in)
         ops->step(&b, t);
     for (int p = 0; p < b.nin; p++)
         channel_free(&ch[p]);
-    ops->destroy(&b);
+    block_destroy(&b);
     return b.fault;
 }
 
@@ -358,7 +358,7 @@ static void ports_of(const sam_graph *g, int n, int *ports)
     }
     for (int p = 0; p < b.nin; p++)
         assert_int_equal(hits[p], 1);
-    ops->destroy(&b);
+    block_destroy(&b);
 }
 
 static sam_graph read_graph(const char *text)

@@ -181,7 +181,7 @@ static void fault_of(const fibertree *ft, const char *refs, char *fault, size_t 
         b.ops->step(&b, (cycle_t)t);
     snprintf(fault, nf, "%s", b.fault ? b.fault : "");
     channel_free(&ch);
-    b.ops->destroy(&b);
+    block_destroy(&b);
 }
 
 /* A ref without a head, a pointer past the nodes, and a list whose

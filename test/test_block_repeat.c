@@ -119,7 +119,7 @@ static const char *fault_of(const block_ops *ops, const char *attrs, const fiber
         ops->step(&b, t);
     for (int p = 0; p < b.nin; p++)
         channel_free(&in[p]);
-    ops->destroy(&b);
+    block_destroy(&b);
     return b.fault;
 }
 

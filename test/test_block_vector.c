@@ -110,7 +110,7 @@ static void run_scan(const int64_t *seg, size_t nseg, const int64_t *crd, size_t
         channel_free(&outs[p]);
     }
     channel_free(&in);
-    b.ops->destroy(&b);
+    block_destroy(&b);
     fibertree_free(&ft);
 }
 

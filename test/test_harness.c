@@ -166,8 +166,7 @@ static void check_split_run(const harness_spec *s, const harness_out *out, harne
                 fail_msg("split run: output %d token %llu differs", p, (unsigned long long)k);
         }
     }
-    if (b.ops->destroy)
-        b.ops->destroy(&b);
+    block_destroy(&b);
     teardown(h2, &b);
     free(h2);
 }
@@ -198,8 +197,7 @@ void harness_run(const harness_spec *s, harness_out *out)
 
 void harness_free(harness_out *out)
 {
-    if (out->blk.ops && out->blk.ops->destroy)
-        out->blk.ops->destroy(&out->blk);
+    block_destroy(&out->blk);
 }
 
 static int tokens_match(token a, token b)
