@@ -11,7 +11,7 @@ LDFLAGS += $(SANITIZE)
 LDLIBS  += -lcsv -lm $(shell pkg-config --libs libgvc libcgraph)
 TESTLIBS = -lcmocka -lcsv -lgraphblas -lm $(shell pkg-config --libs libgvc libcgraph)
 
-LIB_DIRS = common formats graph custard engine blocks builder hwmodel report templates run
+LIB_DIRS = common formats graph custard engine blocks builder hwmodel report templates run sweep
 LIB_SRC  = $(wildcard $(addsuffix /*.c,$(LIB_DIRS)))
 CLI_SRC  = $(wildcard cli/*.c)
 TEST_SUPPORT = test/test_util.c test/test_harness.c test/test_grb.c

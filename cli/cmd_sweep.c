@@ -16,12 +16,12 @@
 #include "../common/atomic_file.h"
 #include "args.h"
 #include "commands.h"
-#include "process.h"
-#include "sweep_job.h"
-#include "sweep_lock.h"
-#include "sweep_plan.h"
-#include "sweep_spec.h"
-#include "sweep_store.h"
+#include "../common/process.h"
+#include "../sweep/sweep_job.h"
+#include "../sweep/sweep_lock.h"
+#include "../sweep/sweep_plan.h"
+#include "../sweep/sweep_spec.h"
+#include "../sweep/sweep_store.h"
 
 /* -j beyond this is taken as this: more processes than any machine runs. */
 #define SWEEP_MAX_PARALLEL 4096
@@ -464,7 +464,8 @@ static int sweep_in_dir(const sweep_opts *given, sweep_plan *plan, int *stop, sa
 static int sweep_spec_mode(const sweep_opts *o, int *stop, sam_error *err)
 {
     sweep_plan plan;
-    if (sweep_plan_open(o->spec, SWEEP_MAX_JOBS, &plan, err))
+    static const sweep_arg_checks checks = {cmd_compile_check, cmd_gen_check};
+    if (sweep_plan_open(o->spec, SWEEP_MAX_JOBS, &checks, &plan, err))
         return -1;
     int rc = o->mode == MODE_LIST ? sweep_list(&plan, err) : sweep_in_dir(o, &plan, stop, err);
     sweep_plan_close(&plan);

@@ -8,8 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../cli/sweep_plan.h"
-#include "../../cli/sweep_store.h"
+#include "../../cli/commands.h"
+#include "../../sweep/sweep_plan.h"
+#include "../../sweep/sweep_store.h"
 #include "fuzz_input.h"
 
 #define FUZZ_MAX_JOBS 2000
@@ -54,7 +55,8 @@ static void list_spec(const char *path)
 {
     sweep_plan plan;
     sam_error err;
-    if (sweep_plan_open(path, FUZZ_MAX_JOBS, &plan, &err))
+    static const sweep_arg_checks checks = {cmd_compile_check, cmd_gen_check};
+    if (sweep_plan_open(path, FUZZ_MAX_JOBS, &checks, &plan, &err))
         return;
     FILE *null = fopen("/dev/null", "w");
     if (!null || sweep_store_print_list(&plan, null, &err))

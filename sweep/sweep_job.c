@@ -11,10 +11,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "process.h"
+#include "../common/process.h"
 #include "sweep_plan.h"
 #include "sweep_store.h"
-#include "words.h"
+#include "../common/words.h"
 
 /* ---- the job's state -------------------------------------------------- */
 

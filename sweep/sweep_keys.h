@@ -36,13 +36,22 @@ typedef struct sweep_key {
     int with_template;      /* a template run reads it too */
 } sweep_key;
 
+/* The command line's own checks of a compile's and a gen's arguments: a
+ * sweep checks its steps as the commands will read them. Each returns 0,
+ * or -1 with err set. */
+typedef struct sweep_arg_checks {
+    int (*compile)(int argc, char **argv, sam_error *err);
+    int (*gen)(int argc, char **argv, sam_error *err);
+} sweep_arg_checks;
+
 /* The key's declaration, or NULL when a spec may not set it. */
 const sweep_key *sweep_key_find(const char *key);
 
-/* Whether value (references replaced) suits key k; else -1 with err
- * "PATH:LINE: ..." naming key and value. */
+/* Whether value (references replaced) suits key k, a generator's
+ * arguments by checks->gen; else -1 with err "PATH:LINE: ..." naming key
+ * and value. */
 int sweep_key_check(const sweep_key *k, const char *key, const char *value, const char *path,
-                    long line, sam_error *err);
+                    long line, const sweep_arg_checks *checks, sam_error *err);
 
 /* Whether a value of k names a file (made absolute from the spec's
  * directory): a tensor's number or generator does not. */
@@ -60,11 +69,12 @@ typedef struct sweep_param {
 int sweep_keys_check_template(const char *path, long line, const char *name,
                               const sweep_param *params, size_t n, sam_error *err);
 
-/* Whether compile takes the expression with these formats and schedule
- * (NULL: none), the tile's splits in place of the schedule's, as a job
- * compiles and runs them; a problem names the expression's line and the
- * values. */
+/* Whether checks->compile takes the expression with these formats and
+ * schedule (NULL: none), the tile's splits in place of the schedule's, as
+ * a job compiles and runs them; a problem names the expression's line and
+ * the values. */
 int sweep_keys_check_compile(const char *path, long line, const char *expr, const char *format,
-                             const char *schedule, const char *tile, sam_error *err);
+                             const char *schedule, const char *tile,
+                             const sweep_arg_checks *checks, sam_error *err);
 
 #endif

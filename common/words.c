@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/grow.h"
+#include "grow.h"
 
 int words_add(words *w, const char *s, sam_error *err)
 {

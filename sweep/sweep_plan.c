@@ -132,6 +132,7 @@ typedef struct plan_maker {
     hash_set *good;         /* per line: values found good, where checks cost */
     hash_set templates;     /* template settings found good */
     hash_set compiles;      /* expressions, formats, schedules, tiles found good */
+    sweep_arg_checks checks;
 } plan_maker;
 
 static int key_id(const plan_maker *m, const char *key, size_t len)
@@ -753,7 +754,7 @@ static int compile_check(plan_maker *m, sam_error *err)
     if (hash_set_add(&m->compiles, h, &added, err))
         return -1;
     return added ? sweep_keys_check_compile(m->spec.path, place_line(m, at), m->j.raw[at], v[0],
-                                            v[1], v[2], err)
+                                            v[1], v[2], &m->checks, err)
                  : 0;
 }
 
@@ -774,12 +775,12 @@ static int check_value(plan_maker *m, size_t at, sam_error *err)
     const spec_line *l = &m->spec.lines[i];
     const char *v = m->j.raw[at];
     if (!check_costs(l->kind))
-        return sweep_key_check(l->kind, l->key, v, m->spec.path, l->line, err);
+        return sweep_key_check(l->kind, l->key, v, m->spec.path, l->line, &m->checks, err);
     uint64_t h = sweep_hash_add(SWEEP_HASH_START, v, m->j.raw_len[at]);
     int added;
     if (hash_set_has(&m->good[i], h))
         return 0;
-    return sweep_key_check(l->kind, l->key, v, m->spec.path, l->line, err) ||
+    return sweep_key_check(l->kind, l->key, v, m->spec.path, l->line, &m->checks, err) ||
                    hash_set_add(&m->good[i], h, &added, err)
                ? -1
                : 0;
@@ -854,12 +855,14 @@ int sweep_plan_job(sweep_plan *plan, size_t index, sweep_job *job, sam_error *er
 
 /* ---- the plan --------------------------------------------------------- */
 
-int sweep_plan_open(const char *spec, size_t max_jobs, sweep_plan *plan, sam_error *err)
+int sweep_plan_open(const char *spec, size_t max_jobs, const sweep_arg_checks *checks,
+                    sweep_plan *plan, sam_error *err)
 {
     memset(plan, 0, sizeof *plan);
     plan_maker *m = calloc(1, sizeof *m);
     if (!m)
         return error_set(err, "out of memory");
+    m->checks = *checks;
     if (sweep_spec_read(spec, max_jobs, &m->spec, err)) {
         free(m);
         return -1;

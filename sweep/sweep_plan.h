@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "../common/error.h"
+#include "sweep_keys.h"
 
 typedef struct sweep_pair {
     const char *key, *value;
@@ -49,10 +50,11 @@ typedef struct sweep_plan {
     struct plan_maker *maker;
 } sweep_plan;
 
-/* Reads spec and checks every job it expands to (at most max_jobs): every
- * problem is one line naming the file and line (or the job), found before
- * any job is used. */
-int sweep_plan_open(const char *spec, size_t max_jobs, sweep_plan *plan, sam_error *err);
+/* Reads spec and checks every job it expands to (at most max_jobs), its
+ * compile and gen steps by checks: every problem is one line naming the
+ * file and line (or the job), found before any job is used. */
+int sweep_plan_open(const char *spec, size_t max_jobs, const sweep_arg_checks *checks,
+                    sweep_plan *plan, sam_error *err);
 
 /* Job index (< njobs) into *job, valid until the next call or the plan's
  * close. */

@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-#include "../common/error.h"
+#include "error.h"
 
 typedef struct words {
     char **v;

@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "../common/error.h"
+#include "error.h"
 
 typedef struct process_result {
     char *out, *err;    /* standard output and error, NUL-terminated */

@@ -8,8 +8,7 @@
 #include "../builder/config.h"
 #include "../hwmodel/hw.h"
 #include "../templates/template.h"
-#include "commands.h"
-#include "words.h"
+#include "../common/words.h"
 
 static const sweep_key sweep_keys[] = {
     {"graph", KEY_PATH, 0},       {"expr", KEY_TEXT, 0},         {"format", KEY_TEXT, 0},
@@ -129,22 +128,22 @@ static int check_template_name(const char *value, const char *path, long line, s
 
 /* tensor.NAME = gen KIND ARGS: the arguments as samsim gen takes them. */
 static int check_gen(const char *key, const char *value, const char *path, long line,
-                     sam_error *err)
+                     const sweep_arg_checks *checks, sam_error *err)
 {
     words w = {0};
-    int rc = words_split(&w, "", value + 4, err) || cmd_gen_check((int)w.n, w.v, err);
+    int rc = words_split(&w, "", value + 4, err) || checks->gen((int)w.n, w.v, err);
     words_free(&w);
     return rc ? error_wrap(err, "%s:%ld: key '%s'", path, line, key) : 0;
 }
 
 int sweep_key_check(const sweep_key *k, const char *key, const char *value, const char *path,
-                    long line, sam_error *err)
+                    long line, const sweep_arg_checks *checks, sam_error *err)
 {
     const char *problem = spelling_problem(k->kind, value);
     if (problem)
         return error_at(err, path, line, "key '%s': '%s' is not %s", key, value, problem);
     if (k->kind == KEY_TENSOR && !strncmp(value, "gen ", 4))
-        return check_gen(key, value, path, line, err);
+        return check_gen(key, value, path, line, checks, err);
     if (k->kind != KEY_HW && k->kind != KEY_CONFIG && k->kind != KEY_IMPL)
         return k->kind == KEY_TEMPLATE ? check_template_name(value, path, line, err) : 0;
     char origin[1200];
@@ -198,11 +197,12 @@ static int add_schedule(words *w, const char *schedule, const char *tile, sam_er
 }
 
 int sweep_keys_check_compile(const char *path, long line, const char *expr, const char *format,
-                             const char *schedule, const char *tile, sam_error *err)
+                             const char *schedule, const char *tile,
+                             const sweep_arg_checks *checks, sam_error *err)
 {
     words w = {0};
     int rc = words_add(&w, expr, err) || words_split(&w, "-f=", format, err) ||
-             add_schedule(&w, schedule, tile, err) || cmd_compile_check((int)w.n, w.v, err);
+             add_schedule(&w, schedule, tile, err) || checks->compile((int)w.n, w.v, err);
     words_free(&w);
     if (!rc)
         return 0;
