@@ -1,5 +1,6 @@
 # samsim build. `make` builds ./samsim; `make test` installs what is missing
-# and runs every test; `make check` runs them under ASan and UBSan;
+# and runs the quick tier of tests; `make check` runs every tier and the
+# fuzz corpus under ASan and UBSan;
 # `make demo` shows the main job on built-in data; `make paper` regenerates
 # the SAM paper's evaluation (benchmarks/paper).
 CC      ?= cc
@@ -16,13 +17,21 @@ LIB_SRC  = $(wildcard $(addsuffix /*.c,$(LIB_DIRS)))
 CLI_SRC  = $(wildcard cli/*.c)
 TEST_SUPPORT = test/test_util.c test/test_harness.c test/test_grb.c
 TEST_SRC = $(filter-out $(TEST_SUPPORT),$(wildcard test/test_*.c))
+# The slow tier, as SQLite's: randomized and long-running programs that
+# only `make check` runs, beside the rest, under the sanitizers.
+TEST_SLOW = test_progress test_mask_random
+# The longest of the rest start first, so that the cores finish together.
+TEST_LONG = test_kernels test_compile test_sweep
+TEST_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
 LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ  = $(CLI_SRC:%.c=$(BUILD)/%.o)
 TEST_BIN = $(TEST_SRC:test/%.c=$(BUILD)/test/%)
+TEST_QUICK = $(TEST_LONG:%=$(BUILD)/test/%) \
+             $(filter-out $(TEST_SLOW:%=$(BUILD)/test/%) $(TEST_LONG:%=$(BUILD)/test/%),$(TEST_BIN))
 BIN      = $(BUILD)/samsim
 
-.PHONY: all deps test-deps test test-run check demo paper install clean fuzz fuzz-replay
+.PHONY: all deps test-deps test test-run test-all check demo paper install clean fuzz fuzz-replay
 all: samsim
 
 samsim: $(BIN)
@@ -51,18 +60,25 @@ test-deps:
 test: test-deps
 	$(MAKE) --no-print-directory test-run
 
-test-run: $(BIN) $(TEST_BIN) fuzz-replay
-	@SAMSIM_BIN=$(abspath $(BIN)) test/run $(TEST_BIN) $(REPLAY_BIN)
+# The quick tier, the programs side by side.
+test-run: $(BIN) $(TEST_QUICK)
+	@SAMSIM_BIN=$(abspath $(BIN)) test/run -j $(TEST_JOBS) $(TEST_QUICK)
+
+# Every tier and the fuzz corpus replay; the slow tier one program at a
+# time, as its tests time real work.
+test-all: $(BIN) $(TEST_BIN) fuzz-replay
+	@SAMSIM_BIN=$(abspath $(BIN)) test/run -j $(TEST_JOBS) $(TEST_QUICK) $(REPLAY_BIN)
+	@SAMSIM_BIN=$(abspath $(BIN)) test/run $(TEST_SLOW:%=$(BUILD)/test/%)
 
 # test/lsan.supp: memory Graphviz and Pango keep until exit (see there).
 check: test-deps
 	LSAN_OPTIONS=suppressions=$(CURDIR)/test/lsan.supp:print_suppressions=0:fast_unwind_on_malloc=0 \
 	$(MAKE) --no-print-directory BUILD=build/check OPT=-O1 \
 	    SANITIZE="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
-	    test-run
+	    test-all
 
 # Fuzzing (test/fuzz): `make fuzz` builds a libFuzzer harness per reader
-# with clang, build/fuzz/fuzz-NAME; `make test` replays every corpus input
+# with clang, build/fuzz/fuzz-NAME; `make check` replays every corpus input
 # under ASan and UBSan built with the default compiler (no clang needed).
 FUZZ_NAMES    = mtx tns samdir dot compile config stats plotcsv hw tilespec template tmplmat sweep
 FUZZ_SANITIZE = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
