@@ -8,6 +8,7 @@
 int mem_init(mem_model *m, const hw_desc *hw, int ntensors, int nlevels, sam_error *err)
 {
     memset(m, 0, sizeof *m);
+    hash_table_init(&m->touched, sizeof(mem_touch));
     m->hw = *hw;
     m->ntensors = ntensors;
     m->nlevels = nlevels;
@@ -65,8 +66,7 @@ void mem_free(mem_model *m)
     m->ports = NULL;
     free(m->merger);
     m->merger = NULL;
-    free(m->touched);
-    m->touched = NULL;
+    hash_table_free(&m->touched);
     free(m->stay_written);
     m->stay_written = NULL;
     fcache_free(&m->units);
@@ -709,44 +709,16 @@ static double result_transfer(mem_model *m, int l, int pe, double bytes, double 
     return end;
 }
 
-static mem_touch *touch_slot(mem_touch *t, size_t n, int64_t id)
-{
-    size_t i = ((uint64_t)id * 0x9E3779B97F4A7C15u >> 17) & (n - 1);
-    while (t[i].id != -1 && t[i].id != id)
-        i = (i + 1) & (n - 1);
-    return &t[i];
-}
-
 /* PE-level result tile id's entry in the table, added (touched in LLB
- * stay `stay`) when it has none. */
+ * stay `stay`) when it has none; the table has room (hash_table_reserve
+ * before the point). */
 static mem_touch *touch_of(mem_model *m, int64_t id, uint64_t stay)
 {
-    mem_touch *t = touch_slot(m->touched, m->ntouched, id);
-    if (t->id == -1) {
-        *t = (mem_touch){id, stay, 0, 0, 0};
-        m->usedtouched++;
-    }
+    int added;
+    mem_touch *t = hash_table_add(&m->touched, (uint64_t)id, &added, NULL);
+    if (added)
+        t->stay = stay;
     return t;
-}
-
-/* The table at twice the size once it is half full. */
-static int grow_touched(mem_model *m, sam_error *err)
-{
-    if (2 * (m->usedtouched + 1) <= m->ntouched)
-        return 0;
-    size_t n = m->ntouched ? 2 * m->ntouched : 64;
-    mem_touch *t = malloc(n * sizeof *t);
-    if (!t)
-        return error_set(err, "out of memory");
-    for (size_t i = 0; i < n; i++)
-        t[i].id = -1;
-    for (size_t i = 0; i < m->ntouched; i++)
-        if (m->touched[i].id != -1)
-            *touch_slot(t, n, m->touched[i].id) = m->touched[i];
-    free(m->touched);
-    m->touched = t;
-    m->ntouched = n;
-    return 0;
 }
 
 /* Room for the LLB's next stay in stay_written. */
@@ -966,7 +938,7 @@ int mem_point(mem_model *m, const mem_visit *v, const char *const *names, double
 {
     double ready = v->earliest;
     if (open_pe(m, v->pe, err) ||
-        ((partials_by_pe(m) || m->merger || eager(m)) && grow_touched(m, err)) ||
+        ((partials_by_pe(m) || m->merger || eager(m)) && hash_table_reserve(&m->touched, err)) ||
         (partials_by_pe(m) && grow_stays(m, err)))
         return -1;
     double others = 0, on_chip = 0;

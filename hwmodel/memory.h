@@ -88,6 +88,7 @@
 #include <stdint.h>
 
 #include "../common/error.h"
+#include "../common/hash_table.h"
 #include "fiber_cache.h"
 #include "hw.h"
 #include "link.h"
@@ -171,7 +172,7 @@ typedef struct mem_buffer {
  * left; with llb.eager, the bytes its points added to its LLB tile in
  * that tile's stay share_stay (mem_model.llb_stays). */
 typedef struct mem_touch {
-    int64_t id;                 /* -1: a free slot */
+    int64_t id;                 /* first: the hash table's key */
     uint64_t stay;
     double written;
     double share;
@@ -197,9 +198,8 @@ typedef struct mem_model {
     mem_traffic traffic[MEM_MAX_TENSORS + 1];
     mem_buffer *merger;         /* pe.merge: the PE level's result tile, NULL: none */
     int merger_pe;              /* the PE that last added to the merger's tile */
-    mem_touch *touched;         /* open addressing on id, ntouched slots, with
-                                   llb.partials, pe.merge or llb.eager */
-    size_t ntouched, usedtouched;
+    hash_table touched;         /* mem_touch entries by id, with llb.partials,
+                                   pe.merge or llb.eager */
     double *stay_written;       /* per LLB stay, when its write-out left */
     size_t nstays;              /* room in stay_written */
     /* Per tensor (the result last), whether the LLB keeps its tiles. */

@@ -3,30 +3,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define FIRST_SLOTS 64
 #define FIRST_KEYS 16
 
-static size_t mix(int64_t a, int64_t b, int c)
+static size_t mix(int64_t a, int64_t b)
 {
-    uint64_t h = (uint64_t)a * 0x9E3779B97F4A7C15u ^ (uint64_t)b * 0xC2B2AE3D27D4EB4Fu ^
-                 (uint64_t)c * 0x165667B19E3779F9u;
+    uint64_t h = (uint64_t)a * 0x9E3779B97F4A7C15u ^ (uint64_t)b * 0xC2B2AE3D27D4EB4Fu;
     return (size_t)(h ^ (h >> 29));
 }
 
 static result_key *key_slot(result_key *keys, size_t n, result_key k)
 {
-    size_t i = mix(k.prefix, k.level, 0) & (n - 1);
+    size_t i = mix(k.prefix, k.level) & (n - 1);
     while (keys[i].level != -1 && (keys[i].prefix != k.prefix || keys[i].level != k.level))
         i = (i + 1) & (n - 1);
     return &keys[i];
-}
-
-static result_count *count_slot(result_count *counts, size_t n, int64_t tile)
-{
-    size_t i = mix(tile, 0, 0) & (n - 1);
-    while (counts[i].tile != -1 && counts[i].tile != tile)
-        i = (i + 1) & (n - 1);
-    return &counts[i];
 }
 
 /* The positions of a tile, which the deepest level's prefixes lie
@@ -98,27 +88,8 @@ static int bit_seen(result_count *c, int64_t p)
     return seen;
 }
 
-static int grow_counts(result_tiles *r, sam_error *err)
-{
-    if (2 * (r->usedcounts + 1) <= r->ncounts)
-        return 0;
-    size_t n = 2 * r->ncounts;
-    result_count *counts = malloc(n * sizeof *counts);
-    if (!counts)
-        return error_set(err, "out of memory");
-    for (size_t i = 0; i < n; i++)
-        counts[i].tile = -1;
-    for (size_t i = 0; i < r->ncounts; i++)
-        if (r->counts[i].tile != -1)
-            *count_slot(counts, n, r->counts[i].tile) = r->counts[i];
-    free(r->counts);
-    r->counts = counts;
-    r->ncounts = n;
-    return 0;
-}
-
-int result_tiles_init(result_tiles *r, const level_format *f, const storage_layout *layout,
-                      const int64_t *extent, double crd, double ref, double val, sam_error *err)
+void result_tiles_init(result_tiles *r, const level_format *f, const storage_layout *layout,
+                       const int64_t *extent, double crd, double ref, double val)
 {
     memset(r, 0, sizeof *r);
     r->format = *f;
@@ -128,13 +99,7 @@ int result_tiles_init(result_tiles *r, const level_format *f, const storage_layo
     }
     memcpy(r->extent, extent, (size_t)f->nlevels * sizeof *extent);
     r->crd = crd, r->ref = ref, r->val = val;
-    r->counts = malloc(FIRST_SLOTS * sizeof *r->counts);
-    if (!r->counts)
-        return error_set(err, "out of memory");
-    r->ncounts = FIRST_SLOTS;
-    for (size_t i = 0; i < FIRST_SLOTS; i++)
-        r->counts[i].tile = -1;
-    return 0;
+    hash_table_init(&r->counts, sizeof(result_count));
 }
 
 /* The bytes of a tile with c->distinct prefixes in storage (layout.h);
@@ -185,14 +150,10 @@ static int add_entry(result_tiles *r, result_count *c, const tensor *part, const
 int result_tiles_add(result_tiles *r, int64_t id, const tensor *part, const int64_t *offset,
                      double *before, double *after, sam_error *err)
 {
-    if (grow_counts(r, err))
+    int added;
+    result_count *c = hash_table_add(&r->counts, (uint64_t)id, &added, err);
+    if (!c)
         return -1;
-    result_count *c = count_slot(r->counts, r->ncounts, id);
-    if (c->tile == -1) {
-        memset(c, 0, sizeof *c);
-        c->tile = id;
-        r->usedcounts++;
-    }
     *before = tile_bytes(r, c);
     for (size_t e = 0; e < part->nnz; e++)
         if (add_entry(r, c, part, offset, e, err))
@@ -203,11 +164,13 @@ int result_tiles_add(result_tiles *r, int64_t id, const tensor *part, const int6
 
 void result_tiles_free(result_tiles *r)
 {
-    for (size_t i = 0; r->counts && i < r->ncounts; i++)
-        if (r->counts[i].tile != -1) {
-            free(r->counts[i].keys);
-            free(r->counts[i].bits);
+    for (size_t i = 0; i < r->counts.cap; i++) {
+        result_count *c = hash_table_slot(&r->counts, i);
+        if (c) {
+            free(c->keys);
+            free(c->bits);
         }
-    free(r->counts);
+    }
+    hash_table_free(&r->counts);
     memset(r, 0, sizeof *r);
 }

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "../common/error.h"
+#include "../common/hash_table.h"
 #include "../formats/layout.h"
 #include "../formats/level_format.h"
 #include "../formats/tensor.h"
@@ -26,7 +27,7 @@ typedef struct result_key {
 } result_key;
 
 typedef struct result_count {
-    int64_t tile;           /* -1: a free slot */
+    int64_t tile;           /* first: the hash table's key */
     int64_t distinct[TENSOR_MAX_ORDER];     /* prefixes down to each level */
     result_key *keys;       /* the tile's prefixes, open addressing */
     size_t nkeys, usedkeys;
@@ -39,14 +40,13 @@ typedef struct result_tiles {
     int has_layout;
     int64_t extent[TENSOR_MAX_ORDER];   /* the largest tile's, by mode */
     double crd, ref, val;               /* bytes a coordinate, seg entry, value */
-    result_count *counts;               /* open addressing on tile */
-    size_t ncounts, usedcounts;
+    hash_table counts;                  /* result_count entries by tile */
 } result_tiles;
 
 /* The result's tiles in format f, stored in layout (NULL: f's own
  * levels), extent by mode. */
-int result_tiles_init(result_tiles *r, const level_format *f, const storage_layout *layout,
-                      const int64_t *extent, double crd, double ref, double val, sam_error *err);
+void result_tiles_init(result_tiles *r, const level_format *f, const storage_layout *layout,
+                       const int64_t *extent, double crd, double ref, double val);
 
 /* Adds part's entries to tile id, at their coordinates plus offset
  * (where part lies within the tile): *before and *after are the tile's

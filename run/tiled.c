@@ -935,7 +935,6 @@ static int prepare_memory(tiled_state *s, sam_error *err)
     int n = s->e.ntensors - 1, depth = s->spec.depth;
     const hw_desc *hw = s->r->hw;
     int64_t extent[TENSOR_MAX_ORDER];
-    int rc = 0;
     /* The graph's names: the expression's go before the caller reads them. */
     for (int t = 1; t <= n && t <= MEM_MAX_TENSORS; t++)
         s->out->names[t - 1] = s->op[t].gt->name;
@@ -944,14 +943,14 @@ static int prepare_memory(tiled_state *s, sam_error *err)
     s->mem_tiles = malloc(((size_t)n * (size_t)depth + 1) * sizeof *s->mem_tiles);
     if (!s->mem || !s->mem_tiles)
         return error_set(err, "out of memory");
-    for (int l = 0; l < depth && !rc; l++) {
+    for (int l = 0; l < depth; l++) {
         for (int m = 0; m < s->e.lhs->order; m++)
             extent[m] = tile_split_level_extent(&s->split[s->e.lhs->index[m]], l);
-        rc = result_tiles_init(&s->partial[l], &s->g->tensors[0].format,
-                               hw_layout_of(hw, s->g->tensors[0].name), extent, hw->bytes_crd,
-                               hw->bytes_ref, hw->bytes_val, err);
+        result_tiles_init(&s->partial[l], &s->g->tensors[0].format,
+                          hw_layout_of(hw, s->g->tensors[0].name), extent, hw->bytes_crd,
+                          hw->bytes_ref, hw->bytes_val);
     }
-    if (rc || mem_init(s->mem, hw, n, depth, err) ||
+    if (mem_init(s->mem, hw, n, depth, err) ||
         hw_check_places(hw, s->out->names, n + 1, err))
         return -1;
     for (int t = 0; t <= n; t++)

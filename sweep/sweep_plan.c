@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../common/grow.h"
+#include "../common/hash_table.h"
 #include "sweep_keys.h"
 #include "sweep_spec.h"
 
@@ -107,9 +108,15 @@ typedef struct job_state {
 
 /* A set of 64-bit hashes of what was found good, kept up to max. */
 typedef struct hash_set {
-    uint64_t *slot;
-    size_t n, cap, max;
+    hash_table t;           /* entries: the hashes alone */
+    size_t max;
 } hash_set;
+
+static void hash_set_init(hash_set *s, size_t max)
+{
+    hash_table_init(&s->t, sizeof(uint64_t));
+    s->max = max;
+}
 
 typedef struct plan_maker {
     sweep_spec spec;
@@ -428,10 +435,11 @@ static int alloc_state(plan_maker *m, sam_error *err)
     j->params = calloc(m->ncolumns ? m->ncolumns : 1, sizeof *j->params);
     m->good = calloc(n, sizeof *m->good);
     for (size_t i = 0; m->good && i < n; i++)
-        m->good[i].max = 1u << 16;
+        hash_set_init(&m->good[i], 1u << 16);
     /* A template's check writes its hardware descriptions: each setting
      * once, though every job had its own. */
-    m->templates.max = m->compiles.max = SWEEP_MAX_JOBS;
+    hash_set_init(&m->templates, SWEEP_MAX_JOBS);
+    hash_set_init(&m->compiles, SWEEP_MAX_JOBS);
     return m->c.section && m->c.act && m->c.at && m->c.order && j->digit && j->state && j->raw &&
                    j->value && j->raw_len && j->value_len && j->number && j->buf && j->abs && j->pairs && j->params &&
                    m->good
@@ -639,44 +647,25 @@ static int combo_check(const plan_maker *m, sam_error *err)
     return 0;
 }
 
-/* The slot holding h, or the empty one where it would go. */
-static size_t hash_slot(const uint64_t *slot, size_t cap, uint64_t h)
+/* A hash as the table keeps it: even, so never the free slots' mark. */
+static uint64_t set_key(uint64_t h)
 {
-    size_t p = h % cap;
-    while (slot[p] && slot[p] != h)
-        p = (p + 1) % cap;
-    return p;
+    return h & ~(uint64_t)1;
 }
 
 /* Whether s holds h. */
 static int hash_set_has(const hash_set *s, uint64_t h)
 {
-    h |= 1;     /* 0 marks an empty slot */
-    return s->cap && s->slot[hash_slot(s->slot, s->cap, h)] == h;
+    return hash_table_find(&s->t, set_key(h)) != NULL;
 }
 
 /* Adds h unless s is full; *added says whether it was new. */
 static int hash_set_add(hash_set *s, uint64_t h, int *added, sam_error *err)
 {
-    h |= 1;
     *added = !hash_set_has(s, h);
-    if (!*added || s->n >= s->max)
+    if (!*added || s->t.used >= s->max)
         return 0;
-    if (2 * (s->n + 1) > s->cap) {
-        size_t cap = s->cap ? 2 * s->cap : 64;
-        uint64_t *slot = calloc(cap, sizeof *slot);
-        if (!slot)
-            return error_set(err, "out of memory");
-        for (size_t k = 0; k < s->cap; k++)
-            if (s->slot[k])
-                slot[hash_slot(slot, cap, s->slot[k])] = s->slot[k];
-        free(s->slot);
-        s->slot = slot;
-        s->cap = cap;
-    }
-    s->slot[hash_slot(s->slot, s->cap, h)] = h;
-    s->n++;
-    return 0;
+    return hash_table_add(&s->t, set_key(h), added, err) ? 0 : -1;
 }
 
 /* The job's template with its parameters, each set of them checked once. */
@@ -890,7 +879,7 @@ static void free_state(plan_maker *m)
         if (m->j.abs)
             free(m->j.abs[i].s);
         if (m->good)
-            free(m->good[i].slot);
+            hash_table_free(&m->good[i].t);
     }
     free(m->j.digit);
     free(m->j.state);
@@ -908,8 +897,8 @@ static void free_state(plan_maker *m)
     free(m->c.act);
     free(m->c.at);
     free(m->c.order);
-    free(m->templates.slot);
-    free(m->compiles.slot);
+    hash_table_free(&m->templates.t);
+    hash_table_free(&m->compiles.t);
 }
 
 void sweep_plan_close(sweep_plan *plan)
