@@ -14,10 +14,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "strbuf.h"
+
 typedef struct capture {
     int fd;
-    char *data;
-    size_t len, cap;
+    strbuf text;
 } capture;
 
 static double process_now(void)
@@ -40,21 +41,9 @@ static int capture_read(capture *c, sam_error *err)
         c->fd = -1;
         return 0;
     }
-    size_t keep = c->len + (size_t)n > PROCESS_KEEP ? PROCESS_KEEP - c->len : (size_t)n;
-    if (c->len + keep + 1 > c->cap) {
-        size_t cap = c->cap ? c->cap : 4096;
-        while (cap < c->len + keep + 1)
-            cap *= 2;
-        char *grown = realloc(c->data, cap);
-        if (!grown)
-            return error_set(err, "out of memory");
-        c->data = grown;
-        c->cap = cap;
-    }
-    memcpy(c->data + c->len, buf, keep);
-    c->len += keep;
-    c->data[c->len] = '\0';
-    return 0;
+    size_t len = c->text.len;
+    return strbuf_add(&c->text, buf, len + (size_t)n > PROCESS_KEEP ? PROCESS_KEEP - len : (size_t)n,
+                      err);
 }
 
 /* The child: its pipes in place of 0, 1 and 2, then the program. A failed
@@ -191,7 +180,7 @@ int process_run(const char *const *argv, const char *input, double timeout_s,
     if (p.in[0] >= 0)
         close(p.in[0]);
     p.out[1] = p.err[1] = p.report[1] = p.in[0] = -1;
-    capture cap[2] = {{p.out[0], NULL, 0, 0}, {p.err[0], NULL, 0, 0}};
+    capture cap[2] = {{p.out[0], {0}}, {p.err[0], {0}}};
     int rc = 0;
     if (pid < 0)
         rc = error_set(err, "cannot start %s: %s", argv[0], strerror(fork_errno));
@@ -218,10 +207,10 @@ int process_run(const char *const *argv, const char *input, double timeout_s,
             close(cap[i].fd);
     pipes_close(p.in);
     pipes_close(p.report);
-    r->out = cap[0].data ? cap[0].data : strdup("");
-    r->err = cap[1].data ? cap[1].data : strdup("");
-    r->out_len = cap[0].len;
-    r->err_len = cap[1].len;
+    r->out = cap[0].text.s ? cap[0].text.s : strdup("");
+    r->err = cap[1].text.s ? cap[1].text.s : strdup("");
+    r->out_len = cap[0].text.len;
+    r->err_len = cap[1].text.len;
     if (rc)
         process_result_free(r);
     return rc;
@@ -229,45 +218,29 @@ int process_run(const char *const *argv, const char *input, double timeout_s,
 
 /* ---- streaming -------------------------------------------------------- */
 
-/* A stream's output not yet a whole line. */
-typedef struct line_buf {
-    char *s;
-    size_t n, cap;
-} line_buf;
-
-/* Hands every whole line of what fd has to on_line; at end of file the
- * rest too, and 1. */
-static int stream_read(int fd, line_buf *b, process_line_fn *on_line, void *ctx, sam_error *err)
+/* Hands every whole line of what fd has to on_line, keeping in b what is
+ * not a whole line yet; at end of file the rest too, and 1. */
+static int stream_read(int fd, strbuf *b, process_line_fn *on_line, void *ctx, sam_error *err)
 {
     char chunk[65536];
     ssize_t n = read(fd, chunk, sizeof chunk);
     if (n < 0)
         return errno == EINTR || errno == EAGAIN ? 0 : error_set(err, "read: %s", strerror(errno));
-    if (b->n + (size_t)n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 4096;
-        while (cap < b->n + (size_t)n + 1)
-            cap *= 2;
-        char *grown = realloc(b->s, cap);
-        if (!grown)
-            return error_set(err, "out of memory");
-        b->s = grown;
-        b->cap = cap;
-    }
-    memcpy(b->s + b->n, chunk, (size_t)n);
-    b->n += (size_t)n;
+    if (strbuf_add(b, chunk, (size_t)n, err))
+        return -1;
     size_t start = 0;
-    for (size_t i = 0; i < b->n; i++)
+    for (size_t i = 0; i < b->len; i++)
         if (b->s[i] == '\n') {
             b->s[i] = '\0';
             on_line(ctx, b->s + start);
             start = i + 1;
         }
-    memmove(b->s, b->s + start, b->n - start);
-    b->n -= start;
-    if (n == 0 && b->n) {
-        b->s[b->n] = '\0';
+    memmove(b->s, b->s + start, b->len - start);
+    b->len -= start;
+    if (n == 0 && b->len) {
+        b->s[b->len] = '\0';
         on_line(ctx, b->s);
-        b->n = 0;
+        b->len = 0;
     }
     return n == 0;
 }
@@ -367,7 +340,7 @@ static void take_signals(int sfd, streamed *p)
 static int stream_lines(streamed *p, int out, int sfd, process_line_fn *on_line, void *ctx,
                         sam_error *err)
 {
-    line_buf b = {0};
+    strbuf b = {0};
     int rc = 0;
     while (!rc) {
         struct pollfd fds[2] = {{out, POLLIN, 0}, {sfd, POLLIN, 0}};
@@ -380,7 +353,7 @@ static int stream_lines(streamed *p, int out, int sfd, process_line_fn *on_line,
         if (fds[0].revents)
             rc = stream_read(out, &b, on_line, ctx, err);
     }
-    free(b.s);
+    strbuf_free(&b);
     return rc < 0 ? -1 : 0;
 }
 

@@ -6,6 +6,7 @@
 
 #include "../common/grow.h"
 #include "../common/hash_table.h"
+#include "../common/strbuf.h"
 #include "sweep_keys.h"
 #include "sweep_spec.h"
 
@@ -14,33 +15,10 @@
 
 /* ---- text ------------------------------------------------------------- */
 
-typedef struct text {
-    char *s;
-    size_t n, cap;
-} text;
-
-static int text_add(text *t, const char *s, size_t n, sam_error *err)
+static int text_set(strbuf *t, const char *s, sam_error *err)
 {
-    if (t->n + n + 1 > t->cap) {
-        size_t cap = t->cap ? t->cap : 64;
-        while (cap < t->n + n + 1)
-            cap *= 2;
-        char *more = realloc(t->s, cap);
-        if (!more)
-            return error_set(err, "out of memory");
-        t->s = more;
-        t->cap = cap;
-    }
-    memcpy(t->s + t->n, s, n);
-    t->n += n;
-    t->s[t->n] = '\0';
-    return 0;
-}
-
-static int text_set(text *t, const char *s, sam_error *err)
-{
-    t->n = 0;
-    return text_add(t, s, strlen(s), err);
+    t->len = 0;
+    return strbuf_add(t, s, strlen(s), err);
 }
 
 /* ---- values as written ------------------------------------------------ */
@@ -101,7 +79,7 @@ typedef struct job_state {
     const char **value;     /* and paths made absolute */
     size_t *raw_len, *value_len;
     char (*number)[SPEC_NUMBER];
-    text *buf, *abs;
+    strbuf *buf, *abs;
     sweep_pair *pairs;
     const char **params;
 } job_state;
@@ -517,7 +495,7 @@ static void combo_at(plan_maker *m, size_t index)
 static int value_at(plan_maker *m, size_t at, int depth, sam_error *err);
 
 /* The value of reference p at place `at`'s line, appended to t. */
-static int add_reference(plan_maker *m, size_t at, const piece *p, int depth, text *t,
+static int add_reference(plan_maker *m, size_t at, const piece *p, int depth, strbuf *t,
                          sam_error *err)
 {
     const spec_line *l = &m->spec.lines[m->c.act[at]];
@@ -530,34 +508,34 @@ static int add_reference(plan_maker *m, size_t at, const piece *p, int depth, te
                             "key '%s': references nest too deep (a loop?)", l->key);
         if (value_at(m, (size_t)to, depth + 1, err))
             return -1;
-        return text_add(t, m->j.raw[to], m->j.raw_len[to], err);
+        return strbuf_add(t, m->j.raw[to], m->j.raw_len[to], err);
     }
     if (p->group < 0)
         return error_at(err, m->spec.path, l->line, "key '%s': {%.*s} names no var, group or key",
                         l->key, (int)p->len, p->text);
     const char *name = m->spec.sections[m->c.section[p->group]].name;
-    return text_add(t, name, strlen(name), err);
+    return strbuf_add(t, name, strlen(name), err);
 }
 
 static int substitute(plan_maker *m, size_t at, const form *f, int depth, sam_error *err)
 {
     const spec_line *l = &m->spec.lines[m->c.act[at]];
-    text *t = &m->j.buf[at];
-    t->n = 0;
-    if (text_add(t, "", 0, err))
+    strbuf *t = &m->j.buf[at];
+    t->len = 0;
+    if (strbuf_add(t, "", 0, err))
         return -1;
     for (size_t k = 0; k < f->n; k++) {
         const piece *p = &f->pieces[k];
-        if (p->is_ref ? add_reference(m, at, p, depth, t, err) : text_add(t, p->text, p->len, err))
+        if (p->is_ref ? add_reference(m, at, p, depth, t, err) : strbuf_add(t, p->text, p->len, err))
             return -1;
-        if (t->n > SPEC_MAX_VALUE)
+        if (t->len > SPEC_MAX_VALUE)
             return error_at(err, m->spec.path, l->line, "key '%s': value longer than %d bytes",
                             l->key, SPEC_MAX_VALUE);
     }
     if (f->unclosed)
         return error_at(err, m->spec.path, l->line, "key '%s': '{' without its '}'", l->key);
     m->j.raw[at] = t->s;
-    m->j.raw_len[at] = t->n;
+    m->j.raw_len[at] = t->len;
     return 0;
 }
 
@@ -591,12 +569,12 @@ static int resolve(plan_maker *m, size_t at, sam_error *err)
     j->value_len[at] = j->raw_len[at];
     if (!sweep_key_is_path(l->kind, j->raw[at]) || j->raw[at][0] == '/')
         return 0;
-    text *t = &j->abs[at];
-    if (text_set(t, m->spec.dir, err) || text_add(t, "/", 1, err) ||
-        text_add(t, j->raw[at], j->raw_len[at], err))
+    strbuf *t = &j->abs[at];
+    if (text_set(t, m->spec.dir, err) || strbuf_add(t, "/", 1, err) ||
+        strbuf_add(t, j->raw[at], j->raw_len[at], err))
         return -1;
     j->value[at] = t->s;
-    j->value_len[at] = t->n;
+    j->value_len[at] = t->len;
     return 0;
 }
 
@@ -875,9 +853,9 @@ static void free_state(plan_maker *m)
 {
     for (size_t i = 0; i < m->spec.nlines; i++) {
         if (m->j.buf)
-            free(m->j.buf[i].s);
+            strbuf_free(&m->j.buf[i]);
         if (m->j.abs)
-            free(m->j.abs[i].s);
+            strbuf_free(&m->j.abs[i]);
         if (m->good)
             hash_table_free(&m->good[i].t);
     }
