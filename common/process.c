@@ -21,7 +21,7 @@ typedef struct capture {
     strbuf text;
 } capture;
 
-static double process_now(void)
+double process_seconds(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
@@ -123,7 +123,7 @@ static int process_collect(pid_t pid, pipes *p, const char *input, double deadli
                                 {p->in[1], POLLOUT, 0}};
         int wait_ms = -1;
         if (deadline > 0 && !r->timed_out) {
-            double left = deadline - process_now();
+            double left = deadline - process_seconds();
             if (left <= 0) {
                 kill(pid, SIGKILL);
                 r->timed_out = 1;
@@ -169,7 +169,7 @@ int process_run(const char *const *argv, const char *input, double timeout_s,
     pipes p;
     if (pipes_open(&p, input != NULL, err))
         return -1;
-    double start = process_now();
+    double start = process_seconds();
     pid_t pid = fork();
     if (pid == 0)
         process_child(argv, p.in[0], p.out[1], p.err[1], p.report[1]);
@@ -201,7 +201,7 @@ int process_run(const char *const *argv, const char *input, double timeout_s,
         if (!rc && e)
             rc = error_set(err, "cannot run %s: %s", argv[0], strerror(e));
     }
-    r->seconds = process_now() - start;
+    r->seconds = process_seconds() - start;
     for (int i = 0; i < 2; i++)
         if (cap[i].fd >= 0)
             close(cap[i].fd);

@@ -51,4 +51,7 @@ const char *process_first_error(const process_result *r, char *buf, size_t size)
 
 void process_result_free(process_result *r);
 
+/* Seconds on the monotonic clock, for measuring how long things take. */
+double process_seconds(void);
+
 #endif

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "../common/process.h"
@@ -29,13 +28,6 @@ typedef struct job_run {
     int exit;
     words summary;          /* key, value, key, value, ... of run's summary */
 } job_run;
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + t.tv_nsec * 1e-9;
-}
 
 /* Records why step failed: its timeout, signal or first error line. A
  * run that exits 2 stopped at max-cycles or deadlocked: it is complete,
@@ -420,12 +412,12 @@ int sweep_job_run(const char *dir, size_t index, const char *self, sam_error *er
         sweep_job_file_free(&j.file);
         return 0;
     }
-    double start = now();
+    double start = process_seconds();
     int rc = prepare_work(&j, err);
     if (!rc)
         rc = run_job_steps(&j, err);
     if (rc >= 0)
-        rc = write_result(&j, now() - start, err);
+        rc = write_result(&j, process_seconds() - start, err);
     if (rc >= 0)
         printf("%zu\t%s\t%s\t%s\n", index, j.status, summary_value(&j, "cycles"), j.error);
     fflush(stdout);
