@@ -86,7 +86,7 @@ static const command commands[] = {
      "  --tile SPLITS           runs on tiles: split(i,i1,i0,N) commands, as compile's -s\n"
      "                          (default: the graph's tiling attribute)\n"
      "  --hw FILE               the memories tiles travel through (key = value lines;\n"
-     "                          README: Memories): adds traffic, DRAM bytes and seconds\n"
+     "                          doc/hardware.md): adds traffic, DRAM bytes and seconds\n"
      "  --engine event|step|cycle  the engine (default event; all give the same numbers)\n"
      "  --split SEED            ends run-ahead windows at random cycles (a check)\n"
      "  --depth N               bounds every channel to N tokens\n"
@@ -167,7 +167,7 @@ static const command commands[] = {
     {"sweep", cmd_sweep,
      "sweep SPEC [--list | --local [-j N] | --slurm [--array-max N]] [-o DIR]\n"
      "          sweep --collect DIR",
-     "Runs every job a sweep spec expands to (README: Sweeps), one samsim run each, with\n"
+     "Runs every job a sweep spec expands to (doc/sweeps.md), one samsim run each, with\n"
      "GNU parallel or a Slurm job array, and gathers a row per job in DIR/results.csv.\n"
      "Complete jobs are skipped (failed ones run again), so a sweep run again continues\n"
      "where it stopped.\n"

@@ -1,4 +1,4 @@
-/* The keys a sweep spec may set (README: Sweeps) and what their values
+/* The keys a sweep spec may set (doc/sweeps.md) and what their values
  * must be. A value is checked as the step that reads it would check it,
  * wherever that needs no data: kinds (yes or no, whole numbers, engines),
  * --hw keys as samsim run reads them, --config keys of channels and block

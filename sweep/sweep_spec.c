@@ -256,7 +256,7 @@ static int add_line(sweep_spec *s, char *text, long line, size_t max, sam_error 
     char *key = keyval_trim(text);
     const sweep_key *k = sweep_key_find(key);
     if (!k)
-        return error_at(err, s->path, line, "unknown key '%s' (README: Sweeps lists them)", key);
+        return error_at(err, s->path, line, "unknown key '%s' (doc/sweeps.md lists them)", key);
     int section = (int)s->nsections - 1;
     for (size_t i = 0; i < s->nlines; i++)
         if (s->lines[i].section == section && !strcmp(s->lines[i].key, key))

@@ -1,4 +1,4 @@
-/* A sweep specification as written (README: Sweeps).
+/* A sweep specification as written (doc/sweeps.md).
  *
  * SPEC is `key = value` lines, as --config: `#` starts a comment and `\#`
  * writes a `#` in a value. A value may list alternatives separated by

@@ -307,7 +307,7 @@ static long long bv_run_cycles(bv_run *r, const char *config)
     return cycles;
 }
 
-/* The README's example `fiberlookup.width = 8` is the vector scanner's:
+/* doc/timing.md's example `fiberlookup.width = 8` is the vector scanner's:
  * it leaves the bitvector blocks alone (the run was "malformed"), so the
  * run is the one without settings; bitvector.width sets every bitvector
  * block at once, a correct result in more words; one scanner's width

@@ -183,7 +183,7 @@ static void assert_orders_rows(const char *dir, const char *out, int pairs)
 }
 
 /* The hash a job is named by, made here from its keys (key, value,
- * key, value, ..., NULL; sorted by key) as the README describes it:
+ * key, value, ..., NULL; sorted by key) as doc/sweeps.md describes it:
  * FNV-1a over each key and value with its terminating NUL. */
 static void job_hash(const char *const *kv, char out[17])
 {
