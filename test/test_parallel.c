@@ -157,17 +157,37 @@ static void test_lanes_given_nothing(void **state)
     test_tmpdir_remove(dir);
 }
 
-static long long run(const char *graph, const char *b, const char *c, const char *stats)
+/* The summary of a run of graph on B and C with --check, its statistics
+ * in stats; with --hw FILE and --config FILE where hw and config are not
+ * NULL. */
+static char *run_checked(const char *graph, const char *b, const char *c, const char *hw,
+                         const char *config, const char *stats)
 {
     char tb[4200], tc[4200], *out = NULL, *errout = NULL;
     snprintf(tb, sizeof tb, "B=%s", b);
     snprintf(tc, sizeof tc, "C=%s", c);
-    if (test_run_samsim(&out, &errout, "run", graph, "-t", tb, "-t", tc, "--check", "--stats",
-                        stats, NULL))
+    const char *argv[16] = {"run", graph, "-t", tb, "-t", tc, "--check", "--stats", stats};
+    int n = 9;
+    if (hw) {
+        argv[n++] = "--hw";
+        argv[n++] = hw;
+    }
+    if (config) {
+        argv[n++] = "--config";
+        argv[n++] = config;
+    }
+    if (test_run_samsim_argv(&out, &errout, argv))
         fail_msg("run %s: %s", graph, errout);
     assert_non_null(strstr(out, "check: pass"));
+    free(errout);
+    return out;
+}
+
+static long long run(const char *graph, const char *b, const char *c, const char *stats)
+{
+    char *out = run_checked(graph, b, c, NULL, NULL, stats);
     long long cycles = test_summary(out, "cycles");
-    free(out), free(errout);
+    free(out);
     return cycles;
 }
 
@@ -220,26 +240,6 @@ static long long busy_of(const char *stats, const char *id)
     return busy;
 }
 
-/* The summary of a tiled run of graph on B and C with hw (and config
- * when not NULL), its statistics in stats. */
-static char *run_tiled(const char *dir, const char *graph, const char *b, const char *c,
-                       const char *hw, const char *config, const char *stats)
-{
-    char tb[4200], tc[4200], *out = NULL, *errout = NULL;
-    snprintf(tb, sizeof tb, "B=%s", b);
-    snprintf(tc, sizeof tc, "C=%s", c);
-    char *h = test_write_file(dir, "lanes.hw", hw);
-    int rc = config ? test_run_samsim(&out, &errout, "run", graph, "-t", tb, "-t", tc, "--hw", h,
-                                      "--config", config, "--check", "--stats", stats, NULL)
-                    : test_run_samsim(&out, &errout, "run", graph, "-t", tb, "-t", tc, "--hw", h,
-                                      "--check", "--stats", stats, NULL);
-    if (rc)
-        fail_msg("run %s: %s", graph, errout);
-    assert_non_null(strstr(out, "check: pass"));
-    free(h), free(errout);
-    return out;
-}
-
 /* lane.share = 3 at pe.rate = 6: the blocks in the lanes take 3 times
  * their interval, the others not. So the run, and every block's busy
  * cycles, are those that ii = 3 on each lane's node gives (--config
@@ -271,7 +271,9 @@ static void test_lane_share(void **state)
         char name[32];
         snprintf(name, sizeof name, "stats%d.csv", k);
         stats[k] = test_path(dir, name);
-        out[k] = run_tiled(dir, graph, b, c, hw[k], k == 1 ? cfg : NULL, stats[k]);
+        char *h = test_write_file(dir, "lanes.hw", hw[k]);
+        out[k] = run_checked(graph, b, c, h, k == 1 ? cfg : NULL, stats[k]);
+        free(h);
     }
     assert_int_equal(test_summary(out[0], "cycles"), test_summary(out[1], "cycles"));
     assert_true(test_summary(out[0], "cycles") > test_summary(out[2], "cycles"));
