@@ -145,6 +145,38 @@ static void test_one_tile_is_the_whole(void **state)
     test_tmpdir_remove(dir);
 }
 
+/* A reduction split across tiles: with k in slabs of one, each of the two
+ * points adds an entry for every one of the 1,440,000 result coordinates,
+ * and the result is summed in place as it grows (past 2^20 entries). The
+ * result is the untiled run's to the bit, and passes --check. */
+static void test_split_reduction_summed_in_place(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir();
+    char *b = test_gen_urandom(dir, "B.mtx", "1200x2", "1", 1);
+    char *c = test_gen_urandom(dir, "C.mtx", "2x1200", "1", 2);
+    const char *mm = "X(i,j)=B(i,k)*C(k,j) -f=X:ss -f=B:ss:1,0 -f=C:ss -s=reorder(k,i,j)";
+    char args[256], tb[4200], tc[4200];
+    snprintf(args, sizeof args, "%s -s=split(k,k1,k0,1)", mm);
+    char *tiled = test_compile_to(dir, "tiled", args), *plain = test_compile_to(dir, "plain", mm);
+    char *xt = test_path(dir, "tiled.mtx"), *xp = test_path(dir, "plain.mtx");
+    snprintf(tb, sizeof tb, "B=%s", b);
+    snprintf(tc, sizeof tc, "C=%s", c);
+    char *out = NULL;
+    assert_int_equal(test_run_samsim(&out, NULL, "run", tiled, "-t", tb, "-t", tc, "--check",
+                                     "-o", xt, NULL), 0);
+    assert_non_null(strstr(out, "check: pass"));
+    assert_int_equal(test_summary(out, "tiles_run"), 2);
+    free(out);
+    assert_int_equal(test_run_samsim(NULL, NULL, "run", plain, "-t", tb, "-t", tc, "-o", xp,
+                                     NULL), 0);
+    char *want = test_read_file(xp), *got = test_read_file(xt);
+    assert_true(strlen(got) > 1440000 * 10);
+    assert_string_equal(got, want);
+    free(want), free(got), free(xt), free(xp), free(tiled), free(plain), free(b), free(c);
+    test_tmpdir_remove(dir);
+}
+
 /* The tile points of X(i,j) = B(i,k) C(k,j) with 8-wide tiles: (i1, k1,
  * j1) where B's tile (i1, k1) and C's (k1, j1) both hold entries. */
 static void test_tiles_run_counted(void **state)
@@ -879,6 +911,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tiled_kernels_check),
         cmocka_unit_test(test_one_tile_is_the_whole),
+        cmocka_unit_test(test_split_reduction_summed_in_place),
         cmocka_unit_test(test_tiles_run_counted),
         cmocka_unit_test(test_traffic_by_hand),
         cmocka_unit_test(test_cached_operand),
