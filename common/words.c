@@ -19,6 +19,14 @@ int words_add(words *w, const char *s, sam_error *err)
     return 0;
 }
 
+int words_add_new(words *w, const char *s, sam_error *err)
+{
+    for (size_t k = 0; k < w->n; k++)
+        if (!strcmp(w->v[k], s))
+            return 0;
+    return words_add(w, s, err);
+}
+
 int words_addf(words *w, sam_error *err, const char *fmt, const char *a, const char *b)
 {
     char buf[8192];

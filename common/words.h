@@ -1,5 +1,6 @@
-/* Argument vectors built word by word: what a sweep hands the steps it
- * runs (samsim compile, gen, run), and what it checks beforehand. */
+/* Lists of strings built word by word: the argument vectors a sweep hands
+ * the steps it runs (samsim compile, gen, run) and checks beforehand, and
+ * the names of its columns. */
 #ifndef SAMSIM_WORDS_H
 #define SAMSIM_WORDS_H
 
@@ -14,6 +15,9 @@ typedef struct words {
 
 /* Appends a copy of s (NULL ends an argument vector). */
 int words_add(words *w, const char *s, sam_error *err);
+
+/* Appends a copy of s unless w holds it already. */
+int words_add_new(words *w, const char *s, sam_error *err);
 
 /* Appends fmt formatted with a and b. */
 int words_addf(words *w, sam_error *err, const char *fmt, const char *a, const char *b);

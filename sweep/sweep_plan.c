@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/grow.h"
 #include "../common/hash_table.h"
 #include "../common/strbuf.h"
+#include "../common/words.h"
 #include "sweep_keys.h"
 #include "sweep_spec.h"
 
@@ -109,8 +109,7 @@ typedef struct plan_maker {
     group_info *groups;
     size_t base;            /* the jobs of the lines no section sets */
     int graph_key, expr_key, template_key;
-    char **columns;
-    size_t ncolumns, ccap;
+    words columns;
     column_src *column;
     combo c;
     job_state j;
@@ -355,39 +354,23 @@ static int count_jobs(plan_maker *m, size_t limit, size_t *njobs, sam_error *err
 
 /* ---- columns ---------------------------------------------------------- */
 
-static int add_column(plan_maker *m, const char *name, sam_error *err)
-{
-    for (size_t k = 0; k < m->ncolumns; k++)
-        if (!strcmp(m->columns[k], name))
-            return 0;
-    char **more = grow_array(m->columns, m->ncolumns, &m->ccap, sizeof *more, 8);
-    if (!more || !(more[m->ncolumns] = strdup(name))) {
-        if (more)
-            m->columns = more;
-        return error_set(err, "out of memory");
-    }
-    m->columns = more;
-    m->ncolumns++;
-    return 0;
-}
-
-/* Groups first, then each var and each key with alternatives. */
 static int make_columns(plan_maker *m, sam_error *err)
 {
     const sweep_spec *s = &m->spec;
     for (size_t g = 0; g < s->ngroups; g++)
-        if (add_column(m, s->groups[g], err))
+        if (words_add_new(&m->columns, s->groups[g], err))
             return -1;
     for (size_t i = 0; i < s->nlines; i++) {
         const spec_line *l = &s->lines[i];
         int var = l->kind->kind == KEY_VAR;
-        if ((var || l->nvalues > 1) && add_column(m, var ? l->key + 4 : l->key, err))
+        if ((var || l->nvalues > 1) &&
+            words_add_new(&m->columns, var ? l->key + 4 : l->key, err))
             return -1;
     }
-    if (!(m->column = calloc(m->ncolumns ? m->ncolumns : 1, sizeof *m->column)))
+    if (!(m->column = calloc(m->columns.n ? m->columns.n : 1, sizeof *m->column)))
         return error_set(err, "out of memory");
-    for (size_t k = 0; k < m->ncolumns; k++)
-        ref_targets(m, m->columns[k], strlen(m->columns[k]), &m->column[k].var_key,
+    for (size_t k = 0; k < m->columns.n; k++)
+        ref_targets(m, m->columns.v[k], strlen(m->columns.v[k]), &m->column[k].var_key,
                     &m->column[k].key, &m->column[k].group);
     return 0;
 }
@@ -410,7 +393,7 @@ static int alloc_state(plan_maker *m, sam_error *err)
     j->buf = calloc(n, sizeof *j->buf);
     j->abs = calloc(n, sizeof *j->abs);
     j->pairs = calloc(n, sizeof *j->pairs);
-    j->params = calloc(m->ncolumns ? m->ncolumns : 1, sizeof *j->params);
+    j->params = calloc(m->columns.n ? m->columns.n : 1, sizeof *j->params);
     m->good = calloc(n, sizeof *m->good);
     for (size_t i = 0; m->good && i < n; i++)
         hash_set_init(&m->good[i], 1u << 16);
@@ -453,7 +436,7 @@ static void combo_lines(plan_maker *m)
     for (size_t r = 0; r < m->nkeys; r++)
         if (c->at[m->by_rank[r]] >= 0)
             c->order[n++] = (size_t)c->at[m->by_rank[r]];
-    for (size_t k = 0; k < m->ncolumns; k++) {
+    for (size_t k = 0; k < m->columns.n; k++) {
         column_src *col = &m->column[k];
         col->at = col->var_key >= 0 && c->at[col->var_key] >= 0 ? c->at[col->var_key]
                   : col->key >= 0                              ? c->at[col->key]
@@ -809,7 +792,7 @@ int sweep_plan_job(sweep_plan *plan, size_t index, sweep_job *job, sam_error *er
      * only in a var are still different jobs (repetitions, labels). */
     for (size_t n = 0; n < m->c.nact; n++)
         j->pairs[n] = (sweep_pair){place_key(m, m->c.order[n]), j->value[m->c.order[n]]};
-    for (size_t k = 0; k < m->ncolumns; k++) {
+    for (size_t k = 0; k < m->columns.n; k++) {
         const column_src *col = &m->column[k];
         j->params[k] = col->group >= 0 ? m->spec.sections[m->c.section[col->group]].name
                        : col->at >= 0  ? j->value[col->at]
@@ -840,8 +823,8 @@ int sweep_plan_open(const char *spec, size_t max_jobs, const sweep_arg_checks *c
                      alloc_state(m, err)
                  ? -1
                  : 0;
-    plan->columns = (const char *const *)m->columns;
-    plan->ncolumns = m->ncolumns;
+    plan->columns = (const char *const *)m->columns.v;
+    plan->ncolumns = m->columns.n;
     for (size_t i = 0; !rc && i < plan->njobs; i++)
         rc = check_job(m, i, err);
     if (rc)
@@ -896,13 +879,11 @@ void sweep_plan_close(sweep_plan *plan)
         free(m->groups[g].sections);
         free(m->groups[g].weight);
     }
-    for (size_t k = 0; k < m->ncolumns; k++)
-        free(m->columns[k]);
+    words_free(&m->columns);
     free(m->forms);
     free(m->section_lines);
     free(m->nsection_lines);
     free(m->groups);
-    free(m->columns);
     free(m->column);
     free(m->keys);
     free(m->line_key);

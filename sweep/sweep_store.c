@@ -10,6 +10,7 @@
 
 #include "../common/atomic_file.h"
 #include "../common/grow.h"
+#include "../common/words.h"
 
 int sweep_store_path(char *buf, const char *dir, const char *name, sam_error *err)
 {
@@ -403,8 +404,7 @@ static const char *const fixed_last[] = {"job_seconds", "error"};
 typedef struct collector {
     const char *dir;
     FILE *warnings;
-    char **names;
-    size_t n, cap;
+    words names;
     size_t nparams;
     atomic_file af;
     const char **cells;
@@ -416,22 +416,6 @@ static int is_fixed(const char *key)
     for (int k = 0; k < 2; k++)
         if (!strcmp(key, fixed_first[k]) || !strcmp(key, fixed_last[k]))
             return 1;
-    return 0;
-}
-
-static int add_name(collector *c, const char *name, sam_error *err)
-{
-    for (size_t k = 0; k < c->n; k++)
-        if (!strcmp(c->names[k], name))
-            return 0;
-    char **more = grow_array(c->names, c->n, &c->cap, sizeof *more, 16);
-    if (!more || !(more[c->n] = strdup(name))) {
-        if (more)
-            c->names = more;
-        return error_set(err, "out of memory");
-    }
-    c->names = more;
-    c->n++;
     return 0;
 }
 
@@ -451,7 +435,7 @@ static int gather_names(void *ctx, size_t index, char **params, const char *hash
         return 0;
     for (size_t r = 0; !rc && r < res.nrows; r++)
         if (!is_fixed(res.rows[r].cells[0]))
-            rc = add_name(c, res.rows[r].cells[0], err);
+            rc = words_add_new(&c->names, res.rows[r].cells[0], err);
     csv_table_free(&res);
     return rc;
 }
@@ -462,14 +446,14 @@ static int write_header(void *ctx, char **names, size_t n, sam_error *err)
     collector *c = ctx;
     c->nparams = n;
     free(c->cells);
-    if (!(c->cells = calloc(1 + n + c->n, sizeof *c->cells)))
+    if (!(c->cells = calloc(1 + n + c->names.n, sizeof *c->cells)))
         return error_set(err, "out of memory");
     c->cells[0] = "job";
     for (size_t k = 0; k < n; k++)
         c->cells[1 + k] = names[k];
-    for (size_t k = 0; k < c->n; k++)
-        c->cells[1 + n + k] = c->names[k];
-    return table_row(&c->af, c->cells, 1 + n + c->n, err);
+    for (size_t k = 0; k < c->names.n; k++)
+        c->cells[1 + n + k] = c->names.v[k];
+    return table_row(&c->af, c->cells, 1 + n + c->names.n, err);
 }
 
 static void tally_add(sweep_tally *t, const char *status)
@@ -497,14 +481,14 @@ static int write_row(void *ctx, size_t index, char **params, const char *hash, s
     for (size_t k = 0; k < c->nparams; k++)
         c->cells[1 + k] = params[k];
     const char **row = c->cells + 1 + c->nparams;
-    for (size_t k = 0; k < c->n; k++)
-        row[k] = unread ? "" : result_value(&res, c->names[k]);
+    for (size_t k = 0; k < c->names.n; k++)
+        row[k] = unread ? "" : result_value(&res, c->names.v[k]);
     if (unread) {
         row[0] = "pending";
-        row[c->n - 1] = unread < 0 ? bad.msg : "";
+        row[c->names.n - 1] = unread < 0 ? bad.msg : "";
     }
     tally_add(c->tally, row[0]);
-    int rc = table_row(&c->af, c->cells, 1 + c->nparams + c->n, err);
+    int rc = table_row(&c->af, c->cells, 1 + c->nparams + c->names.n, err);
     if (!unread)
         csv_table_free(&res);
     return rc;
@@ -516,18 +500,16 @@ int sweep_store_collect(const char *dir, sweep_tally *tally, FILE *warnings, sam
     collector c = {.dir = dir, .warnings = warnings, .tally = tally};
     int rc = 0;
     for (int k = 0; !rc && k < 2; k++)
-        rc = add_name(&c, fixed_first[k], err);
+        rc = words_add_new(&c.names, fixed_first[k], err);
     if (!rc)
         rc = each_listed(dir, NULL, gather_names, &c, err);
     for (int k = 0; !rc && k < 2; k++)
-        rc = add_name(&c, fixed_last[k], err);
+        rc = words_add_new(&c.names, fixed_last[k], err);
     if (!rc && !(rc = table_open(&c.af, dir, "results.csv", err))) {
         rc = each_listed(dir, write_header, write_row, &c, err);
         rc = table_close(&c.af, rc, err);
     }
-    for (size_t k = 0; k < c.n; k++)
-        free(c.names[k]);
-    free(c.names);
+    words_free(&c.names);
     free(c.cells);
     return rc;
 }
