@@ -11,9 +11,9 @@
  * S(d-1)) or where the close is not hollow (it closes a fiber that was
  * opened, engine/token.h); else the lane has no unit left. So has a lane
  * that gives D while the fiber is open: one dealt no element at all may
- * close no fiber (a sparse accumulator's result of nothing is D alone). Units go out in
- * order with S(d-1) between them, then the close once every lane has
- * closed; D once every lane has given D.
+ * close no fiber (a sparse accumulator's result of nothing is D alone).
+ * Units go out in order with S(d-1) between them, then the close once
+ * every lane has closed; D once every lane has given D.
  *
  * A lane may bring a value stream beside the coordinates it serializes
  * (input edges of type val; output 1): each value follows its

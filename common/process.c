@@ -42,8 +42,8 @@ static int capture_read(capture *c, sam_error *err)
         return 0;
     }
     size_t len = c->text.len;
-    return strbuf_add(&c->text, buf, len + (size_t)n > PROCESS_KEEP ? PROCESS_KEEP - len : (size_t)n,
-                      err);
+    size_t keep = len + (size_t)n > PROCESS_KEEP ? PROCESS_KEEP - len : (size_t)n;
+    return strbuf_add(&c->text, buf, keep, err);
 }
 
 /* The child: its pipes in place of 0, 1 and 2, then the program. A failed
