@@ -447,14 +447,25 @@ static int run_block(sim_engine *e, ahead *a, int i, cycle_t limit, int native, 
     return changed;
 }
 
+/* The window's length: RUN_AHEAD_WINDOW steps of the slowest block, so
+ * that a block stepping every ii cycles (lanes sharing a datapath) still
+ * does that many steps a window, not 1024 / ii. */
+static cycle_t window_of(const sim_engine *e)
+{
+    uint32_t ii = 1;
+    for (int k = 0; k < e->nblocks; k++)
+        ii = e->blocks[k].ii > ii ? e->blocks[k].ii : ii;
+    return (cycle_t)RUN_AHEAD_WINDOW * ii;
+}
+
 /* The next window's end: the fixed window, or with e->split a random one
  * (the test of run's contract: any split of time gives the same run). */
-static cycle_t next_limit(sim_engine *e, cycle_t limit)
+static cycle_t next_limit(sim_engine *e, cycle_t limit, cycle_t window)
 {
     if (!e->split)
-        return limit + RUN_AHEAD_WINDOW;
+        return limit + window;
     e->split = e->split * 6364136223846793005ULL + 1442695040888963407ULL;
-    return limit + 1 + (e->split >> 33) % (2 * RUN_AHEAD_WINDOW);
+    return limit + 1 + (e->split >> 33) % (2 * window);
 }
 
 /* Runs every block as far as it goes below limit, and then the wakes
@@ -485,8 +496,9 @@ static int run_ahead(sim_engine *e, cycle_t max, int native, run_state *rs, cycl
         return 0;
     }
     int stuck = 0;
+    cycle_t window = window_of(e);
     for (cycle_t from = 0, limit; rs->remaining > 0 && !e->failed; from = limit) {
-        limit = next_limit(e, from);
+        limit = next_limit(e, from, window);
         limit = limit > max ? max : limit;
         int any = run_window(e, &a, limit, native, 1, rs);
         report_progress(e, from, limit);
