@@ -39,14 +39,13 @@
  * MB on 31999 x 1024 x 84). Z's bytes are counted; their time is not
  * (result.timed = 0, template parameter z.timed), as neither SIGMA's
  * reported cycles nor TeAAL's model of them (sigma.yaml binds no Z and
- * no main memory) count it: on 31999 x 1024 x 84 those 131 MB take 63,577
- * cycles through the SRAM's 960 GiB/s alone, against 38,454 reported for
- * the whole product. z.timed = 1 adds that way out. Main memory is
- * SIGMA's HBM at its bandwidth, with no
- * latency (none is published; TeAAL's model charges bytes over
- * bandwidth), and the data SRAM takes A's K slab in by partitions, each
- * going on into the array once it is in (llb.lazy; sigma.yaml moves A
- * partition by partition). */
+ * no main memory) count it: on 31999 x 1024 x 84 those 131 MB take
+ * 63,577 cycles through the SRAM's 960 GiB/s alone, against 38,454
+ * reported for the whole product. z.timed = 1 adds that way out. Main
+ * memory is SIGMA's HBM at its bandwidth, with no latency (none is
+ * published; TeAAL's model charges bytes over bandwidth), and the data
+ * SRAM takes A's K slab in by partitions, each going on into the array
+ * once it is in (llb.lazy; sigma.yaml moves A partition by partition). */
 #include <math.h>
 #include <stdio.h>
 
@@ -117,7 +116,7 @@ static void sigma_plan(const template_def *t, const double *v, template_plan *pl
     template_hw(p, "pe.capacity = 1e15");
     template_hw(p, "# a partition's sums go out to main memory once every K slab added to them");
     template_hw(p, "place.Z = pe");
-    template_hw(p, "# SIGMA's reports and TeAAL's model count Z's bytes, not their time");
+    template_hw(p, "# Z's bytes count, not their time: SIGMA's cycles and TeAAL's model leave it");
     template_hw(p, "result.timed = %.0f", template_value(t, v, "z.timed"));
 }
 
