@@ -70,9 +70,10 @@ static const command commands[] = {
      "          [--check] [--expr EXPR] [--tile SPLITS] [--hw FILE]\n"
      "          [--engine event|step|cycle] [--split SEED] [--depth N] [--latency N]\n"
      "          [--max-cycles N]\n"
-     "          [--impl TYPE=NAME]... [--config FILE] [--quiet]",
+     "          [--impl TYPE=NAME]... [--config FILE] [--outcome FILE.csv] [--quiet]",
      "Simulates a SAM graph on tensors bound to its names. samsim run DIR runs a template\n"
-     "directory (samsim template) and takes -t, -o, --stats, --check, --engine, --quiet.\n"
+     "directory (samsim template) and takes -t, -o, --stats, --outcome, --check, --engine,\n"
+     "--quiet.\n"
      "  -t NAME=FILE|NUMBER     binds operand NAME (a number for a scalar)\n"
      "  --data DIR              a SAM level-file directory holding the operands\n"
      "  --shift                 derives each missing operand from the one before it\n"
@@ -94,6 +95,7 @@ static const command commands[] = {
      "  --max-cycles N          stops an unfinished run after N cycles (N >= 1; exit 2)\n"
      "  --impl TYPE=NAME        the implementation of every TYPE block (see samsim blocks)\n"
      "  --config FILE           timing and implementation settings (key = value lines)\n"
+     "  --outcome FILE.csv      writes the summary's fields as key,value rows\n"
      "  --quiet                 no progress line on a terminal\n",
      print_hw_keys},
     {"blocks", cmd_blocks, "blocks",

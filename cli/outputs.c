@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "../common/atomic_file.h"
 #include "../formats/mtx.h"
@@ -84,4 +85,11 @@ int outputs_write_tensor(const tensor_file *f, const tensor *t, sam_error *err)
         return error_set(err, "a level format (%s) applies only to SAM directories, not to "
                          "standard output", f->format);
     return t->order == 2 ? mtx_write("-", t, err) : tns_write("-", t, err);
+}
+
+void outputs_remove(const char *path)
+{
+    struct stat st;
+    if (path && strcmp(path, "-") && !stat(path, &st) && S_ISREG(st.st_mode))
+        unlink(path);
 }

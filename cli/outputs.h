@@ -27,4 +27,9 @@ int outputs_check(const char *cmd, const io_file *in, int nin, const io_file *ou
  * for a matrix, FROSTT for any other order (a level format is refused). */
 int outputs_write_tensor(const tensor_file *f, const tensor *t, sam_error *err);
 
+/* Removes an output written before a later one failed, so that a command
+ * that fails leaves none: a regular file only (standard output and
+ * devices keep what they got; a SAM directory stays). */
+void outputs_remove(const char *path);
+
 #endif

@@ -3,16 +3,14 @@
  * the outputs written, all of them or none, and the summary. */
 #include "run_template.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "../common/atomic_file.h"
 #include "../common/number.h"
+#include "../common/process.h"
 #include "../formats/tensor_file.h"
 #include "args.h"
 #include "outputs.h"
@@ -20,7 +18,7 @@
 #include "../run/template_run.h"
 
 typedef struct trun_opts {
-    const char *dir, *out, *stats;
+    const char *dir, *out, *stats, *outcome;
     int check, quiet;
     engine_mode engine;
     char name[TRUN_MAX_TENSORS][64];    /* -t NAME=FILE */
@@ -78,6 +76,8 @@ static int parse_option(int argc, char **argv, int *i, trun_opts *o, sam_error *
         return r < 0 ? -1 : 0;
     if ((r = file_option(argc, argv, i, "--stats", &o->stats, err)))
         return r < 0 ? -1 : 0;
+    if ((r = file_option(argc, argv, i, "--outcome", &o->outcome, err)))
+        return r < 0 ? -1 : 0;
     if ((r = args_option(argc, argv, i, "--engine", &v, err)))
         return r < 0 ? -1 : args_engine(v, &o->engine, err);
     if (!strcmp(argv[*i], "--check"))
@@ -85,7 +85,7 @@ static int parse_option(int argc, char **argv, int *i, trun_opts *o, sam_error *
     if (!strcmp(argv[*i], "--quiet"))
         return o->quiet = 1, 0;
     return error_set(err, "run: %s is a template directory, which takes -t NAME=FILE, -o, "
-                     "--stats, --check, --engine and --quiet; not '%s'", o->dir, argv[*i]);
+                     "--stats, --outcome, --check, --engine and --quiet; not '%s'", o->dir, argv[*i]);
 }
 
 static int parse_args(int argc, char **argv, trun_opts *o, sam_error *err)
@@ -132,8 +132,8 @@ static void stats_paths(trun_opts *o, const template_dir *d)
 static int check_files(trun_opts *o, const template_dir *d, sam_error *err)
 {
     io_file in[TRUN_MAX_TENSORS + 2 * TEMPLATE_MAX_PHASES + 1];
-    io_file out[1 + TEMPLATE_MAX_PHASES] = {{"-o", o->out, NULL}};
-    int n = 0, nout = 1;
+    io_file out[2 + TEMPLATE_MAX_PHASES] = {{"-o", o->out, NULL}, {"--outcome", o->outcome, NULL}};
+    int n = 0, nout = 2;
     for (int i = 0; i < o->nbound; i++)
         in[n++] = (io_file){"-t", o->file[i], o->name[i]};
     for (int p = 0; p < d->nphases; p++) {
@@ -168,118 +168,19 @@ static int bind_operands(const trun_opts *o, trun *r, sam_error *err)
     return 0;
 }
 
-/* ---- the summary -------------------------------------------------------- */
-
-/* Every line a summary can have: 17 of its own, one per bound component,
- * a cycles and a bound_by line per phase and a traffic line per tensor. */
-#define SUMMARY_KEYS (17 + BOUND_COMPONENTS + 2 * TEMPLATE_MAX_PHASES + TRUN_MAX_TENSORS)
-
-/* The summary's "key: value" lines, each key once: the lines come from
- * the phases and the tensors the directory names, so a key given twice
- * is refused rather than printed twice. */
-typedef struct summary {
-    char key[SUMMARY_KEYS][96];
-    int nkeys;
-    FILE *lines;            /* into text */
-    char *text;
-    size_t len;
-    char twice[96];         /* the first key given twice */
-} summary;
-
-static void summary_add(summary *s, const char *key, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void summary_add(summary *s, const char *key, const char *fmt, ...)
-{
-    for (int i = 0; i < s->nkeys; i++)
-        if (!strcmp(s->key[i], key) && !s->twice[0])
-            snprintf(s->twice, sizeof s->twice, "%s", key);
-    if (s->nkeys == SUMMARY_KEYS)
-        abort();    /* sized for every line summary_build adds */
-    snprintf(s->key[s->nkeys++], sizeof s->key[0], "%s", key);
-    fprintf(s->lines, "%s: ", key);
-    va_list ap;
-    va_start(ap, fmt);
-    vfprintf(s->lines, fmt, ap);
-    va_end(ap);
-    fputc('\n', s->lines);
-}
-
-static void summary_traffic(summary *s, const trun *r, const trun_tensor *z)
-{
-    char key[96];
-    for (int i = 0; i < r->ntensors; i++)
-        if (&r->tensor[i] != z) {
-            snprintf(key, sizeof key, "traffic.%s", r->tensor[i].name);
-            summary_add(s, key, "%.0f", r->tensor[i].traffic);
-        }
-    summary_add(s, "traffic.PO", "%.0f", 2 * z->read_back);
-    snprintf(key, sizeof key, "traffic.%s", z->name);
-    summary_add(s, key, "%.0f", z->traffic - 2 * z->read_back);
-    summary_add(s, "traffic_min", "%.0f", trun_traffic_min(r));
-    summary_add(s, "dram_bytes", "%.0f", trun_dram_bytes(r));
-    summary_add(s, "zeros_written", "%zu", z->zeros);
-}
-
-static int summary_build(const trun_opts *o, const template_dir *d, trun *r, const char *verdict,
-                         double wall, summary *s, sam_error *err)
-{
-    char key[96];
-    trun_tensor *z = trun_result(r);
-    memset(s, 0, sizeof *s);
-    if (!(s->lines = open_memstream(&s->text, &s->len)))
-        return error_set(err, "out of memory");
-    summary_add(s, "template", "%s", d->name);
-    summary_add(s, "engine", "%s", engine_names[o->engine]);
-    for (int i = 0; d->nphases > 1 && i < r->nphases; i++) {
-        snprintf(key, sizeof key, "cycles.%s", r->phase[i].name);
-        summary_add(s, key, "%llu", (unsigned long long)r->phase[i].cycles);
-    }
-    summary_add(s, "cycles", "%llu", (unsigned long long)r->cycles);
-    summary_add(s, "seconds", "%.9g", r->seconds);
-    summary_add(s, "bound_cycles", "%.0f", r->bound_cycles);
-    summary_add(s, "bound_seconds", "%.9g", r->bound_seconds);
-    for (int i = 0; i < r->nphases; i++) {
-        snprintf(key, sizeof key, d->nphases > 1 ? "bound_by.%s" : "bound_by", r->phase[i].name);
-        summary_add(s, key, "%s", bound_names[r->phase[i].out.bound.by]);
-    }
-    for (int c = 0; c < BOUND_COMPONENTS; c++) {
-        snprintf(key, sizeof key, "bound.%s", bound_names[c]);
-        summary_add(s, key, "%.0f", r->bound_part[c]);
-    }
-    summary_add(s, "tokens", "%llu", (unsigned long long)r->tokens);
-    summary_add(s, "check", "%s", verdict);
-    summary_add(s, "wall_seconds", "%.6f", wall);
-    summary_traffic(s, r, z);
-    summary_add(s, "pe_busy", "%.4f", r->pe_units > 0 ? r->pe_busy / r->pe_units : 0);
-    summary_add(s, "dram_busy", "%.4f", r->cycles ? r->dram_busy / (double)r->cycles : 0);
-    if (o->out)
-        summary_add(s, "result", "%s written to %s", z->name,
-                    strcmp(o->out, "-") ? o->out : "standard output");
-    else
-        summary_add(s, "result", "%s, %zu nonzeros, not written (-o FILE writes it)", z->name,
-                    z->t.nnz);
-    if (fclose(s->lines) || !s->text)
-        return error_set(err, "out of memory");
-    if (s->twice[0])
-        return error_set(err, "run: %s: the summary would give %s twice (a tensor or phase "
-                         "named like another key)", o->dir, s->twice);
-    return 0;
-}
-
 /* ---- the run ------------------------------------------------------------ */
 
 /* Removes the first n statistics files written, so that a run that fails
- * leaves none; devices and standard output keep what they got. */
+ * leaves none. */
 static void remove_stats(const trun_opts *o, int n)
 {
     for (int p = 0; p < n; p++)
-        if (strcmp(o->stats_file[p], "-") && !atomic_file_special(o->stats_file[p]))
-            unlink(o->stats_file[p]);
+        outputs_remove(o->stats_file[p]);
 }
 
-/* Every phase's statistics, then the result: all of them or none. */
-static int write_outputs(const trun_opts *o, trun *r, sam_error *err)
+/* Every phase's statistics, the result, then the record: all of them or
+ * none. */
+static int write_outputs(const trun_opts *o, trun *r, const outcome *rec, sam_error *err)
 {
     int written = 0;
     for (; o->stats && written < r->nphases; written++) {
@@ -295,44 +196,47 @@ static int write_outputs(const trun_opts *o, trun *r, sam_error *err)
         remove_stats(o, written);
         return -1;
     }
+    if (o->outcome && outcome_write(rec, o->outcome, err)) {
+        remove_stats(o, written);
+        outputs_remove(o->out);
+        return -1;
+    }
     return 0;
 }
 
-static double seconds_since(const struct timespec *t0)
+/* The summary's result line: where the result went. */
+static void record_result(const trun_opts *o, trun *r, outcome *rec)
 {
-    struct timespec t1;
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    return (double)(t1.tv_sec - t0->tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0->tv_nsec);
+    trun_tensor *z = trun_result(r);
+    if (o->out)
+        outcome_set(rec, "result", "%s written to %s", z->name,
+                    strcmp(o->out, "-") ? o->out : "standard output");
+    else
+        outcome_set(rec, "result", "%s, %zu nonzeros, not written (-o FILE writes it)",
+                    z->name, z->t.nnz);
 }
 
-/* The phases run, the result checked, the summary made, the outputs
- * written and the summary printed (on standard error when an output is
- * standard output). */
+/* The phases run, the result checked, the outputs written and the
+ * summary printed (on standard error when an output is standard
+ * output). */
 static int run_all(const trun_opts *o, const template_dir *d, trun *r, sam_error *err)
 {
-    struct timespec t0;
-    char verdict[64] = "skipped";
-    summary *s = calloc(1, sizeof *s);
-    if (!s)
-        return error_set(err, "out of memory"), 1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    int rc = 0;
-    for (int p = 0; p < d->nphases && !rc; p++)
-        rc = trun_run_phase(r, d->phase[p], &d->g[p], NULL, &d->hw[p], p == d->nphases - 1,
-                            err);
-    double wall = seconds_since(&t0);
-    int mismatch = rc ? -1 : o->check ? trun_check(r, o->dir, d->expr, verdict, sizeof verdict,
-                                                   err) : 0;
-    if (mismatch >= 0 && (summary_build(o, d, r, verdict, wall, s, err) ||
-                          write_outputs(o, r, err)))
-        mismatch = -1;
-    if (mismatch >= 0) {
-        int to_stdout = (o->out && !strcmp(o->out, "-")) || (o->stats && !strcmp(o->stats, "-"));
-        fputs(s->text, to_stdout ? stderr : stdout);
+    char verdict[64];
+    outcome rec = {0};
+    double start = process_seconds();
+    int wrong = trun_run_dir(r, d, o->check, verdict, sizeof verdict, err);
+    if (wrong >= 0) {
+        trun_record(r, d->name, verdict, process_seconds() - start, &rec);
+        record_result(o, r, &rec);
+        if (outcome_done(&rec, o->dir, err) || write_outputs(o, r, &rec, err))
+            wrong = -1;
     }
-    free(s->text);
-    free(s);
-    return mismatch < 0 ? 1 : mismatch ? 3 : 0;
+    if (wrong >= 0) {
+        int to_stdout = (o->out && !strcmp(o->out, "-")) || (o->stats && !strcmp(o->stats, "-"));
+        outcome_print(&rec, to_stdout ? stderr : stdout);
+    }
+    outcome_free(&rec);
+    return wrong < 0 ? 1 : wrong ? 3 : 0;
 }
 
 int run_template(int argc, char **argv)

@@ -272,6 +272,64 @@ double trun_dram_bytes(const trun *r)
     return dram;
 }
 
+int trun_run_dir(trun *r, const template_dir *d, int check, char *verdict, size_t size,
+                 sam_error *err)
+{
+    for (int p = 0; p < d->nphases; p++)
+        if (trun_run_phase(r, d->phase[p], &d->g[p], NULL, &d->hw[p], p == d->nphases - 1,
+                           err))
+            return -1;
+    snprintf(verdict, size, "skipped");
+    return check ? trun_check(r, d->path, d->expr, verdict, size, err) : 0;
+}
+
+static void record_traffic(outcome *o, const trun *r, const trun_tensor *z)
+{
+    char key[96];
+    for (int i = 0; i < r->ntensors; i++)
+        if (&r->tensor[i] != z) {
+            snprintf(key, sizeof key, "traffic.%s", r->tensor[i].name);
+            outcome_set(o, key, "%.0f", r->tensor[i].traffic);
+        }
+    outcome_set(o, "traffic.PO", "%.0f", 2 * z->read_back);
+    snprintf(key, sizeof key, "traffic.%s", z->name);
+    outcome_set(o, key, "%.0f", z->traffic - 2 * z->read_back);
+    outcome_set(o, "traffic_min", "%.0f", trun_traffic_min(r));
+    outcome_set(o, "dram_bytes", "%.0f", trun_dram_bytes(r));
+    outcome_set(o, "zeros_written", "%zu", z->zeros);
+}
+
+void trun_record(trun *r, const char *template_name, const char *verdict, double wall,
+                 outcome *o)
+{
+    char key[96];
+    trun_tensor *z = trun_result(r);
+    outcome_set(o, "template", "%s", template_name);
+    outcome_set(o, "engine", "%s", engine_names[r->engine]);
+    for (int i = 0; r->nphases > 1 && i < r->nphases; i++) {
+        snprintf(key, sizeof key, "cycles.%s", r->phase[i].name);
+        outcome_set(o, key, "%llu", (unsigned long long)r->phase[i].cycles);
+    }
+    outcome_set(o, "cycles", "%llu", (unsigned long long)r->cycles);
+    outcome_set(o, "seconds", "%.9g", r->seconds);
+    outcome_set(o, "bound_cycles", "%.0f", r->bound_cycles);
+    outcome_set(o, "bound_seconds", "%.9g", r->bound_seconds);
+    for (int i = 0; i < r->nphases; i++) {
+        snprintf(key, sizeof key, r->nphases > 1 ? "bound_by.%s" : "bound_by", r->phase[i].name);
+        outcome_set(o, key, "%s", bound_names[r->phase[i].out.bound.by]);
+    }
+    for (int c = 0; c < BOUND_COMPONENTS; c++) {
+        snprintf(key, sizeof key, "bound.%s", bound_names[c]);
+        outcome_set(o, key, "%.0f", r->bound_part[c]);
+    }
+    outcome_set(o, "tokens", "%llu", (unsigned long long)r->tokens);
+    outcome_set(o, "check", "%s", verdict);
+    outcome_set(o, "wall_seconds", "%.6f", wall);
+    record_traffic(o, r, z);
+    outcome_set(o, "pe_busy", "%.4f", r->pe_units > 0 ? r->pe_busy / r->pe_units : 0);
+    outcome_set(o, "dram_busy", "%.4f", r->cycles ? r->dram_busy / (double)r->cycles : 0);
+}
+
 void trun_free(trun *r)
 {
     for (int i = 0; i < r->nphases; i++)

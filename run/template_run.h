@@ -10,7 +10,9 @@
 
 #include <stddef.h>
 
+#include "../report/outcome.h"
 #include "../templates/template.h"
+#include "template_dir.h"
 #include "tiled.h"
 
 #define TRUN_MAX_TENSORS 8
@@ -82,6 +84,18 @@ int trun_check(trun *r, const char *path, const char *expr, char *verdict, size_
  * their formats; dram_bytes: every tensor's traffic. */
 double trun_traffic_min(const trun *r);
 double trun_dram_bytes(const trun *r);
+
+/* Runs every phase of template directory d, then checks the result when
+ * asked: as trun_check, -1, 0 or 1 (wrong), verdict "skipped" without the
+ * check. */
+int trun_run_dir(trun *r, const template_dir *d, int check, char *verdict, size_t size,
+                 sam_error *err);
+
+/* The summary's fields of a run whose phases all ran: the template's
+ * name, the cycles and bounds (each phase's too when there are several),
+ * the check's verdict, the wall time and every tensor's traffic. */
+void trun_record(trun *r, const char *template_name, const char *verdict, double wall,
+                 outcome *o);
 
 void trun_free(trun *r);
 

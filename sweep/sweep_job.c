@@ -14,6 +14,7 @@
 #include "sweep_plan.h"
 #include "sweep_store.h"
 #include "../common/words.h"
+#include "../report/outcome.h"
 
 /* ---- the job's state -------------------------------------------------- */
 
@@ -26,7 +27,8 @@ typedef struct job_run {
     char status[16];
     char error[600];
     int exit;
-    words summary;          /* key, value, key, value, ... of run's summary */
+    outcome record;         /* the run's (report/outcome.h), its statistics
+                               file first */
 } job_run;
 
 /* Records why step failed: its timeout, signal or first error line. A
@@ -263,10 +265,8 @@ static int stats_flag(job_run *j, words *w, sam_error *err)
          error_at(err, path, 0, "cannot create: %s", strerror(errno))) ||
         sweep_store_path(path, j->dir, name, err))
         return -1;
-    return words_add(w, "--stats", err) || words_add(w, path, err) ||
-                   words_add(&j->summary, "stats_file", err) || words_add(&j->summary, name, err)
-               ? -1
-               : 0;
+    outcome_set(&j->record, "stats_file", "%s", name);
+    return words_add(w, "--stats", err) || words_add(w, path, err) ? -1 : 0;
 }
 
 /* run's options after its graph and operands. */
@@ -296,25 +296,23 @@ static int run_flags(job_run *j, words *w, sam_error *err)
                : 0;
 }
 
-/* Keeps every "key: value" line of run's summary but `result`, which
- * only says the result was not written (and holds commas, which would
- * make every row need a CSV reader that knows quotes). */
-static int keep_summary(job_run *j, const char *out, sam_error *err)
+/* work/outcome.csv: where run writes its record. */
+static int outcome_path(job_run *j, char *path, sam_error *err)
 {
-    for (const char *line = out; *line;) {
-        size_t n = strcspn(line, "\n"), k = strspn(line, "abcdefghijklmnopqrstuvwxyz"
-                                                         "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.");
-        if (k && k + 2 <= n && line[k] == ':' && line[k + 1] == ' ' && strncmp(line, "result:", 7)) {
-            char value[1024];
-            snprintf(value, sizeof value, "%.*s", (int)(n - k - 2), line + k + 2);
-            char key[256];
-            snprintf(key, sizeof key, "%.*s", (int)k, line);
-            if (words_add(&j->summary, key, err) || words_add(&j->summary, value, err))
-                return -1;
-        }
-        line += n + (line[n] == '\n');
-    }
-    return 0;
+    return sweep_store_path(path, j->work, "outcome.csv", err);
+}
+
+/* The run's record, after the fields the job set itself. */
+static int keep_outcome(job_run *j, sam_error *err)
+{
+    char path[SWEEP_PATH];
+    outcome run;
+    if (outcome_path(j, path, err) || outcome_read(path, &run, err))
+        return -1;
+    for (size_t i = 0; i + 1 < run.fields.n; i += 2)
+        outcome_set(&j->record, run.fields.v[i], "%s", run.fields.v[i + 1]);
+    outcome_free(&run);
+    return outcome_done(&j->record, path, err);
 }
 
 static int run_job_steps(job_run *j, sam_error *err)
@@ -330,12 +328,17 @@ static int run_job_steps(job_run *j, sam_error *err)
         rc = bind_tensors(j, &w, err);
     if (!rc)
         rc = run_flags(j, &w, err);
-    process_result r = {0};
+    char outcome_file[SWEEP_PATH];
     if (!rc)
-        rc = run_step(j, "run", &w, &r, err);
-    if (rc >= 0 && r.out && keep_summary(j, r.out, err))
+        rc = outcome_path(j, outcome_file, err) || words_add(&w, "--outcome", err) ||
+                     words_add(&w, outcome_file, err)
+                 ? -1
+                 : 0;
+    if (!rc)
+        rc = run_step(j, "run", &w, NULL, err);
+    /* A run that found its result wrong (exit 3) has a record too. */
+    if ((rc == 0 || (rc == 1 && j->exit == 3)) && keep_outcome(j, err))
         rc = -1;
-    process_result_free(&r);
     words_free(&w);
     return rc;
 }
@@ -359,7 +362,7 @@ static int write_result(job_run *j, double seconds, sam_error *err)
     char exit_text[16], secs[32], path[SWEEP_PATH], name[64];
     snprintf(exit_text, sizeof exit_text, "%d", j->exit);
     snprintf(secs, sizeof secs, "%.3f", seconds);
-    size_t n = 4 + j->summary.n / 2;
+    size_t n = 4 + j->record.fields.n / 2;
     sweep_pair *pairs = malloc(n * sizeof *pairs);
     if (!pairs)
         return error_set(err, "out of memory");
@@ -367,8 +370,8 @@ static int write_result(job_run *j, double seconds, sam_error *err)
     pairs[1] = (sweep_pair){"exit", exit_text};
     pairs[2] = (sweep_pair){"job_seconds", secs};
     pairs[3] = (sweep_pair){"error", j->error};
-    for (size_t i = 0; i + 1 < j->summary.n; i += 2)
-        pairs[4 + i / 2] = (sweep_pair){j->summary.v[i], j->summary.v[i + 1]};
+    for (size_t i = 0; i + 1 < j->record.fields.n; i += 2)
+        pairs[4 + i / 2] = (sweep_pair){j->record.fields.v[i], j->record.fields.v[i + 1]};
     snprintf(name, sizeof name, "results/%s.csv", j->job->hash);
     int rc = sweep_store_path(path, j->dir, name, err) ||
                      sweep_store_write_pairs(path, pairs, n, err)
@@ -376,14 +379,6 @@ static int write_result(job_run *j, double seconds, sam_error *err)
                  : 0;
     free(pairs);
     return rc;
-}
-
-static const char *summary_value(const job_run *j, const char *key)
-{
-    for (size_t i = 0; i + 1 < j->summary.n; i += 2)
-        if (!strcmp(j->summary.v[i], key))
-            return j->summary.v[i + 1];
-    return "";
 }
 
 static int prepare_work(job_run *j, sam_error *err)
@@ -418,12 +413,13 @@ int sweep_job_run(const char *dir, size_t index, const char *self, sam_error *er
         rc = run_job_steps(&j, err);
     if (rc >= 0)
         rc = write_result(&j, process_seconds() - start, err);
+    const char *cycles = outcome_get(&j.record, "cycles");
     if (rc >= 0)
-        printf("%zu\t%s\t%s\t%s\n", index, j.status, summary_value(&j, "cycles"), j.error);
+        printf("%zu\t%s\t%s\t%s\n", index, j.status, cycles ? cycles : "", j.error);
     fflush(stdout);
     if (*j.work)
         remove_tree(j.work);
-    words_free(&j.summary);
+    outcome_free(&j.record);
     sweep_job_file_free(&j.file);
     return rc < 0 ? -1 : 0;
 }
