@@ -20,9 +20,10 @@
  * a stream must agree, and --config sets the width of all of them at
  * once (bitvector.width), never per type. */
 #define BV_WIDTH_PARAM \
-    {"width", "bits per word: word k of a fiber holds coordinates k*width to k*width+width-1 " \
+    {"width", "bits", "bits per word: word k of a fiber holds coordinates k*width to " \
+              "k*width+width-1 " \
               "(every block on a word stream the same: set all with bitvector.width)", \
-     64, 1, 64}
+     64, 1, 64, 1, 0}
 
 /* Words a fiber of a level of dimension dim. */
 static inline int64_t bv_words(int64_t dim, int64_t width)

@@ -235,12 +235,12 @@ static int bv_convert_step(block *b, cycle_t now)
     return 1;
 }
 
-static const block_param bv_convert_params[] = {
+static const param bv_convert_params[] = {
     BV_WIDTH_PARAM,
-    {"size", "the dimension: ceil(size/width) words a fiber; 0: one word a fiber, as the "
-             "reference's",
-     0, 0, INT64_MAX},
-    {NULL, NULL, 0, 0, 0},
+    {"size", "coordinates", "the dimension: ceil(size/width) words a fiber; 0: one word a fiber, "
+             "as the reference's",
+     0, 0, INT64_MAX, 1, 0},
+    {NULL, NULL, NULL, 0, 0, 0, 0, 0},
 };
 
 /* Whether the graph draws a ref edge into (input) or out of the node. */

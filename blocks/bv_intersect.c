@@ -36,10 +36,11 @@
 #include "blocks.h"
 #include "bv_join.h"
 
-static const block_param bv_intersect_params[] = {
+static const param bv_intersect_params[] = {
     BV_WIDTH_PARAM,
-    {"emit_zeros", "1: an AND of 0 sends the word 0 (the reference's emit_zeros)", 0, 0, 1},
-    {NULL, NULL, 0, 0, 0},
+    {"emit_zeros", "0 or 1", "1: an AND of 0 sends the word 0 (the reference's emit_zeros)", 0,
+     0, 1, 1, 0},
+    {NULL, NULL, NULL, 0, 0, 0, 0, 0},
 };
 
 static int bv_intersect_create(block *b, const block_ctx *ctx, sam_error *err)

@@ -134,9 +134,9 @@ static int bv_scan_serves(const graph_node *n)
     return f && !strcmp(f, "bitvector");
 }
 
-static const block_param bv_scan_params[] = {
+static const param bv_scan_params[] = {
     BV_WIDTH_PARAM,
-    {NULL, NULL, 0, 0, 0},
+    {NULL, NULL, NULL, 0, 0, 0, 0, 0},
 };
 
 /* The level's shape: its storage must hold every fiber's words. */

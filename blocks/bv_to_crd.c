@@ -29,9 +29,9 @@ static int bv_to_crd_step(block *b, cycle_t now)
     return bv_join_step(b, b->state, now);
 }
 
-static const block_param bv_to_crd_params[] = {
+static const param bv_to_crd_params[] = {
     BV_WIDTH_PARAM,
-    {NULL, NULL, 0, 0, 0},
+    {NULL, NULL, NULL, 0, 0, 0, 0, 0},
 };
 
 static int bv_to_crd_create(block *b, const block_ctx *ctx, sam_error *err)

@@ -27,10 +27,10 @@
 #include "blocks.h"
 #include "bv_join.h"
 
-static const block_param bv_union_params[] = {
+static const param bv_union_params[] = {
     BV_WIDTH_PARAM,
-    {"emit_zeros", "0: an OR of 0 sends nothing on the bv output", 1, 0, 1},
-    {NULL, NULL, 0, 0, 0},
+    {"emit_zeros", "0 or 1", "0: an OR of 0 sends nothing on the bv output", 1, 0, 1, 1, 0},
+    {NULL, NULL, NULL, 0, 0, 0, 0, 0},
 };
 
 static int bv_union_create(block *b, const block_ctx *ctx, sam_error *err)

@@ -234,9 +234,9 @@ static int compressed_create(block *b, const block_ctx *ctx, sam_error *err)
     return compressed_make(b, ctx, 1, err);
 }
 
-static const block_param vector_params[] = {
-    {"width", "coordinates per cycle", 4, 1, 65536},
-    {NULL, NULL, 0, 0, 0},
+static const param vector_params[] = {
+    {"width", "coordinates", "coordinates per cycle", 4, 1, 65536, 1, 0},
+    {NULL, NULL, NULL, 0, 0, 0, 0, 0},
 };
 
 static int vector_create(block *b, const block_ctx *ctx, sam_error *err)

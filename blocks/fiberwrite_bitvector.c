@@ -183,9 +183,9 @@ static int bv_writer_serves(const graph_node *n)
     return f && !strcmp(f, "bitvector");
 }
 
-static const block_param bv_writer_params[] = {
+static const param bv_writer_params[] = {
     BV_WIDTH_PARAM,
-    {NULL, NULL, 0, 0, 0},
+    {NULL, NULL, NULL, 0, 0, 0, 0, 0},
 };
 
 static int64_t bv_writer_word_width(const block *b, int port, int input)

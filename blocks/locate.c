@@ -152,9 +152,9 @@ static int locate_step(block *b, cycle_t now)
     return 1;
 }
 
-static const block_param locate_params[] = {
-    {"search", "cycles to find a coordinate in a compressed fiber", 1, 1, 1 << 20},
-    {NULL, NULL, 0, 0, 0},
+static const param locate_params[] = {
+    {"search", "cycles", "cycles to find a coordinate in a compressed fiber", 1, 1, 1 << 20, 1, 0},
+    {NULL, NULL, NULL, 0, 0, 0, 0, 0},
 };
 
 static int locate_create(block *b, const block_ctx *ctx, sam_error *err)

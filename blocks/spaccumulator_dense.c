@@ -50,11 +50,11 @@ static void dense_destroy(void *store)
     free(st);
 }
 
-static const block_param dense_params[] = {
-    {"scan", "bitmap slots the read-out inspects per cycle", 8, 1, 1 << 20},
-    {"banks", "order 1: dense rows, one summing the open run while the others are read out", 2,
-     1, 1024},
-    {NULL, NULL, 0, 0, 0},
+static const param dense_params[] = {
+    {"scan", "slots", "bitmap slots the read-out inspects per cycle", 8, 1, 1 << 20, 1, 0},
+    {"banks", "rows", "order 1: dense rows, one summing the open run while the others are read "
+     "out", 2, 1, 1024, 1, 0},
+    {NULL, NULL, NULL, 0, 0, 0, 0, 0},
 };
 
 static void *dense_create(block *b, const block_ctx *ctx, int order, sam_error *err)

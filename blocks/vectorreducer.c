@@ -258,9 +258,9 @@ static const vecred_store_ops sorted_store_ops = {
     .destroy = sorted_destroy,
 };
 
-static const block_param vecred_params[] = {
+static const param vecred_params[] = {
     VECRED_RATE_PARAM,
-    {NULL, NULL, 0, 0, 0},
+    {NULL, NULL, NULL, 0, 0, 0, 0, 0},
 };
 
 static int sorted_block_create(block *b, const block_ctx *ctx, sam_error *err)

@@ -31,7 +31,8 @@ typedef struct vecred_store_ops {
 
 /* The parameter every implementation declares: the frame reads it. */
 #define VECRED_RATE_PARAM \
-    {"rate", "pairs the lanes' merger takes a cycle (0: one from every lane)", 0, 0, LANES_MAX}
+    {"rate", "pairs", "pairs the lanes' merger takes a cycle (0: one from every lane)", 0, 0, \
+     LANES_MAX, 1, 0}
 
 /* The create, port, step and destroy of a vectorreducer implementation
  * whose storage is store. */

@@ -38,10 +38,10 @@ static vecred_read dense_read(void *store, int64_t *crd, double *v)
     }
 }
 
-static const block_param dense_params[] = {
-    {"scan", "bitmap slots the read-out inspects per cycle", 8, 1, 1 << 20},
+static const param dense_params[] = {
+    {"scan", "slots", "bitmap slots the read-out inspects per cycle", 8, 1, 1 << 20, 1, 0},
     VECRED_RATE_PARAM,
-    {NULL, NULL, 0, 0, 0},
+    {NULL, NULL, NULL, 0, 0, 0, 0, 0},
 };
 
 static void dense_destroy(void *store)

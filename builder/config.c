@@ -60,12 +60,9 @@ int sim_config_read(sim_config *c, const char *path, sam_error *err)
 }
 
 /* Whether implementation ops declares parameter name. */
-static const block_param *ops_param(const block_ops *ops, const char *name)
+static const param *ops_param(const block_ops *ops, const char *name)
 {
-    for (const block_param *p = ops->params; p && p->name; p++)
-        if (!strcmp(p->name, name))
-            return p;
-    return NULL;
+    return param_find(ops->params, name, strlen(name));
 }
 
 /* Whether ops's parameter name is the word width of bitvector streams. */
@@ -141,7 +138,7 @@ static int whole_number(const sim_setting *s, uint64_t *v, sam_error *err)
 /* Whether bitvector.NAME = VALUE is the word width, in its range. */
 static int check_bitvector(const sim_setting *s, sam_error *err)
 {
-    const block_param *p = NULL;
+    const param *p = NULL;
     for (int i = 0; !p && i < registry_count(); i++)
         if (is_word_width(registry_at(i), s->name))
             p = ops_param(registry_at(i), s->name);
@@ -149,7 +146,7 @@ static int check_bitvector(const sim_setting *s, sam_error *err)
         return error_set(err, "%s: " BITVECTOR_SCOPE " has no setting '%s' (" WORD_WIDTH ")",
                          s->origin, s->name);
     long long x;
-    if (number_parse_whole(s->value, p->min, p->max, &x))
+    if (number_parse_whole(s->value, (long long)p->min, (long long)p->max, &x))
         return error_set(err, "%s: " BITVECTOR_SCOPE "." WORD_WIDTH " must be a whole number "
                          "%lld..%lld, not '%s'", s->origin, (long long)p->min,
                          (long long)p->max, s->value);

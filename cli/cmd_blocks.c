@@ -16,14 +16,6 @@ static int type_seen(const char *type, int i)
     return 0;
 }
 
-/* One parameter a line: "name=meaning (default D, MIN to MAX)". */
-static void print_params(const block_param *params)
-{
-    for (const block_param *p = params; p && p->name; p++)
-        printf("        %s=%s (default %lld, %lld to %lld)\n", p->name, p->about,
-               (long long)p->def, (long long)p->min, (long long)p->max);
-}
-
 static const char *role_mark(registry_role role)
 {
     switch (role) {
@@ -44,7 +36,7 @@ static void print_type(const char *type)
         if (strcmp(ops->type, type))
             continue;
         printf("    %-12s %s%s\n", ops->impl, ops->about, role_mark(registry_role_at(i)));
-        print_params(ops->params);
+        param_print_list(stdout, ops->params, 8);
     }
 }
 

@@ -10,11 +10,7 @@
 static void list_params(const template_def *t)
 {
     printf("%s: %s\n", t->name, t->about);
-    for (int i = 0; t->params[i].key; i++) {
-        const template_param *p = &t->params[i];
-        printf("  %-20s %-12.10g %-12s %s (%.10g to %.10g)\n", p->key, p->def, p->unit, p->about,
-               p->min, p->max);
-    }
+    param_print_list(stdout, t->params, 2);
 }
 
 static int list_all(void)

@@ -16,31 +16,12 @@ typedef struct command {
     void (*more)(void);     /* prints what is declared as data elsewhere, or NULL */
 } command;
 
-/* text at an indent of 18 columns, in lines of at most 90. */
-static void print_wrapped(const char *text)
-{
-    while (*text) {
-        size_t n = strlen(text), cut = n;
-        if (n > 72)
-            for (cut = 72; cut > 0 && text[cut] != ' '; cut--)
-                ;
-        if (cut == 0)
-            cut = n;
-        printf("%18s%.*s\n", "", (int)cut, text);
-        text += cut + (text[cut] == ' ');
-    }
-}
-
 /* The --hw keys, from the table that declares them, so that the help can
  * never miss one. */
 static void print_hw_keys(void)
 {
     printf("\n--hw FILE holds `key = value` lines (# starts a comment); the keys:\n");
-    for (const hw_param *p = hw_params; p->key; p++) {
-        printf("  %-15s %s; default %.10g, %s%.10g to %.10g\n", p->key, p->unit, p->def,
-               p->whole ? "a whole number " : "", p->min, p->max);
-        print_wrapped(p->about);
-    }
+    param_print_list(stdout, hw_params, 2);
     printf("  place.T         pe, llb,pe or cache: the buffers that hold tensor T's tiles\n"
            "                  (default llb,pe); cache: the LLB caches the fibers of\n"
            "                  operand T's outermost level that points touch\n"

@@ -109,18 +109,16 @@ int block_closing_stop(block *b, int port, cycle_t now, token *stop)
 int block_param_get(const block *b, const block_ctx *ctx, const char *name, int64_t *v,
                     sam_error *err)
 {
-    const block_param *p = b->ops->params;
-    while (p && p->name && strcmp(p->name, name))
-        p++;
-    if (!p || !p->name)
+    const param *p = param_find(b->ops->params, name, strlen(name));
+    if (!p)
         return block_error(b, err, "reads parameter %s, which %s does not declare", name,
                            b->ops->impl);
-    *v = p->def;
-    if (graph_node_attr(ctx->node, name) && block_attr_int(ctx, name, v, err))
-        return -1;
-    if (*v < p->min || *v > p->max)
-        return block_error(b, err, "%s=%lld is not %lld to %lld", name, (long long)*v,
-                           (long long)p->min, (long long)p->max);
+    const char *text = graph_node_attr(ctx->node, name);
+    double x = p->def;
+    char why[256];
+    if (text && param_parse(p, text, &x, why, sizeof why))
+        return block_error(b, err, "%s", why);
+    *v = (int64_t)x;
     return 0;
 }
 

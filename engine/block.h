@@ -10,6 +10,7 @@
 #define SAMSIM_BLOCK_H
 
 #include "../common/error.h"
+#include "../common/param.h"
 #include "../formats/fibertree.h"
 #include "../graph/graph.h"
 #include "channel.h"
@@ -29,23 +30,16 @@ typedef struct block_ctx {
     const void *data;
 } block_ctx;
 
-/* A parameter an implementation reads from its node's attributes, as
- * data: `samsim blocks` lists it, --config knows it, and block_param_get
- * reads every one the same way. Parameters are whole numbers. */
-typedef struct block_param {
-    const char *name;       /* NULL ends a list */
-    const char *about;
-    int64_t def, min, max;
-} block_param;
-
 typedef struct block_ops {
     const char *type;       /* the DOT type= it implements */
     const char *impl;       /* implementation name; blocks/registry.c says which is the
                                type's default */
     const char *about;      /* one line for `samsim blocks` */
     /* The node attributes this implementation reads beyond the graph's
-     * own and the timing ones every block has, or NULL. */
-    const block_param *params;
+     * own and the timing ones every block has, or NULL: declared as data
+     * (common/param.h, whole numbers), so that samsim blocks lists them,
+     * --config knows them and block_param_get reads each the same way. */
+    const param *params;
     /* Optional: whether this implementation serves that node (e.g. a
      * compressed vs a dense fiberlookup); NULL serves every node. */
     int (*serves)(const graph_node *n);

@@ -16,112 +16,104 @@ const char *const hw_memory_names[HW_MEMORIES] = {"dram", "llb", "pe"};
 /* The SAM artifact's ExTensor configuration: a 17.1 MB LLB fed at 68.256
  * GB/s after 200 cycles, a PE buffer of 64 kB (ExTensor's) fed at 256
  * bytes a cycle after 1, at 1 GHz. */
-const hw_param hw_params[] = {
-    {"clock.ghz", "GHz", "the clock: seconds = cycles / (ghz * 1e9)", 1, 1e-3, 1e3, TOP(clock_ghz), 0},
-    {"dram.bandwidth", "GB/s", "DRAM to the LLB (to the PE buffer without one)", 68.256, 1e-3, 1e6,
-     MEM(HW_DRAM, bandwidth), 0},
-    {"dram.latency", "cycles", "before a DRAM transfer's first byte arrives", 200, 0, 1e9,
-     MEM(HW_DRAM, latency), 1},
-    {"dram.line", "bytes", "every DRAM transfer is whole lines of this", 1, 1, 1 << 20,
-     MEM(HW_DRAM, line), 1},
+const param hw_params[] = {
+    {"clock.ghz", "GHz", "the clock: seconds = cycles / (ghz * 1e9)",
+     1, 1e-3, 1e3, 0, TOP(clock_ghz)},
+    {"dram.bandwidth", "GB/s", "DRAM to the LLB (to the PE buffer without one)",
+     68.256, 1e-3, 1e6, 0, MEM(HW_DRAM, bandwidth)},
+    {"dram.latency", "cycles", "before a DRAM transfer's first byte arrives",
+     200, 0, 1e9, 1, MEM(HW_DRAM, latency)},
+    {"dram.line", "bytes", "every DRAM transfer is whole lines of this",
+     1, 1, 1 << 20, 1, MEM(HW_DRAM, line)},
     {"dram.interleave", "0 or 1", "1: DRAM serves the transfers that are ready a burst at a time, "
      "as a controller with many requests in flight does: a transfer takes the link's free "
      "stretches in turn, split across them, rather than waiting for one long enough; 0: one "
-     "transfer at a time, whole", 0, 0, 1, MEM(HW_DRAM, interleave), 1},
+     "transfer at a time, whole", 0, 0, 1, 1, MEM(HW_DRAM, interleave)},
     {"llb.capacity", "bytes", "the last-level buffer; 0: none, tiles go straight to the PE",
-     17.1e6, 0, 1e15, MEM(HW_LLB, capacity), 1},
-    {"llb.bandwidth", "GB/s", "the LLB to each PE buffer", 256, 1e-3, 1e6, MEM(HW_LLB, bandwidth), 0},
+     17.1e6, 0, 1e15, 1, MEM(HW_LLB, capacity)},
+    {"llb.bandwidth", "GB/s", "the LLB to each PE buffer",
+     256, 1e-3, 1e6, 0, MEM(HW_LLB, bandwidth)},
     {"llb.write.bandwidth", "GB/s", "the PE buffers to the LLB, a link of its own beside the one "
      "llb.bandwidth gives the other way (SIGMA's reduction network beside its distribution "
-     "network); 0: that one link both ways", 0, 0, 1e6, TOP(llb_write_bandwidth), 0},
-    {"llb.latency", "cycles", "before an LLB transfer's first byte arrives", 1, 0, 1e9,
-     MEM(HW_LLB, latency), 1},
+     "network); 0: that one link both ways", 0, 0, 1e6, 0, TOP(llb_write_bandwidth)},
+    {"llb.latency", "cycles", "before an LLB transfer's first byte arrives",
+     1, 0, 1e9, 1, MEM(HW_LLB, latency)},
     {"llb.interleave", "0 or 1", "1: the LLB's link to each PE buffer (and back) splits "
-     "transfers across its free stretches, as dram.interleave does DRAM's; 0: whole", 0, 0, 1,
-     MEM(HW_LLB, interleave), 1},
-    {"llb.buffering", "tiles", "outer tiles of each tensor the LLB holds at once", 2, 1, 64,
-     MEM(HW_LLB, buffering), 1},
-    {"llb.line", "bytes", "every LLB transfer is whole lines of this", 1, 1, 1 << 20,
-     MEM(HW_LLB, line), 1},
-    {"pe.capacity", "bytes", "the processing element's buffer", 65536, 1, 1e15,
-     MEM(HW_PE, capacity), 1},
+     "transfers across its free stretches, as dram.interleave does DRAM's; 0: whole",
+     0, 0, 1, 1, MEM(HW_LLB, interleave)},
+    {"llb.buffering", "tiles", "outer tiles of each tensor the LLB holds at once",
+     2, 1, 64, 1, MEM(HW_LLB, buffering)},
+    {"llb.line", "bytes", "every LLB transfer is whole lines of this",
+     1, 1, 1 << 20, 1, MEM(HW_LLB, line)},
+    {"pe.capacity", "bytes", "the processing element's buffer",
+     65536, 1, 1e15, 1, MEM(HW_PE, capacity)},
     {"pe.buffering", "tiles", "innermost tiles of each tensor the PE buffer holds at once", 2, 1,
-     64, MEM(HW_PE, buffering), 1},
+     64, 1, MEM(HW_PE, buffering)},
     {"pe.count", "PEs", "processing elements, each with its own buffer and pipeline; a tile "
-     "point goes to the one whose number is its result tile's modulo the count", 1, 1, 4096,
-     TOP(pe_count), 1},
+     "point goes to the one whose number is its result tile's modulo the count",
+     1, 1, 4096, 1, TOP(pe_count)},
     {"pe.dynamic", "0 or 1", "1: a point goes to the PE whose last point added to its result "
      "tile, else to the one whose pipeline takes it first (a scheduler handing out work as PEs "
-     "free up); 0: by result tile", 0, 0, 1, TOP(pe_dynamic), 1},
+     "free up); 0: by result tile", 0, 0, 1, 1, TOP(pe_dynamic)},
     {"pe.merge", "0 or 1", "1: the result's PE tiles are merged beside the PE buffers, as by "
      "ExTensor's partial output buffer, not held by a PE: points adding to one tile may run on "
      "several PEs at once (with pe.dynamic a point goes to the PE that takes it first, whatever "
      "its tile), a tile read back comes into the merger while they compute, and it leaves when "
-     "the points move on to another; 0: a PE holds its points' result tile", 0, 0, 1,
-     TOP(pe_merge), 1},
+     "the points move on to another; 0: a PE holds its points' result tile",
+     0, 0, 1, 1, TOP(pe_merge)},
     {"pe.stream", "0 or 1", "1: a PE streams its tile points through its graph, each block "
      "taking a point's tokens once through with the point before (the SAM artifact's pipelined "
-     "tiles); 0: a point starts once every block it uses has drained", 0, 0, 1, TOP(pe_stream),
-     1},
+     "tiles); 0: a point starts once every block it uses has drained", 0, 0, 1, 1, TOP(pe_stream)},
     {"pe.rate", "tokens/cycle", "tokens each block of a PE's graph takes a cycle: a datapath "
      "that wide (SIGMA's array), a point's simulated cycles and its blocks' busy cycles counted "
-     "over it, rounded up; 1: SAM's one token a cycle", 1, 1, 1 << 20, TOP(pe_rate), 1},
+     "over it, rounded up; 1: SAM's one token a cycle", 1, 1, 1 << 20, 1, TOP(pe_rate)},
     {"lane.share", "lanes", "lanes sharing the datapath: each block in a lane of a "
      "parallelizer takes pe.rate / lane.share tokens a cycle, while the blocks that deal to the "
      "lanes and gather from them take pe.rate (SIGMA's lanes share its multipliers, and its "
      "distribution and reduction networks reach every multiplier); 1: pe.rate, as every block",
-     1, 1, 1 << 20, TOP(lane_share), 1},
+     1, 1, 1 << 20, 1, TOP(lane_share)},
     {"result.timed", "0 or 1", "0: the result's write-outs and read-backs count their bytes but "
      "take no time on any link, as reports that time an accelerator's array and the networks "
      "feeding it alone do (SIGMA's, and TeAAL's model of it); 1: they take their links' time",
-     1, 0, 1, TOP(result_timed), 1},
+     1, 0, 1, 1, TOP(result_timed)},
     {"llb.eager", "0 or 1", "1: a PE tile of the result that no later point adds to goes on "
      "from the LLB to DRAM as soon as it arrives there, rather than with its LLB tile when the "
      "points move on (where that LLB tile is not read back later: a partial output buffer "
-     "writing each output once merged); 0: with its LLB tile", 0, 0, 1, TOP(llb_eager), 1},
+     "writing each output once merged); 0: with its LLB tile", 0, 0, 1, 1, TOP(llb_eager)},
     {"llb.partials", "0 or 1", "1: a result tile that comes back to the LLB is read back, and "
-     "written out again, only in the PE tiles points touch; 0: whole", 0, 0, 1,
-     TOP(llb_partials), 1},
+     "written out again, only in the PE tiles points touch; 0: whole",
+     0, 0, 1, 1, TOP(llb_partials)},
     {"llb.lazy", "0 or 1", "1: an LLB tile is not fetched whole: each of its PE tiles comes "
      "from DRAM the first time a point of the tile's stay needs it, and the LLB holds the PE "
-     "tiles fetched (the least recently used going when it needs room); 0: whole", 0, 0, 1,
-     TOP(llb_lazy), 1},
+     "tiles fetched (the least recently used going when it needs room); 0: whole",
+     0, 0, 1, 1, TOP(llb_lazy)},
     {"llb.reuse", "0 or 1", "1: a tile the LLB holds in any of its slots serves a point that "
      "needs it again without a fetch, and the least recently used slot is the one replaced, "
      "its tile kept until its room is needed; 0: only the tile the point before used stays",
-     0, 0, 1, MEM(HW_LLB, reuse), 1},
-    {"pe.reuse", "0 or 1", "the same for each PE buffer's slots", 0, 0, 1, MEM(HW_PE, reuse),
-     1},
+     0, 0, 1, 1, MEM(HW_LLB, reuse)},
+    {"pe.reuse", "0 or 1", "the same for each PE buffer's slots", 0, 0, 1, 1, MEM(HW_PE, reuse)},
     {"pe.release", "0 or 1", "1: a PE tile's slot frees once the last block of the point's "
-     "graph that reads the tile is done with it; 0: once the point is computed", 0, 0, 1,
-     TOP(pe_release), 1},
-    {"bytes.crd", "bytes", "a coordinate (a crd array's entry)", 4, 0, 64, TOP(bytes_crd), 1},
-    {"bytes.ref", "bytes", "a reference (a seg array's entry)", 4, 0, 64, TOP(bytes_ref), 1},
-    {"bytes.val", "bytes", "a value", 4, 0, 64, TOP(bytes_val), 1},
+     "graph that reads the tile is done with it; 0: once the point is computed",
+     0, 0, 1, 1, TOP(pe_release)},
+    {"bytes.crd", "bytes", "a coordinate (a crd array's entry)", 4, 0, 64, 1, TOP(bytes_crd)},
+    {"bytes.ref", "bytes", "a reference (a seg array's entry)", 4, 0, 64, 1, TOP(bytes_ref)},
+    {"bytes.val", "bytes", "a value", 4, 0, 64, 1, TOP(bytes_val)},
     {NULL, NULL, NULL, 0, 0, 0, 0, 0},
 };
 
 void hw_defaults(hw_desc *hw)
 {
     memset(hw, 0, sizeof *hw);
-    for (const hw_param *p = hw_params; p->key; p++)
+    for (const param *p = hw_params; p->name; p++)
         *(double *)((char *)hw + p->offset) = p->def;
-}
-
-static const hw_param *find_param(const char *key)
-{
-    for (const hw_param *p = hw_params; p->key; p++)
-        if (!strcmp(p->key, key))
-            return p;
-    return NULL;
 }
 
 /* The keys, for the message that refuses another. */
 static void list_keys(char *buf, size_t size)
 {
     size_t used = 0;
-    for (const hw_param *p = hw_params; p->key && used < size; p++)
-        used += (size_t)snprintf(buf + used, size - used, "%s%s", used ? ", " : "", p->key);
+    for (const param *p = hw_params; p->name && used < size; p++)
+        used += (size_t)snprintf(buf + used, size - used, "%s%s", used ? ", " : "", p->name);
 }
 
 enum { PLACE_PE, PLACE_LLB_PE, PLACE_CACHE };
@@ -262,7 +254,7 @@ static int set_param(void *ctx, const char *key, const char *value, const char *
         return set_layout(ctx, key + 7, value, origin, err);
     if (!strncmp(key, "fit.", 4))
         return set_fit(ctx, key + 4, value, origin, err);
-    const hw_param *p = find_param(key);
+    const param *p = param_find(hw_params, key, strlen(key));
     int widths = !p && !strncmp(key, "bytes.", 6) ? set_widths(ctx, key + 6, value, origin, err) : 0;
     if (widths)
         return widths < 0 ? -1 : 0;
@@ -275,10 +267,9 @@ static int set_param(void *ctx, const char *key, const char *value, const char *
     if (!*value)
         return error_set(err, "%s: %s has no value", origin, key);
     double v;
-    if (number_parse(value, &v) || v < p->min || v > p->max ||
-        (p->whole && v != floor(v)))
-        return error_set(err, "%s: %s = %s is not a%s number %g..%g (%s)", origin, key, value,
-                         p->whole ? " whole" : "", p->min, p->max, p->unit);
+    char why[256];
+    if (param_parse(p, value, &v, why, sizeof why))
+        return error_set(err, "%s: %s", origin, why);
     *(double *)((char *)ctx + p->offset) = v;
     return 0;
 }

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "../common/error.h"
+#include "../common/param.h"
 #include "../formats/layout.h"
 
 /* The memories, outermost first: DRAM holds every tensor; each buffer
@@ -87,18 +88,9 @@ typedef struct hw_desc {
     char fit[HW_MEMORIES][256];
 } hw_desc;
 
-/* One key: its name, unit and meaning, default and range, and where its
- * value lives in hw_desc. */
-typedef struct hw_param {
-    const char *key;
-    const char *unit;
-    const char *about;
-    double def, min, max;
-    size_t offset;
-    int whole;              /* a whole number */
-} hw_param;
-
-extern const hw_param hw_params[];
+/* Every key (common/param.h), each with where its value lives in hw_desc;
+ * a NULL name ends the list. */
+extern const param hw_params[];
 
 /* Every key at its default. */
 void hw_defaults(hw_desc *hw);

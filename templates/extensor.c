@@ -35,25 +35,25 @@
 
 #include "template.h"
 
-static const template_param extensor_params[] = {
-    {"pe.count", "PEs", "processing elements", 128, 1, 4096, 1},
-    {"pe.tile", "coordinates", "a PE tile's side (M0 = N0 = K0)", 128, 1, 1 << 20, 1},
-    {"llb.tile.i", "PE tiles", "an LLB tile's rows (M1)", 32, 1, 1 << 16, 1},
-    {"llb.tile.k", "PE tiles", "an LLB tile's depth (K1)", 64, 1, 1 << 16, 1},
-    {"llb.tile.j", "PE tiles", "an LLB tile's columns (N1)", 128, 1, 1 << 16, 1},
-    {"clock.ghz", "GHz", "clock", 1, 0.001, 1000, 0},
+static const param extensor_params[] = {
+    {"pe.count", "PEs", "processing elements", 128, 1, 4096, 1, 0},
+    {"pe.tile", "coordinates", "a PE tile's side (M0 = N0 = K0)", 128, 1, 1 << 20, 1, 0},
+    {"llb.tile.i", "PE tiles", "an LLB tile's rows (M1)", 32, 1, 1 << 16, 1, 0},
+    {"llb.tile.k", "PE tiles", "an LLB tile's depth (K1)", 64, 1, 1 << 16, 1, 0},
+    {"llb.tile.j", "PE tiles", "an LLB tile's columns (N1)", 128, 1, 1 << 16, 1, 0},
+    {"clock.ghz", "GHz", "clock", 1, 0.001, 1000, 0, 0},
     {"dram.bandwidth", "GB/s", "DRAM to the LLB (TeAAL: 68.256 GiB/s)", 68.256 * 1.073741824,
-     0.001, 1e6, 0},
-    {"llb.capacity", "bytes", "last-level buffer", 30e6, 1, 1e15, 0},
-    {"llb.bandwidth", "GB/s", "the LLB to each PE", 256, 0.001, 1e6, 0},
+     0.001, 1e6, 0, 0},
+    {"llb.capacity", "bytes", "last-level buffer", 30e6, 1, 1e15, 0, 0},
+    {"llb.bandwidth", "GB/s", "the LLB to each PE", 256, 0.001, 1e6, 0, 0},
     /* ExTensor's PE buffer is 64 kB for the operands; the model's PE buffer
      * holds the result's PE tile too, up to 192 kB for a dense 128 x 128
      * corner (the SAM paper's study in benchmarks/sweeps/fig15.sweep does the
      * same). */
     {"pe.capacity", "bytes", "each PE's buffer, the result's tile included", 1048576, 1, 1e15,
-     0},
-    {"bytes.val", "bytes", "a value (TeAAL: 64 bits)", 8, 0, 64, 1},
-    {NULL, NULL, NULL, 0, 0, 0, 0},
+     0, 0},
+    {"bytes.val", "bytes", "a value (TeAAL: 64 bits)", 8, 0, 64, 1, 0},
+    {NULL, NULL, NULL, 0, 0, 0, 0, 0},
 };
 
 static void extensor_plan(const template_def *t, const double *v, template_plan *plan)

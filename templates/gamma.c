@@ -24,21 +24,21 @@
 
 #include "template.h"
 
-static const template_param gamma_params[] = {
-    {"pe.count", "PEs", "processing elements", 32, 1, 4096, 1},
+static const param gamma_params[] = {
+    {"pe.count", "PEs", "processing elements", 32, 1, 4096, 1, 0},
     {"tile.entries", "entries", "rows of A a PE takes at once hold this many of its entries",
-     32, 1, 1 << 30, 1},
+     32, 1, 1 << 30, 1, 0},
     {"merger.radix", "lanes", "fibers the merger merges at once (Gamma: 64; at most 32 here)",
-     32, 1, 32, 1},
+     32, 1, 32, 1, 0},
     {"merger.rate", "pairs/cycle", "pairs the merger takes a cycle (0: one per lane)", 1, 0, 32,
-     1},
-    {"clock.ghz", "GHz", "clock", 1, 0.001, 1000, 0},
+     1, 0},
+    {"clock.ghz", "GHz", "clock", 1, 0.001, 1000, 0, 0},
     {"dram.bandwidth", "GB/s", "16 HBM channels of 8 GiB/s (TeAAL: 128 GiB/s)",
-     128 * 1.073741824, 0.001, 1e6, 0},
-    {"fibercache.capacity", "bytes", "the FiberCache (3 MB)", 3145728, 1, 1e15, 0},
-    {"llb.bandwidth", "GB/s", "the FiberCache to each PE", 256, 0.001, 1e6, 0},
-    {"bytes.val", "bytes", "a value (TeAAL: 64 bits)", 8, 0, 64, 1},
-    {NULL, NULL, NULL, 0, 0, 0, 0},
+     128 * 1.073741824, 0.001, 1e6, 0, 0},
+    {"fibercache.capacity", "bytes", "the FiberCache (3 MB)", 3145728, 1, 1e15, 0, 0},
+    {"llb.bandwidth", "GB/s", "the FiberCache to each PE", 256, 0.001, 1e6, 0, 0},
+    {"bytes.val", "bytes", "a value (TeAAL: 64 bits)", 8, 0, 64, 1, 0},
+    {NULL, NULL, NULL, 0, 0, 0, 0, 0},
 };
 
 static void gamma_plan(const template_def *t, const double *v, template_plan *plan)

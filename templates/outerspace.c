@@ -19,16 +19,16 @@
 
 #include "template.h"
 
-static const template_param outerspace_params[] = {
-    {"pt.count", "PTs", "processing tiles", 16, 1, 256, 1},
-    {"pe.per.pt", "PEs", "processing elements per tile", 16, 1, 256, 1},
-    {"a.per.pe", "entries", "entries of A a PE multiplies at once", 16, 1, 1 << 30, 1},
-    {"merge.rows", "rows", "rows of T a PE merges at once", 32, 1, 1 << 30, 1},
-    {"clock.ghz", "GHz", "clock", 1.5, 0.001, 1000, 0},
+static const param outerspace_params[] = {
+    {"pt.count", "PTs", "processing tiles", 16, 1, 256, 1, 0},
+    {"pe.per.pt", "PEs", "processing elements per tile", 16, 1, 256, 1, 0},
+    {"a.per.pe", "entries", "entries of A a PE multiplies at once", 16, 1, 1 << 30, 1, 0},
+    {"merge.rows", "rows", "rows of T a PE merges at once", 32, 1, 1 << 30, 1, 0},
+    {"clock.ghz", "GHz", "clock", 1.5, 0.001, 1000, 0, 0},
     {"dram.bandwidth", "GB/s", "16 HBM channels of 8 GiB/s (TeAAL: 128 GiB/s)",
-     128 * 1.073741824, 0.001, 1e6, 0},
-    {"bytes.val", "bytes", "a value (TeAAL: 64 bits)", 8, 0, 64, 1},
-    {NULL, NULL, NULL, 0, 0, 0, 0},
+     128 * 1.073741824, 0.001, 1e6, 0, 0},
+    {"bytes.val", "bytes", "a value (TeAAL: 64 bits)", 8, 0, 64, 1, 0},
+    {NULL, NULL, NULL, 0, 0, 0, 0, 0},
 };
 
 static void outerspace_hw(template_phase *p, const template_def *t, const double *v, double pes)

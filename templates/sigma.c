@@ -51,24 +51,24 @@
 
 #include "template.h"
 
-static const template_param sigma_params[] = {
-    {"k.tile", "coordinates", "the shape tiles of K", 128, 1, 1 << 20, 1},
+static const param sigma_params[] = {
+    {"k.tile", "coordinates", "the shape tiles of K", 128, 1, 1 << 20, 1, 0},
     {"a.per.tile", "entries", "entries of A stationary at once (128 x 128 PEs)", 16384, 1,
-     1 << 30, 1},
-    {"lanes", "lanes", "rows of A in flight (SIGMA: 128 FlexDPEs)", 32, 1, 32, 1},
+     1 << 30, 1, 0},
+    {"lanes", "lanes", "rows of A in flight (SIGMA: 128 FlexDPEs)", 32, 1, 32, 1, 0},
     {"multipliers", "multipliers", "the array's (128 FlexDPEs x 128 PEs), shared by the lanes",
-     16384, 1, 1 << 24, 1},
-    {"clock.ghz", "GHz", "clock", 0.5, 0.001, 1000, 0},
-    {"dram.bandwidth", "GB/s", "HBM", 1024, 0.001, 1e6, 0},
-    {"llb.capacity", "bytes", "the data SRAM", 32e6, 1, 1e15, 0},
+     16384, 1, 1 << 24, 1, 0},
+    {"clock.ghz", "GHz", "clock", 0.5, 0.001, 1000, 0, 0},
+    {"dram.bandwidth", "GB/s", "HBM", 1024, 0.001, 1e6, 0, 0},
+    {"llb.capacity", "bytes", "the data SRAM", 32e6, 1, 1e15, 0, 0},
     {"llb.bandwidth", "GB/s", "the distribution network into the array (TeAAL: 4096 bits a cycle)",
-     256, 0.001, 1e6, 0},
+     256, 0.001, 1e6, 0, 0},
     {"llb.write.bandwidth", "GB/s", "the reduction network's sums into the data SRAM (TeAAL: "
-     "960 GiB/s of SRAM)", 960 * 1.073741824, 0.001, 1e6, 0},
-    {"bytes.val", "bytes", "a value", 4, 0, 64, 1},
+     "960 GiB/s of SRAM)", 960 * 1.073741824, 0.001, 1e6, 0, 0},
+    {"bytes.val", "bytes", "a value", 4, 0, 64, 1, 0},
     {"z.timed", "0 or 1", "1: Z's way out of the array to main memory takes its time (SIGMA's "
-     "reports and TeAAL's model leave it out)", 0, 0, 1, 1},
-    {NULL, NULL, NULL, 0, 0, 0, 0},
+     "reports and TeAAL's model leave it out)", 0, 0, 1, 1, 0},
+    {NULL, NULL, NULL, 0, 0, 0, 0, 0},
 };
 
 static void sigma_plan(const template_def *t, const double *v, template_plan *plan)

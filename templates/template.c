@@ -32,19 +32,17 @@ const template_def *template_find(const char *name)
 
 void template_defaults(const template_def *t, double *values)
 {
-    for (int i = 0; t->params[i].key; i++)
+    for (int i = 0; t->params[i].name; i++)
         values[i] = t->params[i].def;
 }
 
-static const template_param *param_of(const template_def *t, const char *key, size_t len,
-                                      int *index)
+/* The parameter of the key of len bytes and its index, or NULL. */
+static const param *param_of(const template_def *t, const char *key, size_t len, int *index)
 {
-    for (int i = 0; t->params[i].key; i++)
-        if (strlen(t->params[i].key) == len && !strncmp(t->params[i].key, key, len)) {
-            *index = i;
-            return &t->params[i];
-        }
-    return NULL;
+    const param *p = param_find(t->params, key, len);
+    if (p)
+        *index = (int)(p - t->params);
+    return p;
 }
 
 int template_set(const template_def *t, double *values, const char *assignment, sam_error *err)
@@ -54,16 +52,14 @@ int template_set(const template_def *t, double *values, const char *assignment, 
         return error_set(err, "template %s: --param takes KEY=VALUE, not '%s'", t->name,
                          assignment);
     int i;
-    const template_param *p = param_of(t, assignment, (size_t)(eq - assignment), &i);
+    const param *p = param_of(t, assignment, (size_t)(eq - assignment), &i);
     if (!p)
         return error_set(err, "template %s: no parameter '%.*s' (samsim template %s lists them)",
                          t->name, (int)(eq - assignment), assignment, t->name);
     double v;
-    if (number_parse(eq + 1, &v) || (p->whole && v != floor(v)) ||
-        v < p->min || v > p->max)
-        return error_set(err, "template %s: %s=%s is not %s from %g to %g %s", t->name, p->key,
-                         eq + 1, p->whole ? "a whole number" : "a number", p->min, p->max,
-                         p->unit);
+    char why[256];
+    if (param_parse(p, eq + 1, &v, why, sizeof why))
+        return error_set(err, "template %s: %s", t->name, why);
     values[i] = v;
     return 0;
 }
@@ -186,8 +182,8 @@ static void conf_text(const template_def *t, const double *values, const templat
     if (n < size)
         n += (size_t)snprintf(buf + n, size - n, "# the parameters it was made with (samsim "
                               "template %s --param KEY=VALUE):\n", t->name);
-    for (int i = 0; t->params[i].key && n < size; i++)
-        n += (size_t)snprintf(buf + n, size - n, "#   %s = %.10g\n", t->params[i].key, values[i]);
+    for (int i = 0; t->params[i].name && n < size; i++)
+        n += (size_t)snprintf(buf + n, size - n, "#   %s = %.10g\n", t->params[i].name, values[i]);
 }
 
 static int make_dir(const char *dir, sam_error *err)

@@ -13,6 +13,7 @@
 #define SAMSIM_TEMPLATE_H
 
 #include "../common/error.h"
+#include "../common/param.h"
 #include "../custard/compile.h"
 
 #define TEMPLATE_MAX_PARAMS 24
@@ -24,13 +25,6 @@
  * holds whole (a FiberCache holding B, a data SRAM holding Z). */
 #define TEMPLATE_ONE_TILE (1 << 30)
 
-typedef struct template_param {
-    const char *key;
-    const char *unit;
-    const char *about;
-    double def, min, max;
-    int whole;              /* a whole number */
-} template_param;
 
 /* One graph and the hardware it runs on. */
 typedef struct template_phase {
@@ -57,7 +51,7 @@ typedef struct template_plan {
 typedef struct template_def {
     const char *name;
     const char *about;
-    const template_param *params;   /* ends with a NULL key */
+    const param *params;            /* common/param.h; a NULL name ends it */
     /* Fills plan from the parameters' values (in params' order). */
     void (*plan)(const struct template_def *t, const double *values, template_plan *plan);
 } template_def;

@@ -982,22 +982,22 @@ static void test_scan_create_errors(void **state)
     fibertree_free(&ft);
     harness_bv_level(&ft, 130, dim20, 3);
     create_fails(&fiberlookup_bitvector_ops, "tensor=B,mode=0,format=bitvector,width=65", &ft,
-                 "width=65 is not 1 to 64");
+                 "width = 65 is not a whole number 1..64 (bits)");
     ft.lv[0].nbits = 2;
     create_fails(&fiberlookup_bitvector_ops, "tensor=B,mode=0,format=bitvector", &ft,
                  "tensor B mode 0 holds 2 storage words where its fibers (1 of dimension 130) "
                  "need 3");
     ft.lv[0].nbits = 3;
-    create_fails(&bv_ops, "width=0", NULL, "width=0 is not 1 to 64");
-    create_fails(&bv_ops, "size=-1", NULL, "size=-1 is not 0 to");
+    create_fails(&bv_ops, "width=0", NULL, "width = 0 is not a whole number 1..64 (bits)");
+    create_fails(&bv_ops, "size=-1", NULL, "size = -1 is not a whole number 0..");
     create_fails(&fiberwrite_bitvector_ops, "mode=0,format=bitvector", NULL,
                  "attribute tensor is missing");
     create_fails(&fiberwrite_bitvector_ops, "tensor=X,mode=0,width=65", NULL,
-                 "width=65 is not 1 to 64");
+                 "width = 65 is not a whole number 1..64 (bits)");
     create_fails(&intersect_bitvector_ops, "sides=5", NULL, "sides=5 is not 2 to 4");
-    create_fails(&intersect_bitvector_ops, "emit_zeros=2", NULL, "emit_zeros=2 is not 0 to 1");
+    create_fails(&intersect_bitvector_ops, "emit_zeros=2", NULL, "emit_zeros = 2 is not a whole number 0..1 (0 or 1)");
     create_fails(&union_bitvector_ops, "sides=1", NULL, "sides=1 is not 2 to 4");
-    create_fails(&union_bitvector_ops, "width=0", NULL, "width=0 is not 1 to 64");
+    create_fails(&union_bitvector_ops, "width=0", NULL, "width = 0 is not a whole number 1..64 (bits)");
     fibertree_free(&ft);
 }
 

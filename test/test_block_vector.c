@@ -361,15 +361,16 @@ static void test_vector_bad_width(void **state)
     assert_int_equal(test_run_samsim(NULL, NULL, "gen", "identity", "--shape", "4x4", "-o", b,
                                      NULL),
                      0);
-    /* The range is the parameter's declaration (engine/block.h), 1 to 65536. */
+    /* The range is the parameter's declaration (common/param.h), 1 to 65536. */
     static const char *const widths[] = {"0", "-2", "x", "65537"};
     for (size_t k = 0; k < sizeof widths / sizeof *widths; k++) {
         char *gv = vector_graph(dir, g, "bad.gv", widths[k]), *so = NULL, *se = NULL;
-        char bind[4200], want[64];
+        char bind[4200], want[128];
         snprintf(bind, sizeof bind, "B=%s", b);
         assert_int_equal(test_run_samsim(&so, &se, "run", gv, "-t", bind, NULL), 1);
-        snprintf(want, sizeof want, "width=%s is not 1 to 65536", widths[k]);
-        assert_non_null(strstr(se, strcmp(widths[k], "x") ? want : "width"));
+        snprintf(want, sizeof want, "width = %s is not a whole number 1..65536 (coordinates)",
+                 widths[k]);
+        assert_non_null(strstr(se, want));
         free(so), free(se), free(gv);
     }
     free(g), free(b);

@@ -206,10 +206,10 @@ static void test_help_version_and_man_page(void **state)
     assert_int_equal(test_run_samsim(&out, NULL, "run", "--help", NULL), 0);
     assert_contains(out, "usage: samsim run GRAPH.dot");
     assert_contains(out, "--max-cycles N");
-    for (const hw_param *p = hw_params; p->key; p++) {
+    for (const param *p = hw_params; p->name; p++) {
         char line[64], entry[64];
-        snprintf(line, sizeof line, "\n  %-15s %s; default ", p->key, p->unit);
-        snprintf(entry, sizeof entry, ".B %s\n", p->key);
+        snprintf(line, sizeof line, "\n  %-19s %s; default ", p->name, p->unit);
+        snprintf(entry, sizeof entry, ".B %s\n", p->name);
         assert_contains(out, line);
         assert_contains(man, entry);
     }

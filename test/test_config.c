@@ -192,11 +192,11 @@ static void test_blocks_listing(void **state)
         assert_non_null(type_at);
         assert_non_null(at);
         assert_true(at > type_at);
-        for (const block_param *p = ops->params; p && p->name; p++) {
-            char param[300];
-            snprintf(param, sizeof param, "\n        %s=%s (default %lld, %lld to %lld)\n",
-                     p->name, p->about, (long long)p->def, (long long)p->min, (long long)p->max);
-            assert_non_null(strstr(at, param));
+        for (const param *p = ops->params; p && p->name; p++) {
+            char line[300], range[128];
+            param_range(p, range, sizeof range);
+            snprintf(line, sizeof line, "\n        %-15s %s; %s\n", p->name, p->unit, range);
+            assert_non_null(strstr(at, line));
         }
     }
 }

@@ -469,7 +469,7 @@ static void test_bad_specs_refused(void **state)
          "s.sweep:1: key 'template': no template 'nosuch' (there are extensor, outerspace, "
          "gamma, sigma)"},
         {"template = gamma\ntemplate.pe.count = 2 | 5000\n",
-         "s.sweep:2: template gamma: pe.count=5000 is not a whole number from 1 to 4096"},
+         "s.sweep:2: template gamma: pe.count = 5000 is not a whole number 1..4096 (PEs)"},
         {"template = gamma | sigma\ntemplate.pe.count = 2\n",
          "s.sweep:2: template sigma: no parameter 'pe.count'"},
         {"template = outerspace\ntemplate.pt.count = 65\ntemplate.pe.per.pt = 64\n",

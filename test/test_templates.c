@@ -194,11 +194,11 @@ static void test_refusals(void **state)
          out, NULL},
     };
     static const char *const why[] = {"no template 'eyeriss'", "no parameter 'pes'",
-                                      "pe.count=0 is not a whole number from 1 to 4096",
-                                      "pe.count=2.5 is not a whole number",
-                                      "merger.radix=64 is not a whole number from 1 to 32",
-                                      "clock.ghz=fast is not a number",
-                                      "pe.count=0x10 is not a whole number from 1 to 4096",
+                                      "pe.count = 0 is not a whole number 1..4096 (PEs)",
+                                      "pe.count = 2.5 is not a whole number",
+                                      "merger.radix = 64 is not a whole number 1..32",
+                                      "clock.ghz = fast is not a number",
+                                      "pe.count = 0x10 is not a whole number 1..4096 (PEs)",
                                       "multiply.hw:8: pe.count = 4160 is not a whole number "
                                       "1..4096"};
     for (size_t i = 0; i < sizeof a / sizeof a[0]; i++)
