@@ -155,35 +155,59 @@ static char *write_orders_spec(const char *dir, const char *pairs)
     return test_write_file(dir, "orders.sweep", text);
 }
 
-/* Every row of the orders sweep in out equals its run made directly. */
-static void assert_orders_rows(const char *dir, const char *out, int pairs)
+/* The direct runs of the orders sweep's jobs, made once in a test that
+ * checks the rows more than once (the operands do not change). */
+typedef struct orders_runs {
+    char *graph[2];         /* by order */
+    char *summary[2][3];    /* by order, then pair - 1 */
+} orders_runs;
+
+static void orders_runs_free(orders_runs *runs)
+{
+    for (int o = 0; o < 2; o++) {
+        free(runs->graph[o]);
+        for (int p = 0; p < 3; p++)
+            free(runs->summary[o][p]);
+    }
+}
+
+/* The summary of order o on pair p, run directly unless it was. */
+static const char *orders_run(orders_runs *runs, const char *dir, int o, int p)
 {
     static const char *const compile[2] = {
         "X(i,j)=B(i,k)*C(k,j) -f=X:ss -f=B:ss -f=C:ss:1,0 -s=reorder(i,j,k)",
         "X(i,j)=B(i,k)*C(k,j) -f=X:ss -f=B:ss:1,0 -f=C:ss -s=reorder(k,i,j)"};
     static const char *const order[2] = {"ijk", "kij"};
+    if (!runs->graph[o])
+        runs->graph[o] = test_compile_to(dir, order[o], compile[o]);
+    if (!runs->summary[o][p - 1]) {
+        char b[16], c[16];
+        snprintf(b, sizeof b, "B%d.mtx", p);
+        snprintf(c, sizeof c, "C%d.mtx", p);
+        char *bp = test_path(dir, b), *cp = test_path(dir, c);
+        runs->summary[o][p - 1] = direct_run(runs->graph[o], bp, cp, NULL);
+        free(bp);
+        free(cp);
+    }
+    return runs->summary[o][p - 1];
+}
+
+/* Every row of the orders sweep in out equals its run made directly. */
+static void assert_orders_rows(const char *dir, const char *out, int pairs, orders_runs *runs)
+{
+    static const char *const order[2] = {"ijk", "kij"};
     csv_table t;
     read_results(out, &t);
     assert_int_equal(t.nrows, 1 + 2 * pairs);
-    for (int o = 0; o < 2; o++) {
-        char *graph = test_compile_to(dir, order[o], compile[o]);
+    for (int o = 0; o < 2; o++)
         for (int p = 1; p <= pairs; p++) {
             size_t job = (size_t)(o * pairs + p - 1);
-            char b[16], c[16], pair[8];
-            snprintf(b, sizeof b, "B%d.mtx", p);
-            snprintf(c, sizeof c, "C%d.mtx", p);
+            char pair[8];
             snprintf(pair, sizeof pair, "%d", p);
-            char *bp = test_path(dir, b), *cp = test_path(dir, c);
-            char *summary = direct_run(graph, bp, cp, NULL);
             assert_string_equal(cell(&t, job, "order"), order[o]);
             assert_string_equal(cell(&t, job, "pair"), pair);
-            assert_row_is(&t, job, summary);
-            free(summary);
-            free(bp);
-            free(cp);
+            assert_row_is(&t, job, orders_run(runs, dir, o, p));
         }
-        free(graph);
-    }
     csv_table_free(&t);
 }
 
@@ -750,12 +774,13 @@ static void test_local_sweep_resumes(void **state)
     write_operands(dir, 3);
     char *spec = write_orders_spec(dir, "1..2");
     char *err = NULL;
+    orders_runs runs = {0};
     assert_int_equal(test_run_samsim(NULL, &err, "sweep", spec, "--local", "-j", "2", "-o", out,
                                      NULL), 0);
     assert_non_null(strstr(err, "sweep: 4 jobs, 0 with results already, 4 to run, 2 at a time"));
     assert_non_null(strstr(err, "sweep: 4 jobs: 4 ok, 0 failed, 0 not run"));
     free(err);
-    assert_orders_rows(dir, out, 2);
+    assert_orders_rows(dir, out, 2, &runs);
 
     char *list = NULL;
     assert_int_equal(test_run_samsim(&list, NULL, "sweep", spec, "--list", NULL), 0);
@@ -769,14 +794,15 @@ static void test_local_sweep_resumes(void **state)
     assert_non_null(strstr(err, "sweep: 4 jobs, 3 with results already, 1 to run"));
     assert_non_null(strstr(err, "job 2 (order=kij pair=1): ok"));
     free(err);
-    assert_orders_rows(dir, out, 2);
+    assert_orders_rows(dir, out, 2, &runs);
 
     free(spec);
     spec = write_orders_spec(dir, "1..3");
     assert_int_equal(test_run_samsim(NULL, &err, "sweep", spec, "-o", out, NULL), 0);
     assert_non_null(strstr(err, "sweep: 6 jobs, 4 with results already, 2 to run"));
     free(err);
-    assert_orders_rows(dir, out, 3);
+    assert_orders_rows(dir, out, 3, &runs);
+    orders_runs_free(&runs);
     free(spec);
     free(out);
     test_tmpdir_remove(dir);
@@ -1205,7 +1231,9 @@ static void test_slurm_script_by_hand(void **state)
     assert_int_equal(test_run_samsim(NULL, &err, "sweep", "--collect", out, NULL), 0);
     assert_non_null(strstr(err, "sweep: 4 jobs: 4 ok, 0 failed, 0 not run"));
     free(err);
-    assert_orders_rows(dir, out, 2);
+    orders_runs runs = {0};
+    assert_orders_rows(dir, out, 2, &runs);
+    orders_runs_free(&runs);
     free(script);
     free(sbatch);
     free(spec);
@@ -1448,7 +1476,9 @@ static void test_sweep_on_slurm(void **state)
     assert_int_equal(test_run_samsim(NULL, &err, "sweep", "--collect", out, NULL), 0);
     assert_non_null(strstr(err, "sweep: 4 jobs: 4 ok, 0 failed, 0 not run"));
     free(err);
-    assert_orders_rows(c->dir, out, 2);
+    orders_runs runs = {0};
+    assert_orders_rows(c->dir, out, 2, &runs);
+    orders_runs_free(&runs);
     assert_int_equal(test_run_samsim(NULL, NULL, "sweep", spec, "--local", "-o", local, NULL), 0);
     assert_same_results(out, local);
     free(spec);
