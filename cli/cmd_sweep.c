@@ -1,27 +1,18 @@
 /* samsim sweep: expands a sweep spec into jobs and runs them with GNU
  * parallel (--local) or a Slurm job array (--slurm), gathering one CSV
- * row per job (sweep_spec.h, sweep_store.h, sweep_job.h). samsim keeps no
- * scheduler of its own: each job is `samsim sweep --job DIR N`. */
-/* realpath is an XSI function. */
-#define _XOPEN_SOURCE 700
+ * row per job (sweep_plan.h, sweep_run.h, sweep_store.h). */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "../common/atomic_file.h"
-#include "args.h"
-#include "commands.h"
-#include "../common/process.h"
-#include "../sweep/sweep_job.h"
-#include "../sweep/sweep_lock.h"
 #include "../sweep/sweep_plan.h"
+#include "../sweep/sweep_run.h"
 #include "../sweep/sweep_spec.h"
 #include "../sweep/sweep_store.h"
+#include "args.h"
+#include "commands.h"
 
 /* -j beyond this is taken as this: more processes than any machine runs. */
 #define SWEEP_MAX_PARALLEL 4096
@@ -162,328 +153,66 @@ static int sweep_list(sweep_plan *plan, sam_error *err)
     return 0;
 }
 
-static int sweep_collect(const char *dir, sam_error *err)
+/* The counts of a gathering; the exit status 1 unless every job is ok. */
+static int print_tally(const char *dir, const sweep_tally *t)
 {
-    sweep_tally t;
-    if (sweep_store_collect(dir, &t, stderr, err))
-        return -1;
     char stopped[48] = "";
-    if (t.stopped)
-        snprintf(stopped, sizeof stopped, "%zu stopped, ", t.stopped);
+    if (t->stopped)
+        snprintf(stopped, sizeof stopped, "%zu stopped, ", t->stopped);
+    size_t total = t->ok + t->stopped + t->failed + t->pending;
     fprintf(stderr, "sweep: %zu jobs: %zu ok, %s%zu failed, %zu not run; rows in "
                     "%s/results.csv\n",
-            t.ok + t.stopped + t.failed + t.pending, t.ok, stopped, t.failed, t.pending, dir);
-    return t.ok == t.ok + t.stopped + t.failed + t.pending ? 0 : 1;
+            total, t->ok, stopped, t->failed, t->pending, dir);
+    return t->ok == total ? 0 : 1;
 }
 
-/* The parameters of job index, "order=ijk pair=3", for progress lines. */
-static void describe(sweep_plan *plan, size_t index, char *buf, size_t size)
+static int print_slurm(const sweep_plan *plan, const sweep_slurm_script *s)
 {
-    sweep_job job;
-    sam_error ignored;
-    size_t n = 0;
-    buf[0] = '\0';
-    if (sweep_plan_job(plan, index, &job, &ignored))
-        return;
-    for (size_t k = 0; k < plan->ncolumns && n < size; k++)
-        n += (size_t)snprintf(buf + n, size - n, "%s%s=%s", k ? " " : "", plan->columns[k],
-                              job.params[k]);
-}
-
-typedef struct progress {
-    sweep_plan *plan;
-    size_t total, done, failed;
-    double start;
-    int tty;
-} progress;
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + t.tv_nsec * 1e-9;
-}
-
-/* A job's line (sweep_job.h): a line of progress; on a terminal one line
- * rewritten in place, with failed and stopped jobs kept above it. */
-static void on_job_line(void *ctx, char *line)
-{
-    progress *p = ctx;
-    char *field[4] = {line, "", "", ""};
-    for (int k = 1; k < 4 && field[k - 1]; k++) {
-        char *tab = strchr(field[k - 1], '\t');
-        if (!tab)
-            break;
-        *tab = '\0';
-        field[k] = tab + 1;
-    }
-    char *end;
-    size_t index = strtoull(field[0], &end, 10);
-    if (*end || index >= p->plan->njobs)
-        return;
-    int complete = !strcmp(field[1], "ok") || !strcmp(field[1], "done");
-    int failed = !complete && strcmp(field[1], SWEEP_STOPPED);
-    p->done++;
-    p->failed += (size_t)failed;
-    char about[160];
-    describe(p->plan, index, about, sizeof about);
-    double spent = now() - p->start, left = spent / (double)p->done * (double)(p->total - p->done);
-    if (!complete && p->tty)
-        fprintf(stderr, "\r\033[Ksweep: job %zu (%s) %s: %s\n", index, about, field[1], field[3]);
-    fprintf(stderr, "%ssweep: %zu/%zu done, %zu failed, %.0f s, about %.0f s left; job %zu (%s): %s",
-            p->tty ? "\r\033[K" : "", p->done, p->total, p->failed, spent, left, index, about,
-            field[1]);
-    if (*field[2])
-        fprintf(stderr, ", %s cycles", field[2]);
-    if (!complete && !p->tty)
-        fprintf(stderr, ": %s", field[3]);
-    fputs(p->tty ? "" : "\n", stderr);
-}
-
-/* GNU parallel, not moreutils' program of the same name. */
-static int check_parallel(sam_error *err)
-{
-    const char *argv[] = {"parallel", "--version", NULL};
-    process_result r;
-    sam_error ignored;
-    if (process_run(argv, NULL, 30, &r, &ignored))
-        return error_set(err, "sweep: GNU parallel not found (scripts/install-deps installs it)");
-    int gnu = strstr(r.out, "GNU parallel") != NULL;
-    process_result_free(&r);
-    return gnu ? 0 : error_set(err, "sweep: 'parallel' is not GNU parallel (moreutils' has the "
-                                    "same name; scripts/install-deps installs GNU's)");
-}
-
-/* pending.txt: the jobs not complete, one number a line. */
-static int write_pending(const char *dir, sweep_plan *plan, char *path, size_t *n,
-                         sam_error *err)
-{
-    atomic_file af;
-    *n = 0;
-    if (sweep_store_path(path, dir, "pending.txt", err) || atomic_file_open(&af, path, err))
-        return -1;
-    int rc = 0;
-    for (size_t i = 0; !rc && i < plan->njobs; i++) {
-        sweep_job job;
-        rc = sweep_plan_job(plan, i, &job, err);
-        if (!rc && !sweep_store_done(dir, job.hash)) {
-            fprintf(af.f, "%zu\n", i);
-            (*n)++;
-        }
-    }
-    if (!rc)
-        rc = atomic_file_close(&af, err) || atomic_file_publish(&af, err) ? -1 : 0;
-    atomic_file_discard(&af);
-    return rc;
-}
-
-/* Jobs at a time: as many as asked, but no more than there are to run
- * (GNU parallel would start a process per slot). */
-static size_t slots(const sweep_opts *o, size_t pending)
-{
-    return pending && pending < (size_t)o->jobs ? pending : (size_t)o->jobs;
-}
-
-/* GNU parallel runs the pending jobs; *stop receives a stop signal that came (process.h). */
-static int run_parallel(const sweep_opts *o, sweep_plan *plan, const char *pending, size_t n,
-                        int *stop, sam_error *err)
-{
-    char self[SWEEP_PATH], jobs[16];
-    if (check_parallel(err) || self_path(self, err))
-        return -1;
-    snprintf(jobs, sizeof jobs, "%zu", slots(o, n));
-    /* -q quotes the command's words, which may hold any character. */
-    const char *argv[] = {"parallel", "--will-cite", "--halt", "never", "-q", "-j", jobs, "-a",
-                          pending, self, "sweep", "--job", o->dir, "{}", NULL};
-    progress p = {.plan = plan, .total = n, .start = now(), .tty = isatty(2)};
-    int status = process_stream(argv, on_job_line, &p, stop, err);
-    if (p.tty && p.done)
-        fputc('\n', stderr);
-    if (status < 0)
-        return -1;
-    /* A job may finish as parallel is stopped, its line unreported: the
-     * rows collected next say what was done. */
-    if (*stop)
-        fprintf(stderr, "sweep: stopped by %s; samsim sweep again runs the jobs not done\n",
-                *stop == SIGINT ? "SIGINT" : *stop == SIGTERM ? "SIGTERM" : "SIGHUP");
-    else if (p.done < n)
-        fprintf(stderr, "sweep: %zu of %zu jobs did not report (GNU parallel exited with status "
-                        "%d); samsim sweep again runs them\n", n - p.done, n, status);
-    return 0;
-}
-
-static int sweep_local(const sweep_opts *o, sweep_plan *plan, int *stop, sam_error *err)
-{
-    char pending[SWEEP_PATH];
-    size_t n;
-    if (write_pending(o->dir, plan, pending, &n, err))
-        return -1;
-    fprintf(stderr, "sweep: %zu jobs, %zu with results already, %zu to run, %zu at a time\n",
-            plan->njobs, plan->njobs - n, n, slots(o, n));
-    if (n && run_parallel(o, plan, pending, n, stop, err))
-        return -1;
-    return sweep_collect(o->dir, err);
-}
-
-/* Writes s in single quotes for sh. */
-static void shell_quote(FILE *f, const char *s)
-{
-    fputc('\'', f);
-    for (; *s; s++)
-        *s == '\'' ? fputs("'\\''", f) : fputc(*s, f);
-    fputc('\'', f);
-}
-
-/* dir made absolute (what the Slurm script names), though it may not
- * exist yet: its parent resolved, its own name kept. */
-static char *absolute_dir(const char *dir, sam_error *err)
-{
-    char *real = realpath(dir, NULL);
-    if (real)
-        return real;
-    char *copy = strdup(dir);
-    if (!copy) {
-        error_set(err, "out of memory");
-        return NULL;
-    }
-    size_t n = strlen(copy);
-    while (n > 1 && copy[n - 1] == '/')
-        copy[--n] = '\0';
-    char *slash = strrchr(copy, '/');
-    const char *name = slash ? slash + 1 : copy;
-    if (slash)
-        slash[slash == copy] = '\0';
-    char *parent = realpath(slash ? copy : ".", NULL);
-    size_t size = parent ? strlen(parent) + strlen(name) + 2 : 0;
-    char *abs = parent ? malloc(size) : NULL;
-    if (abs)
-        snprintf(abs, size, "%s%s%s", parent, strcmp(parent, "/") ? "/" : "", name);
-    else
-        error_at(err, dir, 0, "cannot resolve: %s", parent ? "out of memory" : strerror(errno));
-    free(parent);
-    free(copy);
-    return abs;
-}
-
-/* #SBATCH lines take no quoting and --output gives % its own meaning, so
- * the directory must not need either: refused before it is made. */
-static int slurm_dir_ok(const char *dir, sam_error *err)
-{
-    if (strpbrk(dir, " \t\n'\"\\%$`"))
-        return error_set(err, "sweep: --slurm: the directory '%s' holds a blank, a quote, %% or $, "
-                              "which #SBATCH lines cannot carry", dir);
-    return 0;
-}
-
-/* sweep.sbatch: an array task per chunk of jobs. */
-static int write_sbatch(const char *dir, size_t njobs, int64_t chunk, int64_t tasks,
-                        char *path, sam_error *err)
-{
-    char self[SWEEP_PATH], logs[SWEEP_PATH];
-    atomic_file af;
-    if (self_path(self, err) || sweep_store_path(logs, dir, "slurm", err) ||
-        sweep_store_path(path, dir, "sweep.sbatch", err) || atomic_file_open(&af, path, err))
-        return -1;
-    fprintf(af.f, "#!/bin/sh\n"
-                  "# A samsim sweep: %zu jobs, %lld to an array task. Written by samsim sweep "
-                  "--slurm;\n# submit with sbatch (its options override these), then gather with "
-                  "samsim sweep --collect.\n", njobs, (long long)chunk);
-    fprintf(af.f, "#SBATCH --job-name=samsim-sweep\n#SBATCH --array=0-%lld\n#SBATCH --ntasks=1\n"
-                  "#SBATCH --cpus-per-task=1\n#SBATCH --output=%s/%%A_%%a.out\n",
-            (long long)tasks - 1, logs);
-    fputs("exec ", af.f);
-    shell_quote(af.f, self);
-    fputs(" sweep --job ", af.f);
-    shell_quote(af.f, dir);
-    fprintf(af.f, " $((SLURM_ARRAY_TASK_ID * %lld)) %lld\n", (long long)chunk, (long long)chunk);
-    int rc = atomic_file_close(&af, err) || atomic_file_publish(&af, err) ? -1 : 0;
-    atomic_file_discard(&af);
-    return rc;
-}
-
-static int sweep_slurm(const sweep_opts *o, const sweep_plan *plan, sam_error *err)
-{
-    char path[SWEEP_PATH], logs[SWEEP_PATH];
-    int64_t chunk = ((int64_t)plan->njobs + o->array_max - 1) / o->array_max;
-    int64_t tasks = ((int64_t)plan->njobs + chunk - 1) / chunk;
-    if (sweep_store_path(logs, o->dir, "slurm", err) ||
-        (mkdir(logs, 0777) && errno != EEXIST &&
-         error_at(err, logs, 0, "cannot create: %s", strerror(errno))) ||
-        write_sbatch(o->dir, plan->njobs, chunk, tasks, path, err))
-        return -1;
     fprintf(stderr, "sweep: %zu jobs in %lld array tasks of %lld; submit with\n"
                     "  sbatch %s\nand when they have run, gather their rows with\n"
                     "  samsim sweep --collect %s\n",
-            plan->njobs, (long long)tasks, (long long)chunk, path, o->dir);
+            plan->njobs, (long long)s->tasks, (long long)s->chunk, s->path, s->dir);
     return 0;
 }
 
-/* --job DIR FIRST [COUNT]: runs job FIRST and those after it, up to COUNT
- * of them, while they exist (the last array task's chunk may be short). */
+/* The modes that run or prepare the plan's jobs. */
+static int sweep_spec_mode(const sweep_opts *o, int *stop, sam_error *err)
+{
+    static const sweep_arg_checks checks = {cmd_compile_check, cmd_gen_check};
+    char self[SWEEP_PATH];
+    sweep_plan plan;
+    if (sweep_plan_open(o->spec, SWEEP_MAX_JOBS, &checks, &plan, err))
+        return -1;
+    if (o->mode != MODE_LIST && self_path(self, err)) {
+        sweep_plan_close(&plan);
+        return -1;
+    }
+    const sweep_run run = {o->dir, self, o->jobs, o->array_max, stderr};
+    sweep_tally tally;
+    sweep_slurm_script script;
+    int rc;
+    if (o->mode == MODE_LIST)
+        rc = sweep_list(&plan, err);
+    else if (o->mode == MODE_SLURM)
+        rc = sweep_run_slurm(&run, &plan, &script, err) ? -1 : print_slurm(&plan, &script);
+    else
+        rc = sweep_run_local(&run, &plan, stop, &tally, err) ? -1 : print_tally(o->dir, &tally);
+    sweep_plan_close(&plan);
+    return rc;
+}
+
 static int sweep_jobs(const sweep_opts *o, sam_error *err)
 {
     char self[SWEEP_PATH];
     if (self_path(self, err))
         return -1;
-    if (!sweep_store_has_job(o->dir, (size_t)o->first))
-        return error_at(err, o->dir, 0, "no job %lld (jobs/%lld.job)", (long long)o->first,
-                        (long long)o->first);
-    for (int64_t i = o->first; i < o->first + o->count; i++) {
-        if (i > o->first && !sweep_store_has_job(o->dir, (size_t)i))
-            break;
-        if (sweep_job_run(o->dir, (size_t)i, self, err))
-            return -1;
-    }
-    return 0;
+    return sweep_run_jobs(o->dir, (size_t)o->first, (size_t)o->count, self, err);
 }
 
-/* The modes that write into the directory, under its lock; --slurm names
- * it absolute, and refuses it before it is made. */
-static int sweep_in_dir(const sweep_opts *given, sweep_plan *plan, int *stop, sam_error *err)
+static int sweep_collect(const char *dir, sam_error *err)
 {
-    sweep_opts o = *given;
-    char *abs = o.mode == MODE_SLURM ? absolute_dir(o.dir, err) : NULL;
-    if (o.mode == MODE_SLURM && (!abs || slurm_dir_ok(abs, err))) {
-        free(abs);
-        return -1;
-    }
-    if (abs)
-        o.dir = abs;
-    int lock = -1;
-    int rc = sweep_store_create(o.dir, err) || sweep_lock_take(o.dir, &lock, err) ||
-                     sweep_store_prepare(o.dir, plan, err)
-                 ? -1
-                 : 0;
-    if (!rc)
-        rc = o.mode == MODE_SLURM ? sweep_slurm(&o, plan, err) : sweep_local(&o, plan, stop, err);
-    sweep_lock_release(lock);
-    free(abs);
-    return rc;
-}
-
-static int sweep_spec_mode(const sweep_opts *o, int *stop, sam_error *err)
-{
-    sweep_plan plan;
-    static const sweep_arg_checks checks = {cmd_compile_check, cmd_gen_check};
-    if (sweep_plan_open(o->spec, SWEEP_MAX_JOBS, &checks, &plan, err))
-        return -1;
-    int rc = o->mode == MODE_LIST ? sweep_list(&plan, err) : sweep_in_dir(o, &plan, stop, err);
-    sweep_plan_close(&plan);
-    return rc;
-}
-
-static int sweep_collect_mode(const char *dir, sam_error *err)
-{
-    char path[SWEEP_PATH];
-    struct stat st;
-    int lock = -1;
-    if (sweep_store_path(path, dir, "jobs.csv", err))
-        return -1;
-    if (stat(path, &st))
-        return error_at(err, dir, 0, "not a sweep directory (no jobs.csv): %s", strerror(errno));
-    int rc = sweep_lock_take(dir, &lock, err) ? -1 : sweep_collect(dir, err);
-    sweep_lock_release(lock);
-    return rc;
+    sweep_tally tally;
+    return sweep_run_collect(dir, &tally, stderr, err) ? -1 : print_tally(dir, &tally);
 }
 
 /* A sweep stopped by a signal ends by it, as the programs it ran did, so
@@ -505,7 +234,7 @@ int cmd_sweep(int argc, char **argv)
     if (o.mode == MODE_JOB)
         rc = sweep_jobs(&o, &err);
     else if (o.mode == MODE_COLLECT)
-        rc = sweep_collect_mode(o.dir, &err);
+        rc = sweep_collect(o.dir, &err);
     else
         rc = sweep_spec_mode(&o, &stop, &err);
     if (rc < 0)

@@ -2,7 +2,9 @@
  * one point marker or bar per point), the means and error bars of
  * repeated rows (through --data), PNG output, user text that gnuplot must
  * take literally, and refusals that leave no file behind, including a
- * gnuplot that is missing or fails halfway. */
+ * gnuplot that is missing or fails halfway; and through the library, the
+ * points a table makes, the script gnuplot is given, and what reading a
+ * table refuses. */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../report/plot.h"
 #include "test_util.h"
 
 /* A sweep's table: dimension 1024 of nnz 5000 ran three times (1, 2 and 6
@@ -169,8 +172,28 @@ static void test_bars_per_category(void **state)
     test_tmpdir_remove(dir);
 }
 
+/* What plot_data writes of the table at csv, x and y its columns. */
+static char *points_of(const char *csv, const char *x, const char *y)
+{
+    const plot_request req = {.csv = csv, .x = x, .y = y};
+    plot_set s;
+    sam_error err;
+    if (plot_set_read(&req, &s, &err))
+        fail_msg("%s", err.msg);
+    char *text;
+    size_t size;
+    FILE *f = open_memstream(&text, &size);
+    assert_non_null(f);
+    plot_data(f, &s, &req);
+    assert_int_equal(fclose(f), 0);
+    plot_set_free(&s);
+    return text;
+}
+
 /* Repeated rows become their mean with the least and the most as the
- * error bar; points come by group in first-appearance order, then by x. */
+ * error bar; points come by group in first-appearance order, then by x.
+ * The first table goes through samsim plot --data, the others through
+ * the library. */
 static void test_means(void **state)
 {
     (void)state;
@@ -187,18 +210,156 @@ static void test_means(void **state)
     /* Categorical x; without --by a single group. "1024" and "1.024e3" are
      * one x. */
     char *other = test_write_file(dir, "other.csv", "k,v\nb,1\na,2\nb,4\n1.5,0.5\n");
-    assert_int_equal(test_run_samsim(&out, NULL, "plot", other, "--x", "k", "--y", "v", "--data",
-                                     NULL), 0);
+    out = points_of(other, "k", "v");
     assert_string_equal(out, "\"k\",\"v\",min,max,rows\n"
                              "\"b\",2.5,1,4,2\n"
                              "\"a\",2,2,2,1\n"
                              "\"1.5\",0.5,0.5,0.5,1\n");
     free(out);
     char *same = test_write_file(dir, "same.csv", "x,y\n1024,1\n1.024e3,3\n");
-    assert_int_equal(test_run_samsim(&out, NULL, "plot", same, "--x", "x", "--y", "y", "--data",
-                                     NULL), 0);
+    out = points_of(same, "x", "y");
     assert_string_equal(out, "\"x\",\"y\",min,max,rows\n1024,2,1,3,2\n");
     free(out), free(csv), free(other), free(same);
+    test_tmpdir_remove(dir);
+}
+
+/* The sweep table's set: groups and categories in first-appearance order,
+ * the failed row left out and counted, each point where it is plotted. */
+static void test_set_of_sweep_table(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir(), *csv = test_write_file(dir, "sweep.csv", sweep);
+    const plot_request req = {.csv = csv, .x = "order", .y = "cycles", .by = "nnz"};
+    plot_set s;
+    sam_error err;
+    assert_int_equal(plot_set_read(&req, &s, &err), 0);
+    assert_int_equal(s.skipped, 1);
+    assert_int_equal(s.ngroups, 2);
+    assert_string_equal(s.groups[0], "5000");
+    assert_string_equal(s.groups[1], "10000");
+    assert_int_equal(s.ncats, 3);
+    assert_string_equal(s.cats[0], "ijk");
+    assert_string_equal(s.cats[1], "jik");
+    assert_string_equal(s.cats[2], "ikj");
+    assert_int_equal(s.repeats, 1);
+    const plot_point want[] = {{0, 0, 3, 1, 6, 3}, {0, 1, 40, 40, 40, 1}, {0, 2, 8, 8, 8, 1},
+                               {1, 1, 25, 25, 25, 1}, {1, 2, 7, 7, 7, 1}};
+    assert_int_equal(s.npoints, 5);
+    for (int i = 0; i < 5; i++) {
+        const plot_point *p = &s.points[i];
+        assert_int_equal(p->group, want[i].group);
+        assert_true(p->x == want[i].x && p->mean == want[i].mean && p->min == want[i].min &&
+                    p->max == want[i].max);
+        assert_int_equal(p->rows, want[i].rows);
+    }
+    plot_set_free(&s);
+    free(csv);
+    test_tmpdir_remove(dir);
+}
+
+/* What plot_script writes for req. */
+static char *script_of(const plot_request *req)
+{
+    plot_set s;
+    sam_error err;
+    if (plot_set_read(req, &s, &err))
+        fail_msg("%s", err.msg);
+    char *text;
+    size_t size;
+    FILE *f = open_memstream(&text, &size);
+    assert_non_null(f);
+    plot_script(f, &s, req);
+    assert_int_equal(fclose(f), 0);
+    plot_set_free(&s);
+    return text;
+}
+
+/* Lines through numeric x with error bars where rows repeat; bars in
+ * clusters for categories, names as gnuplot string literals with quotes
+ * doubled and line breaks blanked. */
+static void test_script(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir(), *csv = test_write_file(dir, "sweep.csv", sweep);
+    const plot_request lines = {.csv = csv, .x = "dimension", .y = "cycles", .by = "nnz",
+                                .out = "x.svg", .logx = 1};
+    char *text = script_of(&lines);
+    assert_string_equal(text, "set encoding utf8\n"
+                              "set terminal svg size 900,600 noenhanced\n"
+                              "$G0 << EOD\n"
+                              "512 8 8 8\n"
+                              "1024 3 1 6\n"
+                              "2048 40 40 40\n"
+                              "EOD\n"
+                              "$G1 << EOD\n"
+                              "512 7 7 7\n"
+                              "2048 25 25 25\n"
+                              "EOD\n"
+                              "set title 'cycles by dimension for each nnz'\n"
+                              "set xlabel 'dimension'\n"
+                              "set ylabel 'cycles'\n"
+                              "set grid\n"
+                              "set key outside right top\n"
+                              "set logscale x\n"
+                              "plot $G0 using 1:2:3:4 with yerrorlines title '5000', \\\n"
+                              "     $G1 using 1:2:3:4 with yerrorlines title '10000'\n");
+    free(text);
+    char *odd = test_write_file(dir, "odd.csv", "kernel,cycles\n\"o'k\",5\n\"two\nlines\",7\n");
+    const plot_request bars = {.csv = odd, .x = "kernel", .y = "cycles", .out = "x.png",
+                               .title = "it's"};
+    text = script_of(&bars);
+    assert_string_equal(text, "set encoding utf8\n"
+                              "set terminal pngcairo size 900,600 noenhanced\n"
+                              "$G0 << EOD\n"
+                              "0 5 5 5\n"
+                              "1 7 7 7\n"
+                              "EOD\n"
+                              "set title 'it''s'\n"
+                              "set xlabel 'kernel'\n"
+                              "set ylabel 'cycles'\n"
+                              "set grid\n"
+                              "unset key\n"
+                              "set xtics ('o''k' 0, 'two lines' 1)\n"
+                              "set xrange [-0.5:1.5]\n"
+                              "set style fill solid 0.7 border -1\n"
+                              "set yrange [0:*]\n"
+                              "plot $G0 using ($1+0):2:(0.8) with boxes title ''\n");
+    free(text), free(csv), free(odd);
+    test_tmpdir_remove(dir);
+}
+
+/* Reading refuses with one line naming the file and the line. */
+static void test_read_refusals(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir(), *csv = test_write_file(dir, "sweep.csv", sweep);
+    char *zero = test_write_file(dir, "zero.csv", "a,b\n1,2\n0,3\n2,-1\n");
+    const struct {
+        plot_request req;
+        const char *file, *want;
+    } cases[] = {
+        {{.csv = csv, .x = "nnz", .y = "cycle"}, csv,
+         ":1: --y: no column 'cycle' (the columns: nnz, dimension, order, cycles, check)"},
+        {{.csv = csv, .x = "nnz", .y = "cycles", .by = "nz"}, csv,
+         ":1: --by: no column 'nz' (the columns: nnz, dimension, order, cycles, check)"},
+        {{.csv = csv, .x = "nnz", .y = "check"}, csv,
+         ": no row has a number in column check (8 rows without)"},
+        {{.csv = csv, .x = "order", .y = "cycles", .logx = 1}, csv,
+         ":2: --logx: column order holds 'ijk', not a number"},
+        {{.csv = zero, .x = "a", .y = "b", .logx = 1}, zero,
+         ":3: --logx: column a is 0, not positive"},
+        {{.csv = zero, .x = "a", .y = "b", .logy = 1}, zero,
+         ":4: --logy: column b is -1, not positive"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        plot_set s;
+        sam_error err;
+        char want[4200];
+        snprintf(want, sizeof want, "%s%s", cases[c].file, cases[c].want);
+        assert_int_equal(plot_set_read(&cases[c].req, &s, &err), -1);
+        assert_string_equal(err.msg, want);
+    }
+    free(csv), free(zero);
     test_tmpdir_remove(dir);
 }
 
@@ -341,6 +502,9 @@ int main(void)
         cmocka_unit_test(test_lines_per_group),
         cmocka_unit_test(test_bars_per_category),
         cmocka_unit_test(test_means),
+        cmocka_unit_test(test_set_of_sweep_table),
+        cmocka_unit_test(test_script),
+        cmocka_unit_test(test_read_refusals),
         cmocka_unit_test(test_png),
         cmocka_unit_test(test_literal_text),
         cmocka_unit_test(test_refusals),

@@ -1,6 +1,7 @@
 /* samsim sweep: a spec's expansion, its refusals, and sweeps run with GNU
  * parallel and through a Slurm job array, each job's row compared with
- * the same run made directly. */
+ * the same run made directly; and through the library, a plan's jobs, a
+ * directory's pending jobs and the Slurm script. */
 /* wait4 is a BSD function. */
 #define _DEFAULT_SOURCE
 #include <dirent.h>
@@ -18,6 +19,10 @@
 #include <unistd.h>
 
 #include "../common/csv_table.h"
+#include "../sweep/sweep_plan.h"
+#include "../sweep/sweep_run.h"
+#include "../sweep/sweep_spec.h"
+#include "../sweep/sweep_store.h"
 #include "test_util.h"
 
 /* ---- helpers ---------------------------------------------------------- */
@@ -150,35 +155,59 @@ static char *write_orders_spec(const char *dir, const char *pairs)
     return test_write_file(dir, "orders.sweep", text);
 }
 
-/* Every row of the orders sweep in out equals its run made directly. */
-static void assert_orders_rows(const char *dir, const char *out, int pairs)
+/* The direct runs of the orders sweep's jobs, made once in a test that
+ * checks the rows more than once (the operands do not change). */
+typedef struct orders_runs {
+    char *graph[2];         /* by order */
+    char *summary[2][3];    /* by order, then pair - 1 */
+} orders_runs;
+
+static void orders_runs_free(orders_runs *runs)
+{
+    for (int o = 0; o < 2; o++) {
+        free(runs->graph[o]);
+        for (int p = 0; p < 3; p++)
+            free(runs->summary[o][p]);
+    }
+}
+
+/* The summary of order o on pair p, run directly unless it was. */
+static const char *orders_run(orders_runs *runs, const char *dir, int o, int p)
 {
     static const char *const compile[2] = {
         "X(i,j)=B(i,k)*C(k,j) -f=X:ss -f=B:ss -f=C:ss:1,0 -s=reorder(i,j,k)",
         "X(i,j)=B(i,k)*C(k,j) -f=X:ss -f=B:ss:1,0 -f=C:ss -s=reorder(k,i,j)"};
     static const char *const order[2] = {"ijk", "kij"};
+    if (!runs->graph[o])
+        runs->graph[o] = test_compile_to(dir, order[o], compile[o]);
+    if (!runs->summary[o][p - 1]) {
+        char b[16], c[16];
+        snprintf(b, sizeof b, "B%d.mtx", p);
+        snprintf(c, sizeof c, "C%d.mtx", p);
+        char *bp = test_path(dir, b), *cp = test_path(dir, c);
+        runs->summary[o][p - 1] = direct_run(runs->graph[o], bp, cp, NULL);
+        free(bp);
+        free(cp);
+    }
+    return runs->summary[o][p - 1];
+}
+
+/* Every row of the orders sweep in out equals its run made directly. */
+static void assert_orders_rows(const char *dir, const char *out, int pairs, orders_runs *runs)
+{
+    static const char *const order[2] = {"ijk", "kij"};
     csv_table t;
     read_results(out, &t);
     assert_int_equal(t.nrows, 1 + 2 * pairs);
-    for (int o = 0; o < 2; o++) {
-        char *graph = test_compile_to(dir, order[o], compile[o]);
+    for (int o = 0; o < 2; o++)
         for (int p = 1; p <= pairs; p++) {
             size_t job = (size_t)(o * pairs + p - 1);
-            char b[16], c[16], pair[8];
-            snprintf(b, sizeof b, "B%d.mtx", p);
-            snprintf(c, sizeof c, "C%d.mtx", p);
+            char pair[8];
             snprintf(pair, sizeof pair, "%d", p);
-            char *bp = test_path(dir, b), *cp = test_path(dir, c);
-            char *summary = direct_run(graph, bp, cp, NULL);
             assert_string_equal(cell(&t, job, "order"), order[o]);
             assert_string_equal(cell(&t, job, "pair"), pair);
-            assert_row_is(&t, job, summary);
-            free(summary);
-            free(bp);
-            free(cp);
+            assert_row_is(&t, job, orders_run(runs, dir, o, p));
         }
-        free(graph);
-    }
     csv_table_free(&t);
 }
 
@@ -549,6 +578,187 @@ static void test_bad_arguments_refused(void **state)
     }
 }
 
+/* ---- the library ------------------------------------------------------- */
+
+/* Compile's and gen's checks, which are the command line's, pass all: the
+ * library's own checks are what these tests see. */
+static int accept_args(int argc, char **argv, sam_error *err)
+{
+    (void)argc, (void)argv, (void)err;
+    return 0;
+}
+
+static const sweep_arg_checks accept_all = {accept_args, accept_args};
+
+static void open_plan(const char *spec, sweep_plan *plan)
+{
+    sam_error err;
+    if (sweep_plan_open(spec, SWEEP_MAX_JOBS, &accept_all, plan, &err))
+        fail_msg("%s", err.msg);
+}
+
+/* A plan's columns and each job's parameters, keys and hash, made one at
+ * a time from its number. */
+static void test_plan_jobs(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir();
+    char *spec = test_write_file(dir, "s.sweep", "expr = X(i)=B(i)\n"
+                                                 "tensor.B = B{n}.mtx\n"
+                                                 "var.n = 1..3 | 10\n"
+                                                 "[g=a]\n"
+                                                 "[g=b]\n"
+                                                 "depth = 2 | 4\n");
+    sweep_plan plan;
+    open_plan(spec, &plan);
+    assert_int_equal(plan.njobs, 12);
+    assert_int_equal(plan.ncolumns, 3);
+    assert_string_equal(plan.columns[0], "g");
+    assert_string_equal(plan.columns[1], "n");
+    assert_string_equal(plan.columns[2], "depth");
+    sweep_job job;
+    sam_error err;
+    assert_int_equal(sweep_plan_job(&plan, 9, &job, &err), 0);
+    assert_string_equal(job.params[0], "b");
+    assert_string_equal(job.params[1], "3");
+    assert_string_equal(job.params[2], "4");
+    char *b3 = test_path(dir, "B3.mtx"), hash[17];
+    assert_string_equal(sweep_job_get(&job, "tensor.B"), b3);
+    assert_string_equal(sweep_job_get(&job, "depth"), "4");
+    assert_null(sweep_job_get(&job, "format"));
+    job_hash((const char *const[]){"depth", "4", "expr", "X(i)=B(i)", "tensor.B", b3, "var.n",
+                                   "3", NULL}, hash);
+    assert_string_equal(job.hash, hash);
+    assert_int_equal(sweep_plan_job(&plan, 3, &job, &err), 0);
+    assert_string_equal(job.params[0], "a");
+    assert_string_equal(job.params[1], "10");
+    assert_string_equal(job.params[2], "");
+    sweep_plan_close(&plan);
+    free(b3);
+    free(spec);
+    test_tmpdir_remove(dir);
+}
+
+/* A prepared directory round trip: jobs.csv as the list prints it, each
+ * job file read back with the plan's keys and hash, and pending.txt
+ * naming the jobs without a complete result. */
+static void test_store_and_pending(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir(), *out = test_path(dir, "out");
+    char *spec = test_write_file(dir, "s.sweep", "graph = g.gv\nvar.n = 1..3\ndepth = {n}\n");
+    sweep_plan plan;
+    open_plan(spec, &plan);
+    sam_error err;
+    assert_int_equal(sweep_store_create(out, &err), 0);
+    assert_int_equal(sweep_store_prepare(out, &plan, &err), 0);
+    char *listed, *path = test_path(out, "jobs.csv"), *stored = test_read_file(path);
+    size_t size;
+    FILE *f = open_memstream(&listed, &size);
+    assert_non_null(f);
+    assert_int_equal(sweep_store_print_list(&plan, f, &err), 0);
+    assert_int_equal(fclose(f), 0);
+    assert_string_equal(stored, listed);
+    sweep_job job;
+    sweep_job_file back;
+    assert_int_equal(sweep_plan_job(&plan, 1, &job, &err), 0);
+    assert_int_equal(sweep_store_load_job(out, 1, &back, &err), 0);
+    assert_string_equal(back.job.hash, job.hash);
+    assert_int_equal(back.job.nkeys, job.nkeys);
+    for (size_t k = 0; k < job.nkeys; k++) {
+        assert_string_equal(back.job.keys[k].key, job.keys[k].key);
+        assert_string_equal(back.job.keys[k].value, job.keys[k].value);
+    }
+    sweep_job_file_free(&back);
+    assert_true(sweep_store_has_job(out, 2));
+    assert_false(sweep_store_has_job(out, 3));
+
+    char result[64], *result_path, pending[SWEEP_PATH];
+    snprintf(result, sizeof result, "results/%s.csv", job.hash);
+    result_path = test_path(out, result);
+    const sweep_pair ok[] = {{"status", "ok"}};
+    assert_int_equal(sweep_store_write_pairs(result_path, ok, 1, &err), 0);
+    size_t n;
+    assert_int_equal(sweep_write_pending(out, &plan, pending, &n, &err), 0);
+    assert_int_equal(n, 2);
+    char *text = test_read_file(pending);
+    assert_string_equal(text, "0\n2\n");
+    sweep_plan_close(&plan);
+    free(text), free(result_path), free(listed), free(stored), free(path), free(spec), free(out);
+    test_tmpdir_remove(dir);
+}
+
+/* The array's split and the script's exact text: the binary and the
+ * directory quoted for sh, the tasks' logs under the directory. */
+static void test_sbatch_text(void **state)
+{
+    (void)state;
+    int64_t tasks, chunk;
+    sweep_slurm_split(4, 3, &tasks, &chunk);
+    assert_true(tasks == 2 && chunk == 2);
+    sweep_slurm_split(1000, 1000, &tasks, &chunk);
+    assert_true(tasks == 1000 && chunk == 1);
+    sweep_slurm_split(1001, 1000, &tasks, &chunk);
+    assert_true(tasks == 501 && chunk == 2);
+    char *text;
+    size_t size;
+    FILE *f = open_memstream(&text, &size);
+    assert_non_null(f);
+    sweep_sbatch_write(f, "/data/sweep", "/opt/it's/samsim", 5, 3, 2);
+    assert_int_equal(fclose(f), 0);
+    assert_string_equal(text, "#!/bin/sh\n"
+                              "# A samsim sweep: 5 jobs, 2 to an array task. Written by samsim "
+                              "sweep --slurm;\n"
+                              "# submit with sbatch (its options override these), then gather "
+                              "with samsim sweep --collect.\n"
+                              "#SBATCH --job-name=samsim-sweep\n"
+                              "#SBATCH --array=0-2\n"
+                              "#SBATCH --ntasks=1\n"
+                              "#SBATCH --cpus-per-task=1\n"
+                              "#SBATCH --output=/data/sweep/slurm/%A_%a.out\n"
+                              "exec '/opt/it'\\''s/samsim' sweep --job '/data/sweep' "
+                              "$((SLURM_ARRAY_TASK_ID * 2)) 2\n");
+    free(text);
+}
+
+/* sweep_run_slurm names the directory absolute, writes the script there,
+ * and refuses a directory #SBATCH lines cannot carry before making it. */
+static void test_slurm_script_written(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir(), *spec = test_write_file(dir, "s.sweep", "graph = g.gv\n"
+                                                                        "depth = 1..5\n");
+    char *sub = test_path(dir, "sub"), *round = test_path(sub, "../out");
+    char *real = realpath(dir, NULL);
+    assert_non_null(real);
+    assert_int_equal(mkdir(sub, 0777), 0);
+    sweep_plan plan;
+    open_plan(spec, &plan);
+    sweep_run run = {round, "/bin/samsim", 1, 2, stderr};
+    sweep_slurm_script script;
+    sam_error err;
+    assert_int_equal(sweep_run_slurm(&run, &plan, &script, &err), 0);
+    char *abs = test_path(real, "out"), *sbatch = test_path(abs, "sweep.sbatch");
+    char *logs = test_path(abs, "slurm");
+    assert_string_equal(script.dir, abs);
+    assert_string_equal(script.path, sbatch);
+    assert_true(script.tasks == 2 && script.chunk == 3);
+    assert_true(test_exists(logs));
+    char *text = test_read_file(sbatch), want[4200];
+    snprintf(want, sizeof want, "exec '/bin/samsim' sweep --job '%s' "
+                                "$((SLURM_ARRAY_TASK_ID * 3)) 3\n", abs);
+    assert_non_null(strstr(text, want));
+    char *quoted = test_path(dir, "it's");
+    run.dir = quoted;
+    assert_int_equal(sweep_run_slurm(&run, &plan, &script, &err), -1);
+    assert_non_null(strstr(err.msg, "holds a blank, a quote, % or $, which #SBATCH lines"));
+    assert_false(test_exists(quoted));
+    sweep_plan_close(&plan);
+    free(quoted), free(text), free(logs), free(sbatch), free(abs), free(real), free(round);
+    free(sub), free(spec);
+    test_tmpdir_remove(dir);
+}
+
 /* ---- sweeps run ------------------------------------------------------- */
 
 /* Four jobs under GNU parallel, two at a time: each row is its direct
@@ -564,12 +774,13 @@ static void test_local_sweep_resumes(void **state)
     write_operands(dir, 3);
     char *spec = write_orders_spec(dir, "1..2");
     char *err = NULL;
+    orders_runs runs = {0};
     assert_int_equal(test_run_samsim(NULL, &err, "sweep", spec, "--local", "-j", "2", "-o", out,
                                      NULL), 0);
     assert_non_null(strstr(err, "sweep: 4 jobs, 0 with results already, 4 to run, 2 at a time"));
     assert_non_null(strstr(err, "sweep: 4 jobs: 4 ok, 0 failed, 0 not run"));
     free(err);
-    assert_orders_rows(dir, out, 2);
+    assert_orders_rows(dir, out, 2, &runs);
 
     char *list = NULL;
     assert_int_equal(test_run_samsim(&list, NULL, "sweep", spec, "--list", NULL), 0);
@@ -583,14 +794,15 @@ static void test_local_sweep_resumes(void **state)
     assert_non_null(strstr(err, "sweep: 4 jobs, 3 with results already, 1 to run"));
     assert_non_null(strstr(err, "job 2 (order=kij pair=1): ok"));
     free(err);
-    assert_orders_rows(dir, out, 2);
+    assert_orders_rows(dir, out, 2, &runs);
 
     free(spec);
     spec = write_orders_spec(dir, "1..3");
     assert_int_equal(test_run_samsim(NULL, &err, "sweep", spec, "-o", out, NULL), 0);
     assert_non_null(strstr(err, "sweep: 6 jobs, 4 with results already, 2 to run"));
     free(err);
-    assert_orders_rows(dir, out, 3);
+    assert_orders_rows(dir, out, 3, &runs);
+    orders_runs_free(&runs);
     free(spec);
     free(out);
     test_tmpdir_remove(dir);
@@ -1019,7 +1231,9 @@ static void test_slurm_script_by_hand(void **state)
     assert_int_equal(test_run_samsim(NULL, &err, "sweep", "--collect", out, NULL), 0);
     assert_non_null(strstr(err, "sweep: 4 jobs: 4 ok, 0 failed, 0 not run"));
     free(err);
-    assert_orders_rows(dir, out, 2);
+    orders_runs runs = {0};
+    assert_orders_rows(dir, out, 2, &runs);
+    orders_runs_free(&runs);
     free(script);
     free(sbatch);
     free(spec);
@@ -1262,7 +1476,9 @@ static void test_sweep_on_slurm(void **state)
     assert_int_equal(test_run_samsim(NULL, &err, "sweep", "--collect", out, NULL), 0);
     assert_non_null(strstr(err, "sweep: 4 jobs: 4 ok, 0 failed, 0 not run"));
     free(err);
-    assert_orders_rows(c->dir, out, 2);
+    orders_runs runs = {0};
+    assert_orders_rows(c->dir, out, 2, &runs);
+    orders_runs_free(&runs);
     assert_int_equal(test_run_samsim(NULL, NULL, "sweep", spec, "--local", "-o", local, NULL), 0);
     assert_same_results(out, local);
     free(spec);
@@ -1279,6 +1495,10 @@ int main(void)
         cmocka_unit_test(test_hash_sign_in_values),
         cmocka_unit_test(test_bad_specs_refused),
         cmocka_unit_test(test_bad_arguments_refused),
+        cmocka_unit_test(test_plan_jobs),
+        cmocka_unit_test(test_store_and_pending),
+        cmocka_unit_test(test_sbatch_text),
+        cmocka_unit_test(test_slurm_script_written),
         cmocka_unit_test(test_local_sweep_resumes),
         cmocka_unit_test(test_interrupted_sweep_continues),
         cmocka_unit_test(test_failed_jobs_are_rows),
