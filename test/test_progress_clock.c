@@ -1,4 +1,5 @@
-/* The terminal status line (common/progress.h), on a clock the test sets
+/* The terminal status line (common/progress.h) and the render's stages
+ * shown through it (graph/render_progress.h), on a clock the test sets
  * and into a memory stream, so the timing is exact and takes no time:
  * nothing before the first delay, a line at most once an interval, each
  * line rewriting the last with "\r" and padded over it, the line blanked
@@ -9,6 +10,7 @@
 #include <string.h>
 
 #include "../common/progress.h"
+#include "../graph/render_progress.h"
 #include "test_util.h"
 
 /* The injected clock: whatever the test last set. */
@@ -185,6 +187,63 @@ static void test_monotonic_default(void **state)
     assert_true(a >= 0 && b >= a && b < 60);
 }
 
+/* The render's stages: counts grouped by thousands, the stage's own
+ * seconds, and the writing stage padded over the longer layout line. */
+static void test_render_stages(void **state)
+{
+    (void)state;
+    double now = 0;
+    sink s;
+    sink_open(&s);
+    render_progress r;
+    render_progress_init(&r, s.f, fake_clock, &now);
+    render_progress_layout(&r, 1500, 2997);
+    now = 0.75;
+    render_progress_tick(&r);
+    assert_string_equal(sink_new(&s), "");
+    now = 1;
+    render_progress_tick(&r);
+    const char *layout = "\rsamsim: render: laying out 1,500 nodes, 2,997 edges ... 1.0 s";
+    assert_string_equal(sink_new(&s), layout);
+    now = 1.125;
+    render_progress_tick(&r);
+    assert_string_equal(sink_new(&s), "");
+    now = 2.5;
+    render_progress_tick(&r);
+    assert_string_equal(sink_new(&s),
+                        "\rsamsim: render: laying out 1,500 nodes, 2,997 edges ... 2.5 s");
+    render_progress_writing(&r, "svg");
+    now = 3;
+    render_progress_tick(&r);
+    assert_string_equal(sink_new(&s), "");
+    now = 4;
+    render_progress_tick(&r);
+    int width = (int)strlen(layout) - 1;
+    expect_padded(&s, "samsim: render: writing svg ... 1.5 s", width, "");
+    render_progress_clear(&r);
+    expect_padded(&s, "", width, "\r");
+    sink_close(&s);
+}
+
+static void test_render_counts(void **state)
+{
+    (void)state;
+    static const struct {
+        int nodes, edges;
+        const char *stage;
+    } cases[] = {
+        {0, 7, "laying out 0 nodes, 7 edges"},
+        {999, 1000, "laying out 999 nodes, 1,000 edges"},
+        {123456, 1234567, "laying out 123,456 nodes, 1,234,567 edges"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        render_progress r;
+        render_progress_init(&r, NULL, NULL, NULL);
+        render_progress_layout(&r, cases[k].nodes, cases[k].edges);
+        assert_string_equal(r.stage, cases[k].stage);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -194,6 +253,8 @@ int main(void)
         cmocka_unit_test(test_nothing_shown_nothing_cleared),
         cmocka_unit_test(test_restart),
         cmocka_unit_test(test_monotonic_default),
+        cmocka_unit_test(test_render_stages),
+        cmocka_unit_test(test_render_counts),
     };
     return cmocka_run_group_tests_name("progress_clock", tests, NULL, NULL);
 }
