@@ -209,15 +209,15 @@ static int alu_port(block *b, const graph_edge *e, int input, sam_error *err)
     return s->attached++;
 }
 
+/* The rest of both tables: one block under two names. */
+#define ALU_OPS .port = alu_port, .step = alu_step, .run = alu_run, .peek = 1
+
 const block_ops mul_ops = {
     .type = "mul",
     .impl = "ideal",
     .about = "product of two value streams, one pair per cycle",
     .create = mul_create,
-    .port = alu_port,
-    .step = alu_step,
-    .run = alu_run,
-    .peek = 1,
+    ALU_OPS,
 };
 
 const block_ops add_ops = {
@@ -225,8 +225,5 @@ const block_ops add_ops = {
     .impl = "ideal",
     .about = "sum (sub=1: difference in1 - in2) of two value streams, one pair per cycle",
     .create = add_create,
-    .port = alu_port,
-    .step = alu_step,
-    .run = alu_run,
-    .peek = 1,
+    ALU_OPS,
 };

@@ -53,18 +53,12 @@ static int array_create(block *b, const block_ctx *ctx, sam_error *err)
     return 0;
 }
 
-static int array_port(block *b, const graph_edge *e, int input, sam_error *err)
-{
-    static const char *const in_kinds[] = {"ref"}, *const out_kinds[] = {"val"};
-    return block_port_by_kind(b, e, input, input ? in_kinds : out_kinds, 1, err);
-}
-
 const block_ops arrayvals_ops = {
     .type = "arrayvals",
     .impl = "ideal",
     .about = "value loads from a memory that answers in the same cycle",
     .create = array_create,
-    .port = array_port,
+    .port = block_port_by_name,
     .step = array_step,
     .run = array_run,
     .peek = 1,

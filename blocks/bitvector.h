@@ -15,6 +15,8 @@
 
 #include <stdint.h>
 
+#include "blocks.h"
+
 /* Every bitvector block declares its width so, and says what width the
  * words on each of its ports have (block_ops.word_width): blocks sharing
  * a stream must agree, and --config sets the width of all of them at
@@ -24,6 +26,12 @@
               "k*width+width-1 " \
               "(every block on a word stream the same: set all with bitvector.width)", \
      64, 1, 64, 1, 0}
+
+/* The serves of the blocks that read or write a bitvector level. */
+static inline int bv_serves(const graph_node *n)
+{
+    return blocks_attr_is(n, "format", "bitvector");
+}
 
 /* Words a fiber of a level of dimension dim. */
 static inline int64_t bv_words(int64_t dim, int64_t width)

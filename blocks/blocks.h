@@ -4,7 +4,16 @@
 #ifndef SAMSIM_BLOCKS_H
 #define SAMSIM_BLOCKS_H
 
+#include <string.h>
+
 #include "../engine/block.h"
+
+/* Whether node n's attribute key is value: what most serves ask. */
+static inline int blocks_attr_is(const graph_node *n, const char *key, const char *value)
+{
+    const char *v = graph_node_attr(n, key);
+    return v && !strcmp(v, value);
+}
 
 extern const block_ops fiberlookup_compressed_ops;
 extern const block_ops arrayvals_ops;

@@ -30,8 +30,6 @@
  * tokens of different levels, a D meeting anything else, a ref that is
  * not a number beside a word, a word with bits beyond the width, and N or
  * value tokens are faults (the reference asserts or fails). */
-#include <string.h>
-
 #include "bitvector.h"
 #include "blocks.h"
 #include "bv_join.h"
@@ -48,22 +46,12 @@ static int bv_intersect_create(block *b, const block_ctx *ctx, sam_error *err)
     return bv_joiner_create(b, ctx, BV_AND, err);
 }
 
-static int bv_intersect_serves(const graph_node *n)
-{
-    const char *f = graph_node_attr(n, "format");
-    return f && !strcmp(f, "bitvector");
-}
-
 const block_ops intersect_bitvector_ops = {
     .type = "intersect",
     .impl = "bitvector",
     .about = "AND of bitvector words, then the coordinate and refs of each common bit, one a "
              "cycle",
     .params = bv_intersect_params,
-    .serves = bv_intersect_serves,
     .create = bv_intersect_create,
-    .port = bv_joiner_port,
-    .step = bv_joiner_step,
-    .peek = 1,
-    .word_width = bv_joiner_word_width,
+    BV_JOINER_OPS,
 };

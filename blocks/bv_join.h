@@ -17,6 +17,7 @@
 #define SAMSIM_BV_JOIN_H
 
 #include "../engine/block.h"
+#include "bitvector.h"
 #include "joiner.h"
 
 typedef enum { BV_AND, BV_OR } bv_op;
@@ -56,5 +57,11 @@ int bv_joiner_create(block *b, const block_ctx *ctx, bv_op op, sam_error *err);
 int bv_joiner_port(block *b, const graph_edge *e, int input, sam_error *err);
 int64_t bv_joiner_word_width(const block *b, int port, int input);
 int bv_joiner_step(block *b, cycle_t now);
+
+/* The rest of both block_ops tables, which differ only in what they
+ * declare. */
+#define BV_JOINER_OPS \
+    .serves = bv_serves, .port = bv_joiner_port, .step = bv_joiner_step, .peek = 1, \
+    .word_width = bv_joiner_word_width
 
 #endif

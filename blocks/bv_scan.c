@@ -128,12 +128,6 @@ static int bv_scan_step(block *b, cycle_t now)
     return 1;
 }
 
-static int bv_scan_serves(const graph_node *n)
-{
-    const char *f = graph_node_attr(n, "format");
-    return f && !strcmp(f, "bitvector");
-}
-
 static const param bv_scan_params[] = {
     BV_WIDTH_PARAM,
     {NULL, NULL, NULL, 0, 0, 0, 0, 0},
@@ -199,7 +193,7 @@ const block_ops fiberlookup_bitvector_ops = {
     .about = "the words of a bitvector level's fiber per reference, one a cycle, each with the "
              "position of its first child",
     .params = bv_scan_params,
-    .serves = bv_scan_serves,
+    .serves = bv_serves,
     .create = bv_scan_create,
     .port = bv_scan_port,
     .step = bv_scan_step,

@@ -64,8 +64,7 @@ static int bv_to_crd_port(block *b, const graph_edge *e, int input, sam_error *e
 
 static int bv_to_crd_serves(const graph_node *n)
 {
-    const char *to = graph_node_attr(n, "to");
-    return to && !strcmp(to, "crd");
+    return blocks_attr_is(n, "to", "crd");
 }
 
 static int64_t bv_to_crd_word_width(const block *b, int port, int input)

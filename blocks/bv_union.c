@@ -21,8 +21,6 @@
  * the intersect, whose default follows the reference, the union keeps a
  * word for every step by default, so that its bv output is a whole
  * bitvector stream for a writer. Faults are the bitvector intersect's. */
-#include <string.h>
-
 #include "bitvector.h"
 #include "blocks.h"
 #include "bv_join.h"
@@ -38,22 +36,12 @@ static int bv_union_create(block *b, const block_ctx *ctx, sam_error *err)
     return bv_joiner_create(b, ctx, BV_OR, err);
 }
 
-static int bv_union_serves(const graph_node *n)
-{
-    const char *f = graph_node_attr(n, "format");
-    return f && !strcmp(f, "bitvector");
-}
-
 const block_ops union_bitvector_ops = {
     .type = "union",
     .impl = "bitvector",
     .about = "OR of bitvector words, then the coordinate and refs (N where absent) of each bit, "
              "one a cycle",
     .params = bv_union_params,
-    .serves = bv_union_serves,
     .create = bv_union_create,
-    .port = bv_joiner_port,
-    .step = bv_joiner_step,
-    .peek = 1,
-    .word_width = bv_joiner_word_width,
+    BV_JOINER_OPS,
 };

@@ -210,8 +210,7 @@ static void compressed_run(block *b, cycle_t until)
 
 static int compressed_serves(const graph_node *n)
 {
-    const char *f = graph_node_attr(n, "format");
-    return f && !strcmp(f, "compressed");
+    return blocks_attr_is(n, "format", "compressed");
 }
 
 static int compressed_make(block *b, const block_ctx *ctx, int64_t width, sam_error *err)

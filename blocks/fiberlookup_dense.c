@@ -10,8 +10,6 @@
  * [N, stop] and a stop-token ref Sk that is not merged into a closing stop
  * is an empty outer fiber, S(k+1). */
 #include <stdlib.h>
-#include <string.h>
-
 #include "blocks.h"
 #include "scanner.h"
 
@@ -66,8 +64,7 @@ static int dense_step(block *b, cycle_t now)
 
 static int dense_serves(const graph_node *n)
 {
-    const char *f = graph_node_attr(n, "format");
-    return f && !strcmp(f, "dense");
+    return blocks_attr_is(n, "format", "dense");
 }
 
 static int dense_create(block *b, const block_ctx *ctx, sam_error *err)

@@ -23,8 +23,6 @@
  * or a cycle among the next pointers, rather than send it. There is no
  * coordinate skip: a list has no locator to jump with. */
 #include <stdlib.h>
-#include <string.h>
-
 #include "blocks.h"
 #include "scanner.h"
 
@@ -90,8 +88,7 @@ static int list_scan_step(block *b, cycle_t now)
 
 static int list_scan_serves(const graph_node *n)
 {
-    const char *f = graph_node_attr(n, "format");
-    return f && !strcmp(f, "linkedlist");
+    return blocks_attr_is(n, "format", "linkedlist");
 }
 
 static int list_scan_create(block *b, const block_ctx *ctx, sam_error *err)

@@ -177,12 +177,6 @@ static int bv_writer_collect(const block *b, fibertree *result, sam_error *err)
     return block_error((block *)b, err, "the result has no mode %d", w->mode);
 }
 
-static int bv_writer_serves(const graph_node *n)
-{
-    const char *f = graph_node_attr(n, "format");
-    return f && !strcmp(f, "bitvector");
-}
-
 static const param bv_writer_params[] = {
     BV_WIDTH_PARAM,
     {NULL, NULL, NULL, 0, 0, 0, 0, 0},
@@ -236,7 +230,7 @@ const block_ops fiberwrite_bitvector_ops = {
     .impl = "bitvector",
     .about = "writes a bitvector level from its words, one a cycle",
     .params = bv_writer_params,
-    .serves = bv_writer_serves,
+    .serves = bv_serves,
     .create = bv_writer_create,
     .port = bv_writer_port,
     .step = bv_writer_step,

@@ -59,20 +59,14 @@ static void writer_run(block *b, cycle_t until)
     block_take_run(b, until, writer_take);
 }
 
-static int writer_serves(const graph_node *n, const char *format)
-{
-    const char *f = graph_node_attr(n, "format");
-    return f && !strcmp(f, format);
-}
-
 static int compressed_serves(const graph_node *n)
 {
-    return writer_serves(n, "compressed");
+    return blocks_attr_is(n, "format", "compressed");
 }
 
 static int dense_serves(const graph_node *n)
 {
-    return writer_serves(n, "dense");
+    return blocks_attr_is(n, "format", "dense");
 }
 
 static int writer_create(block *b, const block_ctx *ctx, sam_error *err)
@@ -133,30 +127,21 @@ static void writer_destroy(block *b)
     free(w);
 }
 
+/* The rest of both tables: one writer, serving two formats. */
+#define WRITER_OPS \
+    .type = "fiberwrite", .create = writer_create, .port = writer_port, .step = writer_step, \
+    .run = writer_run, .peek = 1, .destroy = writer_destroy, .collect = writer_collect
+
 const block_ops fiberwrite_compressed_ops = {
-    .type = "fiberwrite",
     .impl = "compressed",
     .about = "writes a compressed level's seg and crd arrays",
     .serves = compressed_serves,
-    .create = writer_create,
-    .port = writer_port,
-    .step = writer_step,
-    .run = writer_run,
-    .peek = 1,
-    .destroy = writer_destroy,
-    .collect = writer_collect,
+    WRITER_OPS,
 };
 
 const block_ops fiberwrite_dense_ops = {
-    .type = "fiberwrite",
     .impl = "dense",
     .about = "writes a dense level from the coordinates it receives",
     .serves = dense_serves,
-    .create = writer_create,
-    .port = writer_port,
-    .step = writer_step,
-    .run = writer_run,
-    .peek = 1,
-    .destroy = writer_destroy,
-    .collect = writer_collect,
+    WRITER_OPS,
 };

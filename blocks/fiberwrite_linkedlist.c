@@ -229,8 +229,7 @@ static int list_writer_collect(const block *b, fibertree *result, sam_error *err
 
 static int list_writer_serves(const graph_node *n)
 {
-    const char *f = graph_node_attr(n, "format");
-    return f && !strcmp(f, "linkedlist");
+    return blocks_attr_is(n, "format", "linkedlist");
 }
 
 static void list_writer_destroy(block *b)

@@ -42,8 +42,7 @@ static void vals_run(block *b, cycle_t until)
 
 static int vals_serves(const graph_node *n)
 {
-    const char *m = graph_node_attr(n, "mode");
-    return m && !strcmp(m, "vals");
+    return blocks_attr_is(n, "mode", "vals");
 }
 
 static int vals_create(block *b, const block_ctx *ctx, sam_error *err)

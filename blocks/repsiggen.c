@@ -31,18 +31,12 @@ static int repsig_create(block *b, const block_ctx *ctx, sam_error *err)
     return 0;
 }
 
-static int repsig_port(block *b, const graph_edge *e, int input, sam_error *err)
-{
-    static const char *const in_kinds[] = {"crd"}, *const out_kinds[] = {"repsig"};
-    return block_port_by_kind(b, e, input, input ? in_kinds : out_kinds, 1, err);
-}
-
 const block_ops repsiggen_ops = {
     .type = "repsiggen",
     .impl = "default",
     .about = "repeat signals (R per coordinate, S per stop token) from a coordinate stream",
     .create = repsig_create,
-    .port = repsig_port,
+    .port = block_port_by_name,
     .step = repsig_step,
     .run = repsig_run,
     .peek = 1,

@@ -6,8 +6,6 @@
  * storing a sparse level densely. SAM-BLOCKS.md does not describe these
  * forms (the reference never runs them). Ports: input and output 0 the
  * coordinates, 1 the values. */
-#include <string.h>
-
 #include "blocks.h"
 
 enum { CRD, VAL };
@@ -42,8 +40,7 @@ static int hold_step(block *b, cycle_t now)
 
 static int serves_values(const graph_node *n)
 {
-    const char *v = graph_node_attr(n, "vals");
-    return v && !strcmp(v, "true");
+    return blocks_attr_is(n, "vals", "true");
 }
 
 static int pair_create(block *b, const block_ctx *ctx, sam_error *err)
@@ -56,30 +53,22 @@ static int pair_create(block *b, const block_ctx *ctx, sam_error *err)
     return 0;
 }
 
-static int pair_port(block *b, const graph_edge *e, int input, sam_error *err)
-{
-    static const char *const kinds[] = {"crd", "val"};
-    return block_port_by_kind(b, e, input, kinds, 2, err);
-}
+/* The rest of both tables: the pairing, with or without the drop. */
+#define PAIR_OPS \
+    .serves = serves_values, .create = pair_create, .port = block_port_by_name, .peek = 1
 
 const block_ops crddrop_values_ops = {
     .type = "crddrop",
     .impl = "values",
     .about = "drops the coordinates whose value is 0 (vals=true)",
-    .serves = serves_values,
-    .create = pair_create,
-    .port = pair_port,
     .step = drop_step,
-    .peek = 1,
+    PAIR_OPS,
 };
 
 const block_ops crdhold_values_ops = {
     .type = "crdhold",
     .impl = "values",
     .about = "pairs each coordinate with its value (vals=true)",
-    .serves = serves_values,
-    .create = pair_create,
-    .port = pair_port,
     .step = hold_step,
-    .peek = 1,
+    PAIR_OPS,
 };

@@ -79,16 +79,8 @@ static int rel_reserve(rel *r, size_t cap, sam_error *err)
         return 0;
     if ((double)cap > HARD_LIMIT)
         return error_set(err, "evaluate: a subexpression has more than %.0f entries", HARD_LIMIT);
-    for (int c = 0; c < r->nvars; c++) {
-        int64_t *bigger = realloc(r->col[c], cap * sizeof *bigger);
-        if (!bigger)
-            return error_set(err, "evaluate: out of memory for %zu entries", cap);
-        r->col[c] = bigger;
-    }
-    double *v = realloc(r->vals, cap * sizeof *v);
-    if (!v)
+    if (tensor_columns_reserve(r->col, r->nvars, &r->vals, cap))
         return error_set(err, "evaluate: out of memory for %zu entries", cap);
-    r->vals = v;
     r->cap = cap;
     return 0;
 }

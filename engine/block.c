@@ -87,6 +87,12 @@ int block_port_by_kind(block *b, const graph_edge *e, int input, const char *con
                        input ? "input" : "output", e->kind, e->label);
 }
 
+int block_port_by_name(block *b, const graph_edge *e, int input, sam_error *err)
+{
+    return input ? block_port_by_kind(b, e, 1, b->in_names, b->nin, err)
+                 : block_port_by_kind(b, e, 0, b->out_names, b->nout, err);
+}
+
 int block_sink_port(block *b, const graph_edge *e, int input, const char *kind, sam_error *err)
 {
     if (!input)

@@ -188,6 +188,10 @@ const char *block_edge_tensor(const graph_edge *e, const char *dir);
 int block_port_by_kind(block *b, const graph_edge *e, int input, const char *const *kinds,
                        int n, sam_error *err);
 
+/* The same where each port is named after its kind (b->in_names and
+ * b->out_names, as create set them): a block_ops port of its own. */
+int block_port_by_name(block *b, const graph_edge *e, int input, sam_error *err);
+
 /* The stop token that closes a fiber whose next reference comes on input
  * port: S0, or S(k+1) when that reference is Sk, which is then taken (the
  * two merge, as the reference's scanners and repeaters do). 0 when no

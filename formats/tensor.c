@@ -28,20 +28,27 @@ void tensor_free(tensor *t)
     memset(t, 0, sizeof *t);
 }
 
+int tensor_columns_reserve(int64_t **crd, int n, double **vals, size_t cap)
+{
+    for (int m = 0; m < n; m++) {
+        int64_t *c = realloc(crd[m], cap * sizeof *c);
+        if (!c)
+            return -1;
+        crd[m] = c;
+    }
+    double *v = realloc(*vals, cap * sizeof *v);
+    if (!v)
+        return -1;
+    *vals = v;
+    return 0;
+}
+
 int tensor_reserve(tensor *t, size_t cap, sam_error *err)
 {
     if (cap <= t->cap)
         return 0;
-    for (int m = 0; m < t->order; m++) {
-        int64_t *c = realloc(t->crd[m], cap * sizeof *c);
-        if (!c)
-            return error_set(err, "out of memory for %zu entries", cap);
-        t->crd[m] = c;
-    }
-    double *v = realloc(t->vals, cap * sizeof *v);
-    if (!v)
+    if (tensor_columns_reserve(t->crd, t->order, &t->vals, cap))
         return error_set(err, "out of memory for %zu entries", cap);
-    t->vals = v;
     t->cap = cap;
     return 0;
 }

@@ -29,6 +29,12 @@ void tensor_free(tensor *t);
 /* Makes room for at least cap entries in total. */
 int tensor_reserve(tensor *t, size_t cap, sam_error *err);
 
+/* The growth under it, for any table of n coordinate columns and a value
+ * column (the reference evaluator's too): each reallocated to cap
+ * entries, contents kept; -1 when memory runs out, the columns grown so
+ * far then grown and every one still valid. */
+int tensor_columns_reserve(int64_t **crd, int n, double **vals, size_t cap);
+
 /* Appends one entry; coordinates are not checked against dims here (the
  * readers check them where they know the file and line). */
 int tensor_append(tensor *t, const int64_t *coords, double value, sam_error *err);

@@ -6,7 +6,6 @@
 #include "render.h"
 
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +15,7 @@
 
 #include "../common/atomic_file.h"
 #include "dot_write.h"
+#include "render_progress.h"
 
 /* Fill and outline of a node whose type has no Custard colour (a
  * broadcast, which Custard draws as an invisible point). */
@@ -204,26 +204,16 @@ static int add_legends(Agraph_t *ag, const render_style *st)
 
 /* ---- progress ---------------------------------------------------------- */
 
-#define PROGRESS_AFTER 1.0      /* seconds of a stage before it is shown */
-#define PROGRESS_EVERY 0.25     /* seconds between two showings */
-
-/* The reporting thread and what it shares with the drawing thread; the
- * fields below lock are read and written under it. */
-typedef struct progress_thread {
-    FILE *out;              /* NULL: no thread, nothing shown */
+/* The reporting thread and what it shares with the drawing thread; shown
+ * and done are read and written under lock. */
+typedef struct reporter {
+    int running;            /* 0: no thread, nothing shown */
     pthread_t thread;
     pthread_mutex_t lock;
     pthread_cond_t wake;
-    char stage[128];
-    struct timespec since;  /* when the stage began */
-    int width;              /* of the longest line shown, 0 while none is */
+    render_progress shown;
     int done;
-} progress_thread;
-
-static double seconds_between(const struct timespec *a, const struct timespec *b)
-{
-    return (double)(b->tv_sec - a->tv_sec) + 1e-9 * (double)(b->tv_nsec - a->tv_nsec);
-}
+} reporter;
 
 static struct timespec later(struct timespec t, double seconds)
 {
@@ -233,44 +223,18 @@ static struct timespec later(struct timespec t, double seconds)
     return t;
 }
 
-/* A count with a comma between groups of three digits: 4123 is "4,123". */
-static void group_digits(int n, char out[16])
+/* Wakes once a line may be due; render_progress says whether it is. */
+static void *reporter_main(void *arg)
 {
-    char digits[16];
-    int len = snprintf(digits, sizeof digits, "%d", n), k = 0;
-    for (int i = 0; i < len; i++) {
-        if (i > 0 && (len - i) % 3 == 0)
-            out[k++] = ',';
-        out[k++] = digits[i];
-    }
-    out[k] = '\0';
-}
-
-/* The line is padded to the longest one shown, which it overwrites. */
-static void progress_show(progress_thread *p, double seconds)
-{
-    int n = fprintf(p->out, "\rsamsim: render: %s ... %.1f s", p->stage, seconds) - 1;
-    if (n < 0)
-        return;
-    if (n < p->width)
-        fprintf(p->out, "%*s", p->width - n, "");
-    p->width = n > p->width ? n : p->width;
-    fflush(p->out);
-}
-
-static void *progress_main(void *arg)
-{
-    progress_thread *p = arg;
+    reporter *p = arg;
     pthread_mutex_lock(&p->lock);
     while (!p->done) {
         struct timespec now;
         clock_gettime(CLOCK_MONOTONIC, &now);
-        struct timespec until = later(now, PROGRESS_EVERY);
+        struct timespec until = later(now, RENDER_PROGRESS_EVERY);
         pthread_cond_timedwait(&p->wake, &p->lock, &until);
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        double seconds = seconds_between(&p->since, &now);
-        if (!p->done && seconds >= PROGRESS_AFTER)
-            progress_show(p, seconds);
+        if (!p->done)
+            render_progress_tick(&p->shown);
     }
     pthread_mutex_unlock(&p->lock);
     return NULL;
@@ -278,7 +242,7 @@ static void *progress_main(void *arg)
 
 /* The condition variable waits on the monotonic clock, which the stage
  * times are taken from too. */
-static int progress_init(progress_thread *p)
+static int reporter_init(reporter *p)
 {
     pthread_condattr_t attr;
     if (pthread_condattr_init(&attr))
@@ -293,50 +257,44 @@ static int progress_init(progress_thread *p)
     return rc;
 }
 
-/* Progress is a courtesy: without a thread the drawing goes on silently. */
-static void progress_start(progress_thread *p, FILE *out)
+/* Reports the layout of a graph of nodes and edges on out (NULL: nothing
+ * shown). Progress is a courtesy: without a thread the drawing goes on
+ * silently. */
+static void reporter_start(reporter *p, FILE *out, int nodes, int edges)
 {
-    *p = (progress_thread){.out = out};
-    clock_gettime(CLOCK_MONOTONIC, &p->since);
-    if (!out)
+    *p = (reporter){.running = 0};
+    render_progress_init(&p->shown, out, NULL, NULL);
+    render_progress_layout(&p->shown, nodes, edges);
+    if (!out || reporter_init(p))
         return;
-    if (progress_init(p)) {
-        p->out = NULL;
-        return;
-    }
-    if (pthread_create(&p->thread, NULL, progress_main, p)) {
+    if (pthread_create(&p->thread, NULL, reporter_main, p)) {
         pthread_mutex_destroy(&p->lock);
         pthread_cond_destroy(&p->wake);
-        p->out = NULL;
+        return;
     }
+    p->running = 1;
 }
 
-__attribute__((format(printf, 2, 3)))
-static void progress_stage(progress_thread *p, const char *fmt, ...)
+static void reporter_writing(reporter *p, const char *format)
 {
-    if (!p->out)
+    if (!p->running)
         return;
     pthread_mutex_lock(&p->lock);
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(p->stage, sizeof p->stage, fmt, ap);
-    va_end(ap);
-    clock_gettime(CLOCK_MONOTONIC, &p->since);
+    render_progress_writing(&p->shown, format);
     pthread_mutex_unlock(&p->lock);
 }
 
 /* Ends the thread and clears its line, before any message of the caller. */
-static void progress_stop(progress_thread *p)
+static void reporter_stop(reporter *p)
 {
-    if (!p->out)
+    if (!p->running)
         return;
     pthread_mutex_lock(&p->lock);
     p->done = 1;
     pthread_cond_signal(&p->wake);
     pthread_mutex_unlock(&p->lock);
     pthread_join(p->thread, NULL);
-    if (p->width > 0)
-        fprintf(p->out, "\r%*s\r", p->width, "");
+    render_progress_clear(&p->shown);
     pthread_mutex_destroy(&p->lock);
     pthread_cond_destroy(&p->wake);
 }
@@ -382,11 +340,11 @@ static int graphviz_error(sam_error *err, const char *path, const char *what)
 }
 
 static int lay_out_and_write(GVC_t *gvc, Agraph_t *ag, const char *format, const char *path,
-                             progress_thread *p, sam_error *err)
+                             reporter *p, sam_error *err)
 {
     if (gvLayout(gvc, ag, "dot") != 0)
         return graphviz_error(err, path, "Graphviz cannot lay the graph out");
-    progress_stage(p, "writing %s", format);
+    reporter_writing(p, format);
     atomic_file af;
     int rc = atomic_file_open(&af, path, err);
     if (rc == 0 && gvRender(gvc, ag, format, af.f) != 0) {
@@ -405,14 +363,10 @@ static int lay_out_and_write(GVC_t *gvc, Agraph_t *ag, const char *format, const
 static int draw(GVC_t *gvc, Agraph_t *ag, const sam_graph *g, const render_style *style,
                 const char *format, const char *path, FILE *out, sam_error *err)
 {
-    char nodes[16], edges[16];
-    group_digits(g->nnodes, nodes);
-    group_digits(g->nedges + (style ? style->nextra_edges : 0), edges);
-    progress_thread p;
-    progress_start(&p, out);
-    progress_stage(&p, "laying out %s nodes, %s edges", nodes, edges);
+    reporter p;
+    reporter_start(&p, out, g->nnodes, g->nedges + (style ? style->nextra_edges : 0));
     int rc = lay_out_and_write(gvc, ag, format, path, &p, err);
-    progress_stop(&p);
+    reporter_stop(&p);
     return rc;
 }
 

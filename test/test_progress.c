@@ -1,7 +1,8 @@
 /* Progress of a long run and of a long render: shown on standard error
  * when it is a terminal (here a pseudo-terminal), cleared before the
  * summary, and absent when standard error is not a terminal or with
- * --quiet. */
+ * --quiet. The lines' timing and bytes are test_progress_clock's, on a
+ * clock it sets. */
 #define _XOPEN_SOURCE 700
 #include <fcntl.h>
 #include <stdio.h>
