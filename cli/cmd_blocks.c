@@ -6,6 +6,7 @@
 
 #include "../blocks/registry.h"
 #include "commands.h"
+#include "options.h"
 
 /* Whether an implementation of type was registered before index i. */
 static int type_seen(const char *type, int i)
@@ -44,7 +45,7 @@ int cmd_blocks(int argc, char **argv)
 {
     (void)argv;
     if (argc) {
-        fprintf(stderr, "samsim: usage: samsim blocks\n");
+        fprintf(stderr, "samsim: usage: samsim blocks (it takes no arguments)\n");
         return 1;
     }
     for (int i = 0; i < registry_count(); i++)
@@ -58,3 +59,12 @@ int cmd_blocks(int argc, char **argv)
            "channel.latency, bitvector.width) or --impl TYPE=NAME.\n");
     return 0;
 }
+
+const cli_command cmd_blocks_command = {
+    .name = "blocks",
+    .run = cmd_blocks,
+    .synopsis = "",
+    .about = "Lists every block type, its implementations (exactly one marked [default], "
+        "variants chosen for the nodes they serve, and alternatives chosen with impl) and the "
+        "parameters each reads.",
+};

@@ -10,6 +10,7 @@
 #include "../formats/tile.h"
 #include "args.h"
 #include "commands.h"
+#include "options.h"
 #include "outputs.h"
 
 typedef struct convert_opts {
@@ -18,50 +19,59 @@ typedef struct convert_opts {
     const char *tile;   /* --tile SPEC, NULL without */
 } convert_opts;
 
-static int parse_option(int argc, char **argv, int *i, convert_opts *o, sam_error *err)
+enum { OPT_FORMAT = 1, OPT_TENSOR, OPT_IN_TENSOR, OPT_IN_FORMAT, OPT_SHAPE, OPT_SHIFT, OPT_TILE };
+
+static const cli_option convert_options[] = {
+    {OPT_FORMAT, "--format", "LEVELS[:ORDER]", "level format of a SAM directory written", NULL},
+    {OPT_TENSOR, "--tensor", "NAME", "tensor name in both directories", NULL},
+    {OPT_IN_TENSOR, "--in-tensor", "NAME", "tensor name in the input directory", NULL},
+    {OPT_IN_FORMAT, "--in-format", "LEVELS[:ORDER]", "how to read the input directory", NULL},
+    {OPT_SHAPE, "--shape", "DIMS", "dimensions of a .tns input, e.g. 12x10x9", NULL},
+    {OPT_SHIFT, "--shift", NULL, "writes the SAM convention's second operand instead", NULL},
+    {OPT_TILE, "--tile", "SPEC",
+     "writes its tiles, tile coordinates as first modes: levels split by '/', per mode N (tiles "
+     "of N), oN (N entries each) or - (not cut), e.g. 64x64/8x-",
+     "The tensor is cut after --shift, as one tensor whose first modes are the tile "
+     "coordinates, level by level, and whose last modes are the coordinates within the tile; a "
+     "mode's cuts start at the first level. A SAM directory written gets all levels compressed "
+     "unless --format says otherwise."},
+    {0, NULL, NULL, NULL, NULL},
+};
+
+static int take_file(convert_opts *o, const char *v, sam_error *err)
 {
-    const char *v;
-    int r;
-    if ((r = args_option(argc, argv, i, "--format", &v, err)))
-        return r < 0 ? -1 : (o->out.format = v, 0);
-    if ((r = args_option(argc, argv, i, "--in-format", &v, err)))
-        return r < 0 ? -1 : (o->in.format = v, 0);
-    if ((r = args_option(argc, argv, i, "--tensor", &v, err))) {
-        if (r < 0)
-            return -1;
+    if (o->out.path)
+        return error_set(err, "convert: unexpected argument '%s'", v);
+    (o->in.path ? &o->out : &o->in)->path = v;
+    return 0;
+}
+
+static int take(void *ctx, int id, const char *v, sam_error *err)
+{
+    convert_opts *o = ctx;
+    switch (id) {
+    case CLI_OPERAND: return take_file(o, v, err);
+    case OPT_FORMAT: return o->out.format = v, 0;
+    case OPT_TENSOR:
         o->out.name = v;
         if (!o->in.name)
             o->in.name = v;
         return 0;
+    case OPT_IN_TENSOR: return o->in.name = v, 0;
+    case OPT_IN_FORMAT: return o->in.format = v, 0;
+    case OPT_SHAPE: return args_shape("--shape", v, &o->in.order, o->in.dims, err);
+    case OPT_SHIFT: return o->shift = 1, 0;
+    default: return o->tile = v, 0;
     }
-    if ((r = args_option(argc, argv, i, "--in-tensor", &v, err)))
-        return r < 0 ? -1 : (o->in.name = v, 0);
-    if ((r = args_option(argc, argv, i, "--shape", &v, err)))
-        return r < 0 ? -1 : args_shape("--shape", v, &o->in.order, o->in.dims, err);
-    if ((r = args_option(argc, argv, i, "--tile", &v, err)))
-        return r < 0 ? -1 : (o->tile = v, 0);
-    if (!strcmp(argv[*i], "--shift"))
-        return o->shift = 1, 0;
-    return error_set(err, "convert: unknown option '%s'", argv[*i]);
 }
 
 static int parse_args(int argc, char **argv, convert_opts *o, sam_error *err)
 {
     memset(o, 0, sizeof *o);
-    int files = 0;
-    for (int i = 0; i < argc; i++) {
-        if (argv[i][0] == '-' && argv[i][1]) {
-            if (parse_option(argc, argv, &i, o, err))
-                return -1;
-        } else if (files < 2) {
-            (files++ ? &o->out : &o->in)->path = argv[i];
-        } else {
-            return error_set(err, "convert: unexpected argument '%s'", argv[i]);
-        }
-    }
-    if (files < 2)
-        return error_set(err, "usage: samsim convert IN OUT [--format LEVELS[:ORDER]] "
-                              "[--tensor NAME] [--shift] [--tile SPEC]");
+    if (options_parse(&cmd_convert_command, argc, argv, take, o, err))
+        return -1;
+    if (!o->out.path)
+        return options_usage(&cmd_convert_command, err);
     if (o->in.name && !o->out.name)
         o->out.name = o->in.name;
     const io_file in = {"IN", o->in.path, o->in.name};
@@ -179,3 +189,11 @@ int cmd_convert(int argc, char **argv)
     tensor_free(&t);
     return rc ? args_fail(&err) : 0;
 }
+
+const cli_command cmd_convert_command = {
+    .name = "convert",
+    .run = cmd_convert,
+    .synopsis = "IN OUT [options]",
+    .about = "Converts a tensor between formats ('-' as OUT: Matrix Market on standard output).",
+    .options = convert_options,
+};

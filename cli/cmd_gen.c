@@ -6,6 +6,7 @@
 #include "../formats/tensor_file.h"
 #include "args.h"
 #include "commands.h"
+#include "options.h"
 #include "outputs.h"
 
 enum {
@@ -58,36 +59,71 @@ typedef struct gen_args {
     uint64_t seed;
 } gen_args;
 
-static int gen_parse_kind(int argc, char **argv, gen_args *g, sam_error *err)
-{
-    static const char kinds[] = "urandom, runs, blocks, rmat, banded, identity or dense";
-    if (argc < 1)
-        return error_set(err, "gen: missing KIND (%s)", kinds);
-    for (g->kind = 0; g->kind < GEN_KINDS; g->kind++)
-        if (!strcmp(argv[0], gen_kind_names[g->kind]))
-            return 0;
-    return error_set(err, "gen: unknown kind '%s' (%s)", argv[0], kinds);
-}
+static const cli_option gen_cli_options[] = {
+    {OPT_SHAPE + 1, "--shape", "DIMS", "dimensions, e.g. 250x100", NULL},
+    {OPT_DENSITY + 1, "--density", "D", "the share of nonzeros (urandom, runs, blocks, rmat)",
+     NULL},
+    {OPT_NNZ + 1, "--nnz", "N", "how many nonzeros (urandom, runs, blocks, rmat)", NULL},
+    {OPT_SEED + 1, "--seed", "N", "the seed (default 1)", NULL},
+    {OPT_OUT + 1, "-o", "FILE", "the tensor ('-': Matrix Market on standard output)",
+     "The note then goes to standard error."},
+    {OPT_SECOND + 1, "--second", "FILE", "the partner vector of runs and blocks", NULL},
+    {OPT_RUN + 1, "--run", "N", "run length (runs; default 10)", NULL},
+    {OPT_BLOCK + 1, "--block", "N", "block length (blocks; default 10)", NULL},
+    {OPT_RMAT_A + 1, "--rmat-a", "P", "R-MAT's top left quadrant probability (rmat)", NULL},
+    {OPT_RMAT_B + 1, "--rmat-b", "P", "R-MAT's top right quadrant probability (rmat)", NULL},
+    {OPT_RMAT_C + 1, "--rmat-c", "P", "R-MAT's bottom left quadrant probability (rmat)", NULL},
+    {OPT_LOWER + 1, "--lower", "N", "band width below the diagonal (banded; default 1)", NULL},
+    {OPT_UPPER + 1, "--upper", "N", "band width above the diagonal (banded; default 1)", NULL},
+    {OPT_FORMAT + 1, "--format", "LEVELS", "level format of a SAM directory written", NULL},
+    {OPT_TENSOR + 1, "--tensor", "NAME", "tensor name in a SAM directory (default B)", NULL},
+    {0, NULL, NULL, NULL, NULL},
+};
 
-static int gen_parse_option(int argc, char **argv, int *i, gen_args *g, sam_error *err)
+typedef struct gen_parsing {
+    gen_args *g;
+    const char *kind;
+} gen_parsing;
+
+static int gen_take(void *ctx, int id, const char *v, sam_error *err)
 {
-    for (int o = 0; o < OPT_COUNT; o++) {
-        const char *v;
-        int r = args_option(argc, argv, i, gen_options[o].name, &v, err);
-        if (r < 0)
-            return -1;
-        if (r == 0)
-            continue;
-        if (!(gen_options[o].kinds & (1u << g->kind)))
-            return error_set(err, "gen %s: option %s does not apply", gen_kind_names[g->kind],
-                             gen_options[o].name);
-        if (g->opt[o])
-            return error_set(err, "gen: option %s given twice", gen_options[o].name);
-        g->opt[o] = v;
+    gen_parsing *p = ctx;
+    if (id == CLI_OPERAND) {
+        if (p->kind)
+            return error_set(err, "gen: unexpected argument '%s'", v);
+        p->kind = v;
         return 0;
     }
-    const char *what = argv[*i][0] == '-' ? "unknown option" : "unexpected argument";
-    return error_set(err, "gen: %s '%s'", what, argv[*i]);
+    int o = id - 1;
+    if (p->g->opt[o])
+        return error_set(err, "gen: option %s given twice", gen_options[o].name);
+    p->g->opt[o] = v;
+    return 0;
+}
+
+static int gen_parse_kind(const char *kind, gen_args *g, sam_error *err)
+{
+    static const char kinds[] = "urandom, runs, blocks, rmat, banded, identity or dense";
+    if (!kind)
+        return error_set(err, "gen: missing KIND (%s)", kinds);
+    for (g->kind = 0; g->kind < GEN_KINDS; g->kind++)
+        if (!strcmp(kind, gen_kind_names[g->kind]))
+            return 0;
+    return error_set(err, "gen: unknown kind '%s' (%s)", kind, kinds);
+}
+
+/* The kind and the options, each given to a kind it applies to. */
+static int gen_parse_options(int argc, char **argv, gen_args *g, sam_error *err)
+{
+    gen_parsing p = {g, NULL};
+    if (options_parse(&cmd_gen_command, argc, argv, gen_take, &p, err) ||
+        gen_parse_kind(p.kind, g, err))
+        return -1;
+    for (int o = 0; o < OPT_COUNT; o++)
+        if (g->opt[o] && !(gen_options[o].kinds & (1u << g->kind)))
+            return error_set(err, "gen %s: option %s does not apply", gen_kind_names[g->kind],
+                             gen_options[o].name);
+    return 0;
 }
 
 static int gen_int_opt(const gen_args *g, int o, int64_t fallback, int64_t *out, sam_error *err)
@@ -143,11 +179,8 @@ static int gen_parse_count(gen_args *g, sam_error *err)
 static int gen_parse(int argc, char **argv, int with_out, gen_args *g, sam_error *err)
 {
     memset(g, 0, sizeof *g);
-    if (gen_parse_kind(argc, argv, g, err))
+    if (gen_parse_options(argc, argv, g, err))
         return -1;
-    for (int i = 1; i < argc; i++)
-        if (gen_parse_option(argc, argv, &i, g, err))
-            return -1;
     const char *kind = gen_kind_names[g->kind];
     if (with_out && !g->opt[OPT_OUT])
         return error_set(err, "gen %s: missing -o FILE", kind);
@@ -252,3 +285,12 @@ int cmd_gen(int argc, char **argv)
     tensor_free(&b);
     return rc ? args_fail(&err) : 0;
 }
+
+const cli_command cmd_gen_command = {
+    .name = "gen",
+    .run = cmd_gen,
+    .synopsis = "KIND [--shape DIMS] [--density D | --nnz N] [--seed N] -o FILE [options]",
+    .about = "Generates a tensor; the same seed gives the same bits on any machine. KIND is "
+        "urandom, runs, blocks, rmat, banded, identity or dense.",
+    .options = gen_cli_options,
+};

@@ -7,34 +7,45 @@
 #include "../formats/tensor_file.h"
 #include "args.h"
 #include "commands.h"
+#include "options.h"
 
-static int parse_args(int argc, char **argv, tensor_file *in, const char **format,
-                      sam_error *err)
+enum { OPT_FORMAT = 1, OPT_TENSOR, OPT_IN_FORMAT, OPT_SHAPE };
+
+static const cli_option info_options[] = {
+    {OPT_FORMAT, "--format", "LEVELS[:ORDER]", "the level format the statistics are for", NULL},
+    {OPT_TENSOR, "--tensor", "NAME", "tensor name in a SAM directory", NULL},
+    {OPT_IN_FORMAT, "--in-format", "LEVELS[:ORDER]", "how to read a SAM directory", NULL},
+    {OPT_SHAPE, "--shape", "DIMS", "dimensions of a .tns input", NULL},
+    {0, NULL, NULL, NULL, NULL},
+};
+
+typedef struct info_opts {
+    tensor_file in;
+    const char *format;
+} info_opts;
+
+static int take(void *ctx, int id, const char *v, sam_error *err)
 {
-    memset(in, 0, sizeof *in);
-    *format = NULL;
-    for (int i = 0; i < argc; i++) {
-        const char *v;
-        int r = 0;
-        if ((r = args_option(argc, argv, &i, "--format", &v, err)) > 0)
-            *format = v;
-        else if (r == 0 && (r = args_option(argc, argv, &i, "--in-format", &v, err)) > 0)
-            in->format = v;
-        else if (r == 0 && (r = args_option(argc, argv, &i, "--tensor", &v, err)) > 0)
-            in->name = v;
-        else if (r == 0 && (r = args_option(argc, argv, &i, "--shape", &v, err)) > 0)
-            r = args_shape("--shape", v, &in->order, in->dims, err) ? -1 : 1;
-        if (r < 0)
-            return -1;
-        if (r > 0)
-            continue;
-        if (argv[i][0] == '-' || in->path)
-            return error_set(err, "info: unexpected argument '%s'", argv[i]);
-        in->path = argv[i];
+    info_opts *o = ctx;
+    switch (id) {
+    case CLI_OPERAND:
+        if (o->in.path)
+            return error_set(err, "info: unexpected argument '%s'", v);
+        return o->in.path = v, 0;
+    case OPT_FORMAT: return o->format = v, 0;
+    case OPT_TENSOR: return o->in.name = v, 0;
+    case OPT_IN_FORMAT: return o->in.format = v, 0;
+    default: return args_shape("--shape", v, &o->in.order, o->in.dims, err);
     }
-    if (!in->path)
-        return error_set(err, "usage: samsim info FILE [--format LEVELS[:ORDER]] [--tensor NAME] "
-                              "[--in-format LEVELS[:ORDER]] [--shape DIMS]");
+}
+
+static int parse_args(int argc, char **argv, info_opts *o, sam_error *err)
+{
+    *o = (info_opts){{0}, NULL};
+    if (options_parse(&cmd_info_command, argc, argv, take, o, err))
+        return -1;
+    if (!o->in.path)
+        return options_usage(&cmd_info_command, err);
     return 0;
 }
 
@@ -78,28 +89,37 @@ static void print_levels(const fibertree *ft)
 
 int cmd_info(int argc, char **argv)
 {
-    tensor_file in;
-    const char *format;
+    info_opts o;
     sam_error err;
     tensor t;
-    if (parse_args(argc, argv, &in, &format, &err) || tensor_file_read(&in, &t, &err))
+    if (parse_args(argc, argv, &o, &err) || tensor_file_read(&o.in, &t, &err))
         return args_fail(&err);
+    const tensor_file *in = &o.in;
     level_format f;
     fibertree ft;
     int rc = 0;
-    if (format)
-        rc = level_format_parse(format, &f, &err);
-    else if (in.has_stored)
-        f = in.stored;
+    if (o.format)
+        rc = level_format_parse(o.format, &f, &err);
+    else if (in->has_stored)
+        f = in->stored;
     else
         level_format_default(t.order, &f);
     if (rc == 0 && fibertree_build(&t, &f, &ft, &err))
-        rc = error_prefix(&err, in.path);
+        rc = error_prefix(&err, in->path);
     if (rc == 0) {
-        print_summary(in.path, &t);
+        print_summary(in->path, &t);
         print_levels(&ft);
         fibertree_free(&ft);
     }
     tensor_free(&t);
     return rc ? args_fail(&err) : 0;
 }
+
+const cli_command cmd_info_command = {
+    .name = "info",
+    .run = cmd_info,
+    .synopsis = "FILE [options]",
+    .about = "Prints order, dimensions, nonzeros, density and per-level kind, fiber statistics "
+        "and bytes.",
+    .options = info_options,
+};

@@ -7,38 +7,53 @@
 #include "../report/plot.h"
 #include "args.h"
 #include "commands.h"
+#include "options.h"
 #include "outputs.h"
-
-#define PLOT_USAGE                                                                             \
-    "usage: samsim plot CSV --x COL --y COL [--by COL] -o FILE.svg|FILE.png [--title TEXT] "   \
-    "[--xlabel TEXT] [--ylabel TEXT] [--logx] [--logy] [--data]"
 
 typedef struct plot_opts {
     plot_request req;
     int data;           /* --data: the points on standard output */
 } plot_opts;
 
-static int flag(const char *arg, plot_opts *o)
-{
-    int *f = !strcmp(arg, "--logx") ? &o->req.logx : !strcmp(arg, "--logy") ? &o->req.logy
-           : !strcmp(arg, "--data") ? &o->data : NULL;
-    if (f)
-        *f = 1;
-    return f != NULL;
-}
+enum {
+    OPT_X = 1, OPT_Y, OPT_BY, OPT_OUT, OPT_TITLE, OPT_XLABEL, OPT_YLABEL, OPT_LOGX, OPT_LOGY,
+    OPT_DATA
+};
 
-/* 1 when argv[*i] is an option with a value (stored), 0 when not, -1 on
- * a missing value. */
-static int valued(int argc, char **argv, int *i, plot_request *r, sam_error *err)
+static const cli_option plot_options[] = {
+    {OPT_X, "--x", "COL", "the column on the x axis (by header name)", NULL},
+    {OPT_Y, "--y", "COL", "the column on the y axis (by header name)", NULL},
+    {OPT_BY, "--by", "COL", "a line or bar colour, and a legend entry, per value of COL",
+     "In first-appearance order."},
+    {OPT_OUT, "-o", "FILE.svg|FILE.png", "the picture, 900x600 ('-': SVG on standard output)",
+     NULL},
+    {OPT_TITLE, "--title", "TEXT", "the title (default: Y by X [for each BY])", NULL},
+    {OPT_XLABEL, "--xlabel", "TEXT", "the x axis label (default: the column name)", NULL},
+    {OPT_YLABEL, "--ylabel", "TEXT", "the y axis label (default: the column name)", NULL},
+    {OPT_LOGX, "--logx", NULL, "a log scale on x (every value plotted must be positive)", NULL},
+    {OPT_LOGY, "--logy", NULL, "a log scale on y (every value plotted must be positive)", NULL},
+    {OPT_DATA, "--data", NULL,
+     "prints the points as CSV: [BY,] X, Y (mean), min, max, rows; without -o, only that",
+     NULL},
+    {0, NULL, NULL, NULL, NULL},
+};
+
+static int take(void *ctx, int id, const char *v, sam_error *err)
 {
-    static const char *const names[] = {"--x", "--y", "--by", "-o", "--title", "--xlabel",
-                                        "--ylabel"};
-    const char **slots[] = {&r->x, &r->y, &r->by, &r->out, &r->title, &r->xlabel, &r->ylabel};
-    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
-        int rc = args_option(argc, argv, i, names[k], slots[k], err);
-        if (rc)
-            return rc;
-    }
+    plot_opts *o = ctx;
+    plot_request *r = &o->req;
+    const char **slot[] = {[OPT_X] = &r->x, [OPT_Y] = &r->y, [OPT_BY] = &r->by,
+                           [OPT_OUT] = &r->out, [OPT_TITLE] = &r->title,
+                           [OPT_XLABEL] = &r->xlabel, [OPT_YLABEL] = &r->ylabel};
+    int *flag[] = {[OPT_LOGX] = &r->logx, [OPT_LOGY] = &r->logy, [OPT_DATA] = &o->data};
+    if (id == CLI_OPERAND && r->csv)
+        return error_set(err, "plot: unexpected argument '%s'", v);
+    if (id == CLI_OPERAND)
+        r->csv = v;
+    else if (id <= OPT_YLABEL)
+        *slot[id] = v;
+    else
+        *flag[id] = 1;
     return 0;
 }
 
@@ -46,7 +61,7 @@ static int check_args(const plot_opts *o, sam_error *err)
 {
     const plot_request *r = &o->req;
     if (!r->csv || !r->x || !r->y || (!r->out && !o->data))
-        return error_set(err, PLOT_USAGE);
+        return options_usage(&cmd_plot_command, err);
     if (r->out && !graph_render_format(r->out))
         return error_at(err, r->out, 0, "unknown output format (use .svg or .png)");
     if (r->out && o->data && !strcmp(r->out, "-"))
@@ -58,16 +73,8 @@ static int check_args(const plot_opts *o, sam_error *err)
 static int parse_args(int argc, char **argv, plot_opts *o, sam_error *err)
 {
     *o = (plot_opts){0};
-    for (int i = 0; i < argc; i++) {
-        int r = valued(argc, argv, &i, &o->req, err);
-        if (r < 0)
-            return -1;
-        if (r > 0 || flag(argv[i], o))
-            continue;
-        if (argv[i][0] == '-' || o->req.csv)
-            return error_set(err, "plot: unexpected argument '%s'", argv[i]);
-        o->req.csv = argv[i];
-    }
+    if (options_parse(&cmd_plot_command, argc, argv, take, o, err))
+        return -1;
     return check_args(o, err);
 }
 
@@ -84,3 +91,18 @@ int cmd_plot(int argc, char **argv)
                 o.req.csv, skipped, skipped == 1 ? "" : "s", o.req.y);
     return 0;
 }
+
+const cli_command cmd_plot_command = {
+    .name = "plot",
+    .run = cmd_plot,
+    .synopsis = "CSV --x COL --y COL [--by COL] -o FILE.svg|FILE.png [--title TEXT]\n"
+        "          [--xlabel TEXT] [--ylabel TEXT] [--logx] [--logy] [--data]",
+    .about = "Draws a results table (a header row, a row per job) with gnuplot, found on PATH: "
+        "y against x, a line per --by group for numeric x, clustered bars for categorical x; "
+        "rows sharing a group and an x give their mean with a min..max error bar. Rows whose y "
+        "is not a number (failed jobs) are left out and counted.",
+    .options = plot_options,
+    .detail = "An unknown column, a row whose field count differs from the header's, no numeric "
+        "y, another output extension, and a log scale for a value <= 0 are refused; the picture "
+        "appears only when gnuplot succeeds.",
+};

@@ -6,14 +6,16 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../common/process.h"
+#include "../common/progress.h"
 #include "../formats/tensor_file.h"
 #include "../formats/text_out.h"
 #include "../graph/graph.h"
 #include "../run/graph_run.h"
 #include "../run/template_dir.h"
+#include "../hwmodel/hw.h"
 #include "args.h"
 #include "commands.h"
+#include "options.h"
 #include "outputs.h"
 #include "run_template.h"
 
@@ -50,79 +52,120 @@ static int parse_impl(run_opts *o, const char *v, sam_error *err)
     return sim_config_add(&o->cli_settings, key, eq + 1, "--impl", err);
 }
 
-static int parse_option(int argc, char **argv, int *i, run_opts *o, sam_error *err)
+enum {
+    OPT_BIND = 1, OPT_DATA, OPT_SHIFT, OPT_OUT, OPT_STATS, OPT_CHECK, OPT_EXPR, OPT_TILE, OPT_HW,
+    OPT_ENGINE, OPT_SPLIT, OPT_DEPTH, OPT_LATENCY, OPT_MAX_CYCLES, OPT_IMPL, OPT_CONFIG,
+    OPT_OUTCOME, OPT_QUIET
+};
+
+static const cli_option run_options[] = {
+    {OPT_BIND, "-t", "NAME=FILE|NUMBER", "binds operand NAME (a number for a scalar)",
+     "A NAME the graph has no operand of is an error."},
+    {OPT_DATA, "--data", "DIR", "a SAM level-file directory holding the operands", NULL},
+    {OPT_SHIFT, "--shift", NULL, "derives each missing operand from the one before it",
+     "By the SAM convention: shifted, values 2, transposed where the graph multiplies by it."},
+    {OPT_OUT, "-o", "OUT", "writes the result ('-': Matrix Market on standard output)",
+     "Or FROSTT when not a matrix, the summary then going to standard error. Without -o the "
+     "summary says the result was not written and lists it when it has at most 20 entries."},
+    {OPT_STATS, "--stats", "FILE.csv", "writes per-stream and per-block statistics",
+     "A run that deadlocks or reaches --max-cycles writes them too, up to the cycle it stopped "
+     "in, with deadlock or stopped in the run row's kind column."},
+    {OPT_CHECK, "--check", NULL, "compares with an independent evaluation (exit 3 on mismatch)",
+     NULL},
+    {OPT_EXPR, "--expr", "EXPR", "the expression --check evaluates and --tile splits",
+     "For graphs that record none; an error without either."},
+    {OPT_TILE, "--tile", "SPLITS",
+     "runs on tiles: split(i,i1,i0,N) commands, as compile's -s (default: the graph's tiling "
+     "attribute)",
+     "The summary adds tiles_run and tiles_skipped."},
+    {OPT_HW, "--hw", "FILE", "the memories tiles travel through (key = value lines, below)",
+     "DRAM, the LLB and the PE buffer. The summary's cycles then include the waits for "
+     "transfers, and it adds compute_cycles, dram_bytes, a traffic line per tensor and seconds. "
+     "No buffer holds more than its capacity; a tile that cannot fit is refused, naming the tile "
+     "point and the buffer."},
+    {OPT_ENGINE, "--engine", "event|step|cycle",
+     "the engine (default event; all give the same numbers)",
+     "event runs each block ahead on its own clock, step does so through every block's "
+     "one-cycle step, cycle steps every block every cycle."},
+    {OPT_SPLIT, "--split", "SEED", "ends run-ahead windows at random cycles (a check)",
+     "Which must change nothing: a check of a block's own run."},
+    {OPT_DEPTH, "--depth", "N", "bounds every channel to N tokens", NULL},
+    {OPT_LATENCY, "--latency", "N", "cycles every channel delays a token (default 1)", NULL},
+    {OPT_MAX_CYCLES, "--max-cycles", "N", "stops an unfinished run after N cycles (N >= 1; exit 2)",
+     "Without it a run goes on until it finishes or deadlocks. A tiled run is bounded as a "
+     "whole: it stops in the first tile point that would end after cycle N, or that deadlocks, "
+     "and the report names that point."},
+    {OPT_IMPL, "--impl", "TYPE=NAME", "the implementation of every TYPE block (samsim blocks)",
+     NULL},
+    {OPT_CONFIG, "--config", "FILE", "timing and implementation settings (key = value lines)",
+     "Keys channel.capacity, channel.latency, TYPE.NAME for every node of a block type, "
+     "node.ID.NAME for one node, and bitvector.width for every bitvector block: blocks that "
+     "share a bitvector stream must agree on its word width, and a graph where they do not is "
+     "refused."},
+    {OPT_OUTCOME, "--outcome", "FILE.csv", "writes the summary's fields as key,value rows",
+     "A sweep's job reads its run's record from it."},
+    {OPT_QUIET, "--quiet", NULL, "no progress line on a terminal", NULL},
+    {0, NULL, NULL, NULL, NULL},
+};
+
+static int take_config(run_opts *o, const char *v, sam_error *err)
 {
-    const char *v;
-    int r;
-    if ((r = args_option(argc, argv, i, "-t", &v, err)))
-        return r < 0 ? -1 : parse_binding(o, v, err);
-    if ((r = args_option(argc, argv, i, "--data", &v, err)))
-        return r < 0 ? -1 : (o->req.data = v, 0);
-    if ((r = args_option(argc, argv, i, "-o", &v, err)))
-        return r < 0 ? -1 : (o->out = v, 0);
-    if ((r = args_option(argc, argv, i, "--stats", &v, err)))
-        return r < 0 ? -1 : (o->stats = v, 0);
-    if ((r = args_option(argc, argv, i, "--engine", &v, err)))
-        return r < 0 ? -1 : args_engine(v, &o->req.engine, err);
-    if ((r = args_option(argc, argv, i, "--split", &v, err)))
-        return r < 0 ? -1 : args_uint64("--split", v, &o->req.split, err);
-    if ((r = args_option(argc, argv, i, "--depth", &v, err)))
-        return r < 0 ? -1 : sim_config_add(&o->cli_settings, "channel.capacity", v, "--depth", err);
-    if ((r = args_option(argc, argv, i, "--latency", &v, err)))
-        return r < 0 ? -1 : sim_config_add(&o->cli_settings, "channel.latency", v, "--latency", err);
-    if ((r = args_option(argc, argv, i, "--impl", &v, err)))
-        return r < 0 ? -1 : parse_impl(o, v, err);
-    if ((r = args_option(argc, argv, i, "--config", &v, err))) {
-        if (r > 0 && o->nconfigs == GRAPH_RUN_MAX_BINDINGS)
-            return error_set(err, "run: more than %d --config files", GRAPH_RUN_MAX_BINDINGS);
-        if (r < 0)
-            return -1;
-        o->configs[o->nconfigs++] = v;
-        return sim_config_read(&o->file_settings, v, err);
+    if (o->nconfigs == GRAPH_RUN_MAX_BINDINGS)
+        return error_set(err, "run: more than %d --config files", GRAPH_RUN_MAX_BINDINGS);
+    o->configs[o->nconfigs++] = v;
+    return sim_config_read(&o->file_settings, v, err);
+}
+
+static int take_max_cycles(run_opts *o, const char *v, sam_error *err)
+{
+    if (args_uint64("--max-cycles", v, &o->req.max_cycles, err))
+        return -1;
+    return o->req.max_cycles ? 0 : error_set(err, "run: --max-cycles must be at least 1");
+}
+
+static int take_graph(run_opts *o, const char *v, sam_error *err)
+{
+    if (o->graph)
+        return error_set(err, "run: unexpected argument '%s'", v);
+    o->graph = v;
+    return 0;
+}
+
+static int take(void *ctx, int id, const char *v, sam_error *err)
+{
+    run_opts *o = ctx;
+    switch (id) {
+    case CLI_OPERAND: return take_graph(o, v, err);
+    case OPT_BIND: return parse_binding(o, v, err);
+    case OPT_DATA: return o->req.data = v, 0;
+    case OPT_SHIFT: return o->req.shift = 1, 0;
+    case OPT_OUT: return o->out = v, 0;
+    case OPT_STATS: return o->stats = v, 0;
+    case OPT_CHECK: return o->req.check = 1, 0;
+    case OPT_EXPR: return o->req.expr = v, 0;
+    case OPT_TILE: return o->req.tiling = v, 0;
+    case OPT_HW: return o->hw = v, 0;
+    case OPT_ENGINE: return args_engine(v, &o->req.engine, err);
+    case OPT_SPLIT: return args_uint64("--split", v, &o->req.split, err);
+    case OPT_DEPTH: return sim_config_add(&o->cli_settings, "channel.capacity", v, "--depth", err);
+    case OPT_LATENCY:
+        return sim_config_add(&o->cli_settings, "channel.latency", v, "--latency", err);
+    case OPT_MAX_CYCLES: return take_max_cycles(o, v, err);
+    case OPT_IMPL: return parse_impl(o, v, err);
+    case OPT_CONFIG: return take_config(o, v, err);
+    case OPT_OUTCOME: return o->outcome = v, 0;
+    default: return o->quiet = 1, 0;
     }
-    if ((r = args_option(argc, argv, i, "--max-cycles", &v, err))) {
-        if (r < 0 || args_uint64("--max-cycles", v, &o->req.max_cycles, err))
-            return -1;
-        return o->req.max_cycles ? 0 : error_set(err, "run: --max-cycles must be at least 1");
-    }
-    if ((r = args_option(argc, argv, i, "--expr", &v, err)))
-        return r < 0 ? -1 : (o->req.expr = v, 0);
-    if ((r = args_option(argc, argv, i, "--tile", &v, err)))
-        return r < 0 ? -1 : (o->req.tiling = v, 0);
-    if ((r = args_option(argc, argv, i, "--hw", &v, err)))
-        return r < 0 ? -1 : (o->hw = v, 0);
-    if ((r = args_option(argc, argv, i, "--outcome", &v, err)))
-        return r < 0 ? -1 : (o->outcome = v, 0);
-    if (!strcmp(argv[*i], "--shift"))
-        return o->req.shift = 1, 0;
-    if (!strcmp(argv[*i], "--quiet"))
-        return o->quiet = 1, 0;
-    if (!strcmp(argv[*i], "--check"))
-        return o->req.check = 1, 0;
-    return error_set(err, "run: unknown option '%s'", argv[*i]);
 }
 
 static int parse_args(int argc, char **argv, run_opts *o, sam_error *err)
 {
     memset(o, 0, sizeof *o);
     o->req.max_cycles = UINT64_MAX;
-    for (int i = 0; i < argc; i++) {
-        if (argv[i][0] == '-' && argv[i][1]) {
-            if (parse_option(argc, argv, &i, o, err))
-                return -1;
-        } else if (!o->graph) {
-            o->graph = argv[i];
-        } else {
-            return error_set(err, "run: unexpected argument '%s'", argv[i]);
-        }
-    }
+    if (options_parse(&cmd_run_command, argc, argv, take, o, err))
+        return -1;
     if (!o->graph)
-        return error_set(err, "usage: samsim run GRAPH.dot [-t NAME=FILE]... [--data DIR] "
-                              "[--shift] [-o OUT] [--stats FILE.csv] [--check] [--expr EXPR] "
-                              "[--tile SPLITS] [--hw FILE] "
-                              "[--engine event|step|cycle] [--split SEED] [--depth N] [--latency N] "
-                              "[--impl TYPE=NAME]... [--config FILE] [--max-cycles N] [--outcome FILE.csv] "
-                              "[--quiet]");
+        return options_usage(&cmd_run_command, err);
     /* An expression that nothing uses would look like a passed check. */
     if (o->req.expr && !o->req.check && !o->req.tiling)
         return error_set(err, "run: --expr is the expression --check evaluates and --tile "
@@ -158,31 +201,16 @@ static int check_outputs(const run_opts *o, const sam_graph *g, sam_error *err)
     return outputs_check("run", in, n, out, 3, err);
 }
 
-/* Progress of a long run, on a terminal only: one line, rewritten. */
+/* Progress of a long run, on a terminal only: one line, rewritten at
+ * most every quarter second. */
 #define PROGRESS_SECONDS 0.25
-
-typedef struct progress {
-    double start, shown_at;
-    int shown;
-} progress;
 
 static void show_progress(const sim_engine *e, cycle_t now, void *ctx)
 {
     progress *p = ctx;
-    double t = process_seconds() - p->start;
-    if (t - p->shown_at < PROGRESS_SECONDS)
-        return;
-    double tokens = (double)sim_engine_tokens(e);
-    fprintf(stderr, "\rsamsim: cycle %llu, %.1f M token moves, %.1f M/s ",
-            (unsigned long long)now, tokens / 1e6, tokens / t / 1e6);
-    p->shown_at = t;
-    p->shown = 1;
-}
-
-static void clear_progress(const progress *p)
-{
-    if (p->shown)
-        fprintf(stderr, "\r%*s\r", 72, "");
+    double tokens = (double)sim_engine_tokens(e), t = progress_elapsed(p);
+    progress_show(p, "cycle %llu, %.1f M token moves, %.1f M/s ", (unsigned long long)now,
+                  tokens / 1e6, t > 0 ? tokens / t / 1e6 : 0);
 }
 
 /* With -o - the result is standard output, so the summary goes to stderr. */
@@ -259,11 +287,13 @@ static int stalled(const run_opts *o, const sam_graph *g, const graph_run *run, 
 /* The run, with its progress on a terminal. */
 static int run_graph(run_opts *o, sam_graph *g, sam_error *err)
 {
-    progress shown = {.start = process_seconds()};
+    progress shown;
+    progress_init(&shown, !o->quiet && isatty(STDERR_FILENO) ? stderr : NULL, PROGRESS_SECONDS,
+                  PROGRESS_SECONDS, NULL, NULL);
     o->req.file_settings = &o->file_settings;
     o->req.cli_settings = &o->cli_settings;
     o->req.stats = o->stats != NULL;
-    if (!o->quiet && isatty(STDERR_FILENO)) {
+    if (shown.out) {
         o->req.progress = show_progress;
         o->req.progress_ctx = &shown;
     }
@@ -275,7 +305,7 @@ static int run_graph(run_opts *o, sam_graph *g, sam_error *err)
     }
     graph_run run;
     int rc = graph_run_do(g, &o->req, &run, err);
-    clear_progress(&shown);
+    progress_clear(&shown);
     if (rc == 0)
         rc = run.status == 2 ? stalled(o, g, &run, err) : deliver(o, g, &run, err);
     else
@@ -301,3 +331,54 @@ int cmd_run(int argc, char **argv)
     free_opts(&o);
     return rc;
 }
+
+/* The --hw keys not declared as parameters: one per tensor, or text. */
+static const struct {
+    const char *name, *about;
+} tensor_keys[] = {
+    {"place.T", "pe, llb,pe or cache: the buffers that hold tensor T's tiles (default llb,pe); "
+                "cache: the LLB caches the fibers of operand T's outermost level that points "
+                "touch"},
+    {"layout.T", "coo, level letters (ds), tiled, tiled coo: how the memories store tensor T "
+                 "(default its format)"},
+    {"bytes.T.crd", "T's coordinate widths, one per level (4,0,4); bytes.T.ref its reference "
+                    "widths, bytes.T.val its value width"},
+    {"fit.llb", "what a refusal of a tile too large for the LLB adds; fit.pe for the PE buffer"},
+};
+
+/* The --hw keys, from the declarations, so that no help can miss one. */
+static void print_hw_keys(FILE *f, int man)
+{
+    size_t n = sizeof tensor_keys / sizeof tensor_keys[0];
+    if (man) {
+        fputs(".PP\nThe keys of \\-\\-hw FILE (lines key = value, # a comment):\n", f);
+        param_print_man(f, hw_params);
+        fputs(".RS\n.PD 0\n", f);
+        for (size_t i = 0; i < n; i++) {
+            fputs(".TP 16\n.B ", f);
+            options_man_text(f, tensor_keys[i].name);
+            fputc('\n', f);
+            options_man_text(f, tensor_keys[i].about);
+            fputc('\n', f);
+        }
+        fputs(".PD\n.RE\n", f);
+        return;
+    }
+    fprintf(f, "\n--hw FILE holds `key = value` lines (# starts a comment); the keys:\n");
+    param_print_list(f, hw_params, 2);
+    for (size_t i = 0; i < n; i++)
+        options_print_item(f, tensor_keys[i].name, tensor_keys[i].about);
+}
+
+const cli_command cmd_run_command = {
+    .name = "run",
+    .run = cmd_run,
+    .synopsis = "GRAPH.dot [-t NAME=FILE|NUMBER]... [options]",
+    .about = "Simulates a SAM graph on tensors bound to the names of its comment. samsim run "
+        "DIR runs a template directory (samsim template) and takes -t, -o, --stats, --outcome, "
+        "--check, --engine and --quiet.",
+    .options = run_options,
+    .detail = "Operands that the graph scans under one index must have the same size there; "
+        "otherwise the run is refused with a line naming the index, both tensors and both sizes.",
+    .more = print_hw_keys,
+};

@@ -3,9 +3,10 @@
  * busy cycles / run cycles, times the PEs of a tiled run), the streams
  * with the most tokens and the share of them that is control (stops +
  * empty + done + repeat_stop over tokens) and of the run they carried
- * nothing (idle before, between and after over the same cycles), and the critical chain: from the block that
- * finished last, back through the input that arrived last each time, to
- * a root (definitions in report/stats_table.h). A tiled run's file adds two,
+ * nothing (idle before, between and after over the same cycles), and the
+ * critical chain: from the block that finished last, back through the
+ * input that arrived last each time, to a root (definitions in
+ * report/stats_table.h). A tiled run's file adds two,
  * all of their rows in file order: its memories (busy % is busy cycles /
  * (units x run cycles)) with the bytes that left and came into each and
  * the most one buffer held, and each tensor's tiles at each tiling level:
@@ -18,6 +19,7 @@
 #include "../report/stats_table.h"
 #include "args.h"
 #include "commands.h"
+#include "options.h"
 
 #define STATS_DEFAULT_TOP 10
 
@@ -26,29 +28,42 @@ typedef struct stats_opts {
     int top;
 } stats_opts;
 
+enum { OPT_TOP = 1 };
+
+static const cli_option stats_options[] = {
+    {OPT_TOP, "--top", "N", "how many blocks and streams to show (default 10)", NULL},
+    {0, NULL, NULL, NULL, NULL},
+};
+
+static int take_top(stats_opts *o, const char *v, sam_error *err)
+{
+    uint64_t n;
+    if (args_uint64("--top", v, &n, err))
+        return -1;
+    if (n < 1 || n > 1000000)
+        return error_set(err, "stats: --top must be 1..1000000");
+    o->top = (int)n;
+    return 0;
+}
+
+static int take(void *ctx, int id, const char *v, sam_error *err)
+{
+    stats_opts *o = ctx;
+    if (id == OPT_TOP)
+        return take_top(o, v, err);
+    if (o->path)
+        return error_set(err, "stats: unexpected argument '%s'", v);
+    o->path = v;
+    return 0;
+}
+
 static int parse_args(int argc, char **argv, stats_opts *o, sam_error *err)
 {
     *o = (stats_opts){.top = STATS_DEFAULT_TOP};
-    for (int i = 0; i < argc; i++) {
-        const char *v;
-        int r = args_option(argc, argv, &i, "--top", &v, err);
-        if (r < 0)
-            return -1;
-        if (r > 0) {
-            uint64_t n;
-            if (args_uint64("--top", v, &n, err))
-                return -1;
-            if (n < 1 || n > 1000000)
-                return error_set(err, "stats: --top must be 1..1000000");
-            o->top = (int)n;
-        } else if (argv[i][0] == '-' || o->path) {
-            return error_set(err, "stats: unexpected argument '%s'", argv[i]);
-        } else {
-            o->path = argv[i];
-        }
-    }
+    if (options_parse(&cmd_stats_command, argc, argv, take, o, err))
+        return -1;
     if (!o->path)
-        return error_set(err, "usage: samsim stats FILE.csv [--top N]");
+        return options_usage(&cmd_stats_command, err);
     return 0;
 }
 
@@ -259,3 +274,13 @@ int cmd_stats(int argc, char **argv)
         rc = error_set(&err, "standard output: write error");
     return rc ? args_fail(&err) : 0;
 }
+
+const cli_command cmd_stats_command = {
+    .name = "stats",
+    .run = cmd_stats,
+    .synopsis = "FILE.csv [--top N]",
+    .about = "Summarises a statistics file of samsim run --stats: the busiest blocks, the "
+        "streams with the most tokens, the critical chain and, for a run with memories, each "
+        "memory and each tensor's tiles by level.",
+    .options = stats_options,
+};

@@ -13,6 +13,7 @@
 #include "../sweep/sweep_store.h"
 #include "args.h"
 #include "commands.h"
+#include "options.h"
 
 /* -j beyond this is taken as this: more processes than any machine runs. */
 #define SWEEP_MAX_PARALLEL 4096
@@ -58,36 +59,26 @@ static int set_mode(sweep_opts *o, sweep_mode mode, const char *opt, sam_error *
     return 0;
 }
 
-static const struct mode_flag {
-    const char *flag;
-    sweep_mode mode;
-} mode_flags[] = {{"--list", MODE_LIST}, {"--local", MODE_LOCAL}, {"--slurm", MODE_SLURM}};
+enum { OPT_LIST = 1, OPT_LOCAL, OPT_JOBS, OPT_SLURM, OPT_ARRAY_MAX, OPT_DIR, OPT_COLLECT, OPT_JOB };
 
-/* One option; 0 when argv[*i] is none of them. */
-static int parse_option(int argc, char **argv, int *i, sweep_opts *o, sam_error *err)
-{
-    const char *v;
-    int64_t n;
-    int r;
-    for (size_t k = 0; k < sizeof mode_flags / sizeof mode_flags[0]; k++)
-        if (!strcmp(argv[*i], mode_flags[k].flag))
-            return set_mode(o, mode_flags[k].mode, argv[*i], err) ? -1 : 1;
-    if ((r = args_option(argc, argv, i, "-o", &v, err)))
-        return r < 0 ? -1 : (o->dir = v, 1);
-    if ((r = args_option(argc, argv, i, "-j", &v, err))) {
-        if (r < 0 || parse_count("-j", v, 1, &n, err))
-            return -1;
-        o->jobs = (int)(n > SWEEP_MAX_PARALLEL ? SWEEP_MAX_PARALLEL : n);
-        return 1;
-    }
-    if ((r = args_option(argc, argv, i, "--array-max", &v, err)))
-        return r < 0 || parse_count("--array-max", v, 1, &o->array_max, err) ? -1 : 1;
-    if ((r = args_option(argc, argv, i, "--collect", &v, err)))
-        return r < 0 || set_mode(o, MODE_COLLECT, "--collect", err) ? -1 : (o->dir = v, 1);
-    if ((r = args_option(argc, argv, i, "--job", &v, err)))
-        return r < 0 || set_mode(o, MODE_JOB, "--job", err) ? -1 : (o->dir = v, 1);
-    return 0;
-}
+static const cli_option sweep_options[] = {
+    {OPT_LIST, "--list", NULL, "prints the jobs (CSV: number, parameters, hash)", NULL},
+    {OPT_LOCAL, "--local", NULL, "runs them here with GNU parallel (the default)",
+     "Showing progress on standard error."},
+    {OPT_JOBS, "-j", "N", "jobs at a time (default: the CPUs)",
+     "No more than there are to run."},
+    {OPT_SLURM, "--slurm", NULL, "writes DIR/sweep.sbatch, a job array, to submit with sbatch",
+     NULL},
+    {OPT_ARRAY_MAX, "--array-max", "N", "array tasks at most (default 1000); jobs share tasks "
+     "beyond", NULL},
+    {OPT_DIR, "-o", "DIR", "the sweep's directory (default: SPEC's name, .results)", NULL},
+    {OPT_COLLECT, "--collect", "DIR", "gathers the rows of the jobs that have run",
+     "Into DIR/results.csv; a result that cannot be read is named, and its job's row is "
+     "pending."},
+    {OPT_JOB, "--job", "DIR", "runs job FIRST [and the COUNT - 1 after it] of DIR (what the "
+     "sweep's own runners call)", NULL},
+    {0, NULL, NULL, NULL, NULL},
+};
 
 /* --job DIR FIRST [COUNT]: the positional numbers. */
 static int job_number(sweep_opts *o, const char *arg, int *seen, sam_error *err)
@@ -110,25 +101,51 @@ static void default_dir(sweep_opts *o)
     o->dir = o->default_dir;
 }
 
+typedef struct sweep_parsing {
+    sweep_opts *o;
+    int numbers;            /* --job's positional numbers so far */
+} sweep_parsing;
+
+static int take_operand(sweep_parsing *p, const char *v, sam_error *err)
+{
+    sweep_opts *o = p->o;
+    if (o->mode == MODE_JOB)
+        return job_number(o, v, &p->numbers, err);
+    if (o->spec)
+        return error_set(err, "sweep: unexpected argument '%s'", v);
+    o->spec = v;
+    return 0;
+}
+
+static int take(void *ctx, int id, const char *v, sam_error *err)
+{
+    sweep_parsing *p = ctx;
+    sweep_opts *o = p->o;
+    int64_t n;
+    switch (id) {
+    case CLI_OPERAND: return take_operand(p, v, err);
+    case OPT_LIST: return set_mode(o, MODE_LIST, "--list", err);
+    case OPT_LOCAL: return set_mode(o, MODE_LOCAL, "--local", err);
+    case OPT_SLURM: return set_mode(o, MODE_SLURM, "--slurm", err);
+    case OPT_JOBS:
+        if (parse_count("-j", v, 1, &n, err))
+            return -1;
+        o->jobs = (int)(n > SWEEP_MAX_PARALLEL ? SWEEP_MAX_PARALLEL : n);
+        return 0;
+    case OPT_ARRAY_MAX: return parse_count("--array-max", v, 1, &o->array_max, err);
+    case OPT_DIR: return o->dir = v, 0;
+    case OPT_COLLECT: return set_mode(o, MODE_COLLECT, "--collect", err) ? -1 : (o->dir = v, 0);
+    default: return set_mode(o, MODE_JOB, "--job", err) ? -1 : (o->dir = v, 0);
+    }
+}
+
 static int parse(int argc, char **argv, sweep_opts *o, sam_error *err)
 {
-    int numbers = 0;
     *o = (sweep_opts){.array_max = 1000, .count = 1};
-    for (int i = 0; i < argc; i++) {
-        int r = parse_option(argc, argv, &i, o, err);
-        if (r < 0)
-            return -1;
-        if (r)
-            continue;
-        if (o->mode == MODE_JOB) {
-            if (job_number(o, argv[i], &numbers, err))
-                return -1;
-        } else if (!o->spec && argv[i][0] != '-')
-            o->spec = argv[i];
-        else
-            return error_set(err, "sweep: unexpected argument '%s'", argv[i]);
-    }
-    if (o->mode == MODE_JOB && !numbers)
+    sweep_parsing p = {o, 0};
+    if (options_parse(&cmd_sweep_command, argc, argv, take, &p, err))
+        return -1;
+    if (o->mode == MODE_JOB && !p.numbers)
         return error_set(err, "sweep: --job DIR needs the job's number");
     if ((o->mode == MODE_JOB || o->mode == MODE_COLLECT) == !!o->spec)
         return error_set(err, o->spec ? "sweep: --collect and --job take a directory, not a spec"
@@ -241,3 +258,27 @@ int cmd_sweep(int argc, char **argv)
         return args_fail(&err);
     return stop ? end_by(stop) : rc;
 }
+
+const cli_command cmd_sweep_command = {
+    .name = "sweep",
+    .run = cmd_sweep,
+    .synopsis = "SPEC [--list | --local [-j N] | --slurm [--array-max N]] [-o DIR] | --collect "
+                "DIR",
+    .about = "Runs every job a sweep spec expands to (doc/sweeps.md), one samsim run each, with "
+        "GNU parallel or a Slurm job array, and gathers a row per job in DIR/results.csv. "
+        "Complete jobs are skipped (failed ones run again), so a sweep run again continues "
+        "where it stopped.",
+    .options = sweep_options,
+    .detail = "A spec holds key = value lines; | separates alternatives, A..B [step S | times "
+        "F] ranges, [GROUP=NAME] sections, var.NAME values referred to as {NAME}. Every value "
+        "is checked before any job runs (hw.KEY as a --hw line, config.KEY, impl, template and "
+        "its parameters, expr with its format, schedule and tile as compile takes them, gen "
+        "arguments); \\# writes a # in a value. A row holds the job's parameters, its status "
+        "(ok, stopped, failed, timeout or pending), its exit status, the fields of run's "
+        "outcome record, job_seconds and error. Complete jobs (ok, or stopped at max-cycles or "
+        "a deadlock) are skipped; failed, timed-out and killed jobs run again.\n\n"
+        "One sweep at a time writes in a directory (DIR/sweep.lock): another is refused. "
+        "SIGINT, SIGTERM or SIGHUP stops GNU parallel and the running jobs, writes "
+        "DIR/results.csv and ends the sweep by that signal. Exit status 1 unless every job is "
+        "ok.",
+};

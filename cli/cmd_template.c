@@ -6,6 +6,7 @@
 #include "../templates/template.h"
 #include "args.h"
 #include "commands.h"
+#include "options.h"
 
 static void list_params(const template_def *t)
 {
@@ -24,53 +25,89 @@ static int list_all(void)
     return 0;
 }
 
-static int parse(int argc, char **argv, const template_def *t, double *values, const char **dir,
-                 sam_error *err)
+enum { OPT_PARAM = 1, OPT_OUT };
+
+static const cli_option template_options[] = {
+    {OPT_PARAM, "--param", "KEY=VALUE", "sets a parameter (PE count, tile sizes, bandwidth, ...)",
+     NULL},
+    {OPT_OUT, "-o", "DIR", "the directory written (made when missing)", NULL},
+    {0, NULL, NULL, NULL, NULL},
+};
+
+typedef struct template_opts {
+    const char *name, *dir;
+    const char *param[64];
+    int nparams;
+} template_opts;
+
+static int take(void *ctx, int id, const char *v, sam_error *err)
 {
-    for (int i = 1; i < argc; i++) {
-        const char *v;
-        int r;
-        if ((r = args_option(argc, argv, &i, "--param", &v, err))) {
-            if (r < 0 || template_set(t, values, v, err))
-                return -1;
-        } else if ((r = args_option(argc, argv, &i, "-o", &v, err))) {
-            if (r < 0)
-                return -1;
-            if (!*v)
-                return error_set(err, "template: -o needs a directory name, not an empty one");
-            *dir = v;
-        } else {
-            return error_set(err, "template: unexpected argument '%s'", argv[i]);
-        }
+    template_opts *o = ctx;
+    switch (id) {
+    case CLI_OPERAND:
+        if (o->name)
+            return error_set(err, "template: unexpected argument '%s'", v);
+        return o->name = v, 0;
+    case OPT_PARAM:
+        if (o->nparams == 64)
+            return error_set(err, "template: more than 64 --param");
+        return o->param[o->nparams++] = v, 0;
+    default:
+        if (!*v)
+            return error_set(err, "template: -o needs a directory name, not an empty one");
+        return o->dir = v, 0;
     }
-    return 0;
+}
+
+/* The template o names, or NULL with err set. */
+static const template_def *find(const template_opts *o, sam_error *err)
+{
+    const template_def *t = template_find(o->name);
+    if (t)
+        return t;
+    char names[128] = "";
+    for (int i = 0; templates[i]; i++)
+        snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "",
+                 templates[i]->name);
+    error_set(err, "template: no template '%s' (there are %s)", o->name, names);
+    return NULL;
 }
 
 int cmd_template(int argc, char **argv)
 {
     sam_error err;
-    if (argc == 0)
+    template_opts o = {0};
+    if (options_parse(&cmd_template_command, argc, argv, take, &o, &err))
+        return args_fail(&err);
+    if (!o.name && !o.nparams && !o.dir)
         return list_all();
-    const template_def *t = template_find(argv[0]);
-    if (!t) {
-        char names[128] = "";
-        for (int i = 0; templates[i]; i++)
-            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "",
-                     templates[i]->name);
-        error_set(&err, "template: no template '%s' (there are %s)", argv[0], names);
+    const template_def *t = o.name ? find(&o, &err) : NULL;
+    if (!o.name)
+        error_set(&err, "template: give the template's NAME (samsim template lists them)");
+    if (!t)
         return args_fail(&err);
-    }
     double values[TEMPLATE_MAX_PARAMS];
-    const char *dir = NULL;
     template_defaults(t, values);
-    if (parse(argc, argv, t, values, &dir, &err))
-        return args_fail(&err);
-    if (!dir) {
+    for (int i = 0; i < o.nparams; i++)
+        if (template_set(t, values, o.param[i], &err))
+            return args_fail(&err);
+    if (!o.dir) {
         list_params(t);
         return 0;
     }
-    if (template_write(t, values, dir, &err))
+    if (template_write(t, values, o.dir, &err))
         return args_fail(&err);
-    printf("template %s written to %s (samsim run %s -t A=FILE -t B=FILE)\n", t->name, dir, dir);
+    printf("template %s written to %s (samsim run %s -t A=FILE -t B=FILE)\n", t->name, o.dir,
+           o.dir);
     return 0;
 }
+
+const cli_command cmd_template_command = {
+    .name = "template",
+    .run = cmd_template,
+    .synopsis = "[NAME [--param KEY=VALUE]... -o DIR]",
+    .about = "Writes an accelerator template (ExTensor, OuterSPACE, Gamma, SIGMA): its SAM "
+        "graphs and hardware descriptions, run with samsim run DIR -t A=FILE -t B=FILE. Without "
+        "arguments lists the templates and their parameters; with NAME alone, that template's.",
+    .options = template_options,
+};

@@ -13,6 +13,7 @@
 #include "../common/process.h"
 #include "../formats/tensor_file.h"
 #include "args.h"
+#include "options.h"
 #include "outputs.h"
 #include "../run/template_dir.h"
 #include "../run/template_run.h"
@@ -53,52 +54,61 @@ static int parse_bind(trun_opts *o, const char *v, sam_error *err)
     return 0;
 }
 
+enum { OPT_BIND = 1, OPT_OUT, OPT_STATS, OPT_OUTCOME, OPT_ENGINE, OPT_CHECK, OPT_QUIET };
+
+/* run DIR's options, a part of run GRAPH's (which declares them for the
+ * help and the man page). */
+static const cli_option dir_options[] = {
+    {OPT_BIND, "-t", "NAME=FILE", "binds operand NAME", NULL},
+    {OPT_OUT, "-o", "OUT", "writes the result", NULL},
+    {OPT_STATS, "--stats", "FILE.csv", "writes each phase's statistics", NULL},
+    {OPT_OUTCOME, "--outcome", "FILE.csv", "writes the summary's fields", NULL},
+    {OPT_ENGINE, "--engine", "event|step|cycle", "the engine", NULL},
+    {OPT_CHECK, "--check", NULL, "compares with an independent evaluation", NULL},
+    {OPT_QUIET, "--quiet", NULL, "no progress line", NULL},
+    {0, NULL, NULL, NULL, NULL},
+};
+
+static const cli_command run_dir_command = {
+    .name = "run",
+    .synopsis = "DIR -t NAME=FILE... [options]",
+    .about = "",
+    .options = dir_options,
+    .refusal = "run: a template directory takes -t NAME=FILE, -o, --stats, --outcome, --check, "
+               "--engine and --quiet; not '%s'",
+};
+
 /* A file option's value; an empty one names no file. */
-static int file_option(int argc, char **argv, int *i, const char *name, const char **out,
-                       sam_error *err)
+static int take_file(const char *name, const char *v, const char **out, sam_error *err)
 {
-    const char *v;
-    int r = args_option(argc, argv, i, name, &v, err);
-    if (r > 0 && !*v)
+    if (!*v)
         return error_set(err, "run: %s needs a file name, not an empty one", name);
-    if (r > 0)
-        *out = v;
-    return r;
+    *out = v;
+    return 0;
 }
 
-static int parse_option(int argc, char **argv, int *i, trun_opts *o, sam_error *err)
+static int take(void *ctx, int id, const char *v, sam_error *err)
 {
-    const char *v;
-    int r;
-    if ((r = args_option(argc, argv, i, "-t", &v, err)))
-        return r < 0 ? -1 : parse_bind(o, v, err);
-    if ((r = file_option(argc, argv, i, "-o", &o->out, err)))
-        return r < 0 ? -1 : 0;
-    if ((r = file_option(argc, argv, i, "--stats", &o->stats, err)))
-        return r < 0 ? -1 : 0;
-    if ((r = file_option(argc, argv, i, "--outcome", &o->outcome, err)))
-        return r < 0 ? -1 : 0;
-    if ((r = args_option(argc, argv, i, "--engine", &v, err)))
-        return r < 0 ? -1 : args_engine(v, &o->engine, err);
-    if (!strcmp(argv[*i], "--check"))
-        return o->check = 1, 0;
-    if (!strcmp(argv[*i], "--quiet"))
-        return o->quiet = 1, 0;
-    return error_set(err, "run: %s is a template directory, which takes -t NAME=FILE, -o, "
-                     "--stats, --outcome, --check, --engine and --quiet; not '%s'", o->dir, argv[*i]);
+    trun_opts *o = ctx;
+    switch (id) {
+    case CLI_OPERAND:
+        if (o->dir)
+            return error_set(err, "run: unexpected argument '%s'", v);
+        return o->dir = v, 0;
+    case OPT_BIND: return parse_bind(o, v, err);
+    case OPT_OUT: return take_file("-o", v, &o->out, err);
+    case OPT_STATS: return take_file("--stats", v, &o->stats, err);
+    case OPT_OUTCOME: return take_file("--outcome", v, &o->outcome, err);
+    case OPT_ENGINE: return args_engine(v, &o->engine, err);
+    case OPT_CHECK: return o->check = 1, 0;
+    default: return o->quiet = 1, 0;
+    }
 }
 
 static int parse_args(int argc, char **argv, trun_opts *o, sam_error *err)
 {
     memset(o, 0, sizeof *o);
-    o->dir = argv[0];
-    for (int i = 1; i < argc; i++) {
-        if (argv[i][0] != '-')
-            return error_set(err, "run: unexpected argument '%s'", argv[i]);
-        if (parse_option(argc, argv, &i, o, err))
-            return -1;
-    }
-    return 0;
+    return options_parse(&run_dir_command, argc, argv, take, o, err);
 }
 
 /* The names -t binds. */
@@ -122,8 +132,8 @@ static void stats_paths(trun_opts *o, const template_dir *d)
         if (d->nphases == 1)
             snprintf(o->stats_file[p], sizeof o->stats_file[0], "%s", o->stats);
         else
-            snprintf(o->stats_file[p], sizeof o->stats_file[0], "%.*s.%s%s", (int)stem, o->stats, phase,
-                     o->stats + stem);
+            snprintf(o->stats_file[p], sizeof o->stats_file[0], "%.*s.%s%s", (int)stem, o->stats,
+                     phase, o->stats + stem);
     }
 }
 

@@ -61,3 +61,34 @@ void param_print_list(FILE *f, const param *list, int indent)
         print_wrapped(f, p->about, indent + width + 1);
     }
 }
+
+/* text with troff's hyphens and backslashes escaped. */
+static void put_troff(FILE *f, const char *text)
+{
+    for (; *text; text++)
+        if (*text == '-')
+            fputs("\\-", f);
+        else if (*text == '\\')
+            fputs("\\e", f);
+        else
+            fputc(*text, f);
+}
+
+void param_print_man(FILE *f, const param *list)
+{
+    fputs(".RS\n.PD 0\n", f);
+    for (const param *p = list; p && p->name; p++) {
+        char range[128];
+        param_range(p, range, sizeof range);
+        fputs(".TP 16\n.B ", f);
+        put_troff(f, p->name);
+        fputc('\n', f);
+        put_troff(f, p->unit);
+        fputs("; ", f);
+        put_troff(f, range);
+        fputs(": ", f);
+        put_troff(f, p->about);
+        fputc('\n', f);
+    }
+    fputs(".PD\n.RE\n", f);
+}

@@ -38,4 +38,7 @@ void param_range(const param *p, char *buf, size_t size);
  * wide as the longest, at least 15). */
 void param_print_list(FILE *f, const param *list, int indent);
 
+/* The same as a troff list (.TP per parameter) for a man page. */
+void param_print_man(FILE *f, const param *list);
+
 #endif

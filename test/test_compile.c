@@ -536,7 +536,7 @@ static void test_bad_input(void **state)
     assert_refused("x(i)=B(i,j)*c(j) -s=locate(", "expected locate(TENSOR,...)");
     assert_refused("X(i,j)=B(i,j)+C(i,k)*D(k,j) -f=D:ss -s=reorder(i,k,j)",
                    "added under different loops");
-    assert_refused("X(i,j)=B(i,j) --bogus", "unexpected argument");
+    assert_refused("X(i,j)=B(i,j) --bogus", "unknown option '--bogus'");
     assert_refused("", "usage");
 }
 
