@@ -31,7 +31,7 @@ TEST_QUICK = $(TEST_LONG:%=$(BUILD)/test/%) \
              $(filter-out $(TEST_SLOW:%=$(BUILD)/test/%) $(TEST_LONG:%=$(BUILD)/test/%),$(TEST_BIN))
 BIN      = $(BUILD)/samsim
 
-.PHONY: all deps test-deps test test-run test-all check demo paper install man clean fuzz fuzz-replay
+.PHONY: all deps test-deps test test-run test-all check demo paper install docs clean fuzz fuzz-replay
 all: samsim
 
 samsim: $(BIN)
@@ -125,10 +125,11 @@ install: $(BIN)
 	install -D -m 644 scripts/samsim-completion.bash \
 	    '$(DESTDIR)$(PREFIX)/share/bash-completion/completions/samsim'
 
-# The man page is written from the commands' declarations (cli/options.h);
-# test_cli_conventions fails when the checked-in one is stale.
-man: samsim
-	./samsim help --man > samsim.1
+# The man page and doc/hardware.md's key table are written from the
+# declarations (cli/options.h, common/param.h); test_cli_conventions fails
+# when the checked-in ones are stale.
+docs: samsim
+	./scripts/gen-docs ./samsim
 
 clean:
 	rm -rf build samsim

@@ -346,28 +346,42 @@ static const struct {
     {"fit.llb", "what a refusal of a tile too large for the LLB adds; fit.pe for the PE buffer"},
 };
 
-/* The --hw keys, from the declarations, so that no help can miss one. */
-static void print_hw_keys(FILE *f, int man)
+static void print_hw_keys_man(FILE *f)
 {
-    size_t n = sizeof tensor_keys / sizeof tensor_keys[0];
-    if (man) {
-        fputs(".PP\nThe keys of \\-\\-hw FILE (lines key = value, # a comment):\n", f);
-        param_print_man(f, hw_params);
-        fputs(".RS\n.PD 0\n", f);
-        for (size_t i = 0; i < n; i++) {
-            fputs(".TP 16\n.B ", f);
-            options_man_text(f, tensor_keys[i].name);
-            fputc('\n', f);
-            options_man_text(f, tensor_keys[i].about);
-            fputc('\n', f);
-        }
-        fputs(".PD\n.RE\n", f);
-        return;
+    fputs(".PP\nThe keys of \\-\\-hw FILE (lines key = value, # a comment):\n", f);
+    param_print_man(f, hw_params);
+    fputs(".RS\n.PD 0\n", f);
+    for (size_t i = 0; i < sizeof tensor_keys / sizeof tensor_keys[0]; i++) {
+        fputs(".TP 16\n.B ", f);
+        options_man_text(f, tensor_keys[i].name);
+        fputc('\n', f);
+        options_man_text(f, tensor_keys[i].about);
+        fputc('\n', f);
     }
-    fprintf(f, "\n--hw FILE holds `key = value` lines (# starts a comment); the keys:\n");
-    param_print_list(f, hw_params, 2);
-    for (size_t i = 0; i < n; i++)
-        options_print_item(f, tensor_keys[i].name, tensor_keys[i].about);
+    fputs(".PD\n.RE\n", f);
+}
+
+static void print_hw_keys_markdown(FILE *f)
+{
+    fputs("| key | unit | default | range | meaning |\n|---|---|---|---|---|\n", f);
+    param_print_markdown(f, hw_params);
+    for (size_t i = 0; i < sizeof tensor_keys / sizeof tensor_keys[0]; i++)
+        fprintf(f, "| %s | | | | %s |\n", tensor_keys[i].name, tensor_keys[i].about);
+}
+
+/* The --hw keys, from the declarations, so that no help can miss one. */
+static void print_hw_keys(FILE *f, cli_format format)
+{
+    if (format == CLI_MAN)
+        print_hw_keys_man(f);
+    else if (format == CLI_MARKDOWN)
+        print_hw_keys_markdown(f);
+    else {
+        fprintf(f, "\n--hw FILE holds `key = value` lines (# starts a comment); the keys:\n");
+        param_print_list(f, hw_params, 2);
+        for (size_t i = 0; i < sizeof tensor_keys / sizeof tensor_keys[0]; i++)
+            options_print_item(f, tensor_keys[i].name, tensor_keys[i].about);
+    }
 }
 
 const cli_command cmd_run_command = {

@@ -32,6 +32,7 @@ static void usage(FILE *f)
         fprintf(f, "  samsim %s %s\n", commands[i]->name, commands[i]->synopsis);
     fprintf(f, "\n  samsim help [COMMAND]    (or samsim COMMAND --help)\n"
                "  samsim help --man        the man page, samsim.1\n"
+               "  samsim help --hw         the --hw keys as a Markdown table (doc/hardware.md)\n"
                "  samsim --version\n"
                "\nFILE: NAME.mtx (Matrix Market), NAME.tns (FROSTT), or a directory of SAM level "
                "files\n");
@@ -56,6 +57,10 @@ static int help(const char *name)
     }
     if (!strcmp(name, "--man")) {
         man_print(stdout, commands, NCOMMANDS);
+        return 0;
+    }
+    if (!strcmp(name, "--hw")) {
+        cmd_run_command.more(stdout, CLI_MARKDOWN);
         return 0;
     }
     const cli_command *c = find_command(name);

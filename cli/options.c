@@ -98,7 +98,7 @@ void options_print_help(FILE *f, const cli_command *c)
         options_print_item(f, head, o->about);
     }
     if (c->more)
-        c->more(f, 0);
+        c->more(f, CLI_HELP);
 }
 
 void options_man_text(FILE *f, const char *text)
@@ -183,7 +183,7 @@ void options_print_man(FILE *f, const cli_command *c)
         }
     }
     if (c->more)
-        c->more(f, 1);
+        c->more(f, CLI_MAN);
     if (c->detail)
         man_paragraphs(f, c->detail);
 }

@@ -13,6 +13,9 @@
 /* What take() is handed for an argument that is not an option. */
 #define CLI_OPERAND 0
 
+/* The forms a command's declarations are written in. */
+typedef enum cli_format { CLI_HELP, CLI_MAN, CLI_MARKDOWN } cli_format;
+
 typedef struct cli_option {
     int id;                 /* what the command's take() switches on, > 0 */
     const char *name;       /* "--depth", "-t"; NULL ends a list */
@@ -31,9 +34,9 @@ typedef struct cli_command {
     /* The message refusing an option it does not take, %s the option;
      * NULL: "NAME: unknown option ..." */
     const char *refusal;
-    /* What the help (man 0) or the man page (man 1) adds that is
+    /* What the help, the man page or a Markdown reference adds that is
      * declared elsewhere, as the hardware keys, or NULL. */
-    void (*more)(FILE *f, int man);
+    void (*more)(FILE *f, cli_format format);
 } cli_command;
 
 /* Hands every argument of argv to take: an option declared in c with its

@@ -92,3 +92,10 @@ void param_print_man(FILE *f, const param *list)
     }
     fputs(".PD\n.RE\n", f);
 }
+
+void param_print_markdown(FILE *f, const param *list)
+{
+    for (const param *p = list; p && p->name; p++)
+        fprintf(f, "| %s | %s | %.10g | %s%.10g to %.10g | %s |\n", p->name, p->unit, p->def,
+                p->whole ? "whole, " : "", p->min, p->max, p->about);
+}

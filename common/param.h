@@ -41,4 +41,8 @@ void param_print_list(FILE *f, const param *list, int indent);
 /* The same as a troff list (.TP per parameter) for a man page. */
 void param_print_man(FILE *f, const param *list);
 
+/* The same as the rows of a Markdown table: name, unit, default, range,
+ * meaning. */
+void param_print_markdown(FILE *f, const param *list);
+
 #endif

@@ -203,11 +203,22 @@ static void test_help_version_and_man_page(void **state)
     free(out);
     char *man = test_read_file("samsim.1");
     assert_non_null(man);
-    /* The man page is written from the declarations: `make man`. */
+    /* The man page and the hardware keys' table are written from the
+     * declarations: `make docs`. */
     assert_int_equal(test_run_samsim(&out, NULL, "help", "--man", NULL), 0);
     if (strcmp(out, man))
-        fail_msg("samsim.1 is stale: run make man");
+        fail_msg("samsim.1 is stale: run make docs");
     free(out);
+    char *hw_doc = test_read_file("doc/hardware.md");
+    assert_non_null(hw_doc);
+    const char *begin = "<!-- the keys: written by scripts/gen-docs from samsim help --hw -->\n";
+    char *keys = strstr(hw_doc, begin), *end = strstr(hw_doc, "<!-- end of the keys -->");
+    assert_true(keys && end && end > keys);
+    *end = '\0';
+    assert_int_equal(test_run_samsim(&out, NULL, "help", "--hw", NULL), 0);
+    if (strcmp(out, keys + strlen(begin)))
+        fail_msg("doc/hardware.md's keys are stale: run make docs");
+    free(out), free(hw_doc);
     assert_int_equal(test_run_samsim(&out, NULL, "run", "--help", NULL), 0);
     assert_contains(out, "usage: samsim run GRAPH.dot");
     assert_contains(out, "--max-cycles N");
