@@ -1,7 +1,5 @@
 /* arrayvals (SAM-BLOCKS.md 5.3): loads the value at each reference; stop
  * and done tokens pass through and the empty reference N loads 0. */
-#include <stdlib.h>
-
 #include "blocks.h"
 
 typedef struct array {
@@ -42,11 +40,10 @@ static int array_create(block *b, const block_ctx *ctx, sam_error *err)
     const fibertree *ft = ctx->tensor(ctx, name);
     if (!ft)
         return block_error(b, err, "tensor %s is not bound to data", name);
-    array *a = malloc(sizeof *a);
+    array *a = block_state_new(b, sizeof *a, err);
     if (!a)
-        return error_set(err, "out of memory");
+        return -1;
     *a = (array){.vals = ft->vals, .n = ft->nvals};
-    b->state = a;
     b->nin = b->nout = 1;
     b->in_names[0] = "ref";
     b->out_names[0] = "val";

@@ -53,7 +53,6 @@
  *   that does not pair with its coordinate token. */
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "bitvector.h"
@@ -296,12 +295,11 @@ static int bv_convert_create(block *b, const block_ctx *ctx, sam_error *err)
         size = dense_acc_index_dim(ctx, graph_node_attr(ctx->node, "index"));
     if (fits_limit(b, ctx, size, width, err))
         return -1;
-    bv_convert *c = calloc(1, sizeof *c);
+    bv_convert *c = block_state_new(b, sizeof *c, err);
     if (!c)
-        return error_set(err, "out of memory");
+        return -1;
     *c = (bv_convert){.width = width, .size = size, .words = size ? bv_words(size, width) : 1,
                       .limit = size ? size : width};
-    b->state = c;
     b->nout = 2;
     b->in_names[IN_CRD] = "crd";
     b->in_names[IN_REF] = "ref";

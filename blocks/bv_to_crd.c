@@ -14,7 +14,6 @@
  * is taken, and so is D. Faults: stop tokens of different levels on the
  * two inputs, a D meeting anything else, a ref that is not a number
  * beside a word, a word with bits beyond the width, N or value tokens. */
-#include <stdlib.h>
 #include <string.h>
 
 #include "bitvector.h"
@@ -39,12 +38,11 @@ static int bv_to_crd_create(block *b, const block_ctx *ctx, sam_error *err)
     int64_t width;
     if (block_param_get(b, ctx, "width", &width, err))
         return -1;
-    bv_join *x = calloc(1, sizeof *x);
+    bv_join *x = block_state_new(b, sizeof *x, err);
     if (!x)
-        return error_set(err, "out of memory");
+        return -1;
     *x = (bv_join){.n = 1, .op = BV_OR, .width = width, .out_bv = -1, .out_crd = OUT_CRD,
                    .out_ref = OUT_REF};
-    b->state = x;
     b->nin = b->nout = 2;
     b->in_names[IN_BV] = "bv";
     b->in_names[IN_REF] = "ref";

@@ -24,8 +24,6 @@
  * between only separate parts of one outer element's fiber.
  *
  * Ports: index_ports.h. */
-#include <stdlib.h>
-
 #include "blocks.h"
 #include "index_ports.h"
 
@@ -136,12 +134,11 @@ static int drop_create(block *b, const block_ctx *ctx, sam_error *err)
     index_names names;
     if (index_ports_create(b, ctx, &names, err))
         return -1;
-    dropper *d = calloc(1, sizeof *d);
+    dropper *d = block_state_new(b, sizeof *d, err);
     if (!d)
-        return error_set(err, "out of memory");
+        return -1;
     *d = (dropper){.names = names, .prev_stop = 1, .get_o = 1,
                    .inner_levels = levels_between(b, ctx, &names)};
-    b->state = d;
     return 0;
 }
 

@@ -108,12 +108,11 @@ static int hold_create(block *b, const block_ctx *ctx, sam_error *err)
     index_names names;
     if (index_ports_create(b, ctx, &names, err))
         return -1;
-    holder *h = calloc(1, sizeof *h);
+    holder *h = block_state_new(b, sizeof *h, err);
     if (!h)
-        return error_set(err, "out of memory");
+        return -1;
     h->names = names;
     ring_init(&h->sig, sizeof(uint8_t));
-    b->state = h;
     return 0;
 }
 

@@ -31,7 +31,6 @@
  * last coordinate by emitting nothing and leaving its previous output in
  * place, so that token is read twice, which would corrupt the stream. A
  * skip that asks for nothing ahead is ignored here, wherever it comes. */
-#include <stdlib.h>
 #include <string.h>
 
 #include "blocks.h"
@@ -219,12 +218,11 @@ static int compressed_make(block *b, const block_ctx *ctx, int64_t width, sam_er
     const fiber_level *l = scanner_create(b, ctx, 's', &ft, err);
     if (!l)
         return -1;
-    compressed *c = calloc(1, sizeof *c);
+    compressed *c = block_state_new(b, sizeof *c, err);
     if (!c)
-        return error_set(err, "out of memory");
+        return -1;
     *c = (compressed){.s = SCANNER_START, .seg = l->seg, .crd = l->crd, .nseg = l->nseg,
                       .ncrd = l->ncrd, .width = width, .target_fiber = UINT64_MAX};
-    b->state = c;
     return 0;
 }
 

@@ -9,7 +9,6 @@
  * way the compressed scanner does (scanner.h): an 'N' ref yields the fiber
  * [N, stop] and a stop-token ref Sk that is not merged into a closing stop
  * is an empty outer fiber, S(k+1). */
-#include <stdlib.h>
 #include "blocks.h"
 #include "scanner.h"
 
@@ -74,12 +73,11 @@ static int dense_create(block *b, const block_ctx *ctx, sam_error *err)
     if (!l)
         return -1;
     int k = (int)(l - ft->lv);
-    dense *d = calloc(1, sizeof *d);
+    dense *d = block_state_new(b, sizeof *d, err);
     if (!d)
-        return error_set(err, "out of memory");
+        return -1;
     *d = (dense){.s = SCANNER_START, .dim = l->dim,
                  .fibers = k ? fibertree_positions(ft, k - 1) : 1};
-    b->state = d;
     return 0;
 }
 

@@ -22,7 +22,6 @@
  * scanner faults on a list that breaks the order, a node out of range
  * or a cycle among the next pointers, rather than send it. There is no
  * coordinate skip: a list has no locator to jump with. */
-#include <stdlib.h>
 #include "blocks.h"
 #include "scanner.h"
 
@@ -97,11 +96,10 @@ static int list_scan_create(block *b, const block_ctx *ctx, sam_error *err)
     const fiber_level *l = scanner_create(b, ctx, 'l', &ft, err);
     if (!l)
         return -1;
-    list_scan *v = calloc(1, sizeof *v);
+    list_scan *v = block_state_new(b, sizeof *v, err);
     if (!v)
-        return error_set(err, "out of memory");
+        return -1;
     *v = (list_scan){.s = SCANNER_START, .l = l};
-    b->state = v;
     return 0;
 }
 

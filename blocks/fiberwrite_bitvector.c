@@ -205,11 +205,10 @@ static int bv_writer_create(block *b, const block_ctx *ctx, sam_error *err)
     if (!block_attr(ctx, "tensor", err) || block_attr_int(ctx, "mode", &mode, err) ||
         block_param_get(b, ctx, "width", &width, err) || block_dense_limit(ctx, &limit, err))
         return -1;
-    bv_writer *w = calloc(1, sizeof *w);
+    bv_writer *w = block_state_new(b, sizeof *w, err);
     if (!w)
-        return error_set(err, "out of memory");
+        return -1;
     *w = (bv_writer){.width = width, .limit = limit, .mode = (int)mode};
-    b->state = w;
     if (append_start(w)) {
         bv_writer_destroy(b);
         return error_set(err, "out of memory");

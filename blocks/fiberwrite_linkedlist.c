@@ -272,11 +272,10 @@ static int list_writer_create(block *b, const block_ctx *ctx, sam_error *err)
         !block_attr(ctx, "parent", err) || block_attr_int(ctx, "mode", &mode, err) ||
         check_level(b, ctx, mode, err))
         return -1;
-    list_writer *w = calloc(1, sizeof *w);
+    list_writer *w = block_state_new(b, sizeof *w, err);
     if (!w)
-        return error_set(err, "out of memory");
+        return -1;
     w->mode = (int)mode;
-    b->state = w;
     b->nin = 2;
     b->in_names[IN_OWN] = "own";
     b->in_names[IN_PARENT] = "parent";

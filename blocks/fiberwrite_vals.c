@@ -48,9 +48,8 @@ static int vals_serves(const graph_node *n)
 static int vals_create(block *b, const block_ctx *ctx, sam_error *err)
 {
     (void)ctx;
-    b->state = calloc(1, sizeof(vals_writer));
-    if (!b->state)
-        return error_set(err, "out of memory");
+    if (!block_state_new(b, sizeof(vals_writer), err))
+        return -1;
     b->nin = 1;
     b->in_names[0] = "val";
     return 0;

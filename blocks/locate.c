@@ -15,7 +15,6 @@
  * Ports: inputs the parent ref, whose edge names the follower ("in-c"),
  * and the leader's crd and ref; outputs crd, the leader's ref and the
  * located ref ("out-c"). */
-#include <stdlib.h>
 #include <string.h>
 
 #include "blocks.h"
@@ -172,14 +171,13 @@ static int locate_create(block *b, const block_ctx *ctx, sam_error *err)
         return block_error(b, err, "tensor %s stores mode %lld as a %s level; locate finds "
                            "coordinates in dense and compressed levels only", tensor,
                            (long long)mode, level_kind_name(lv->kind));
-    locator *l = calloc(1, sizeof *l);
+    locator *l = block_state_new(b, sizeof *l, err);
     if (!l)
-        return error_set(err, "out of memory");
+        return -1;
     int k = (int)(lv - ft->lv);
     int64_t above = k ? fibertree_positions(ft, k - 1) : 1;
     *l = (locator){.tensor = tensor, .lv = lv, .close_level = -1,
                    .fibers = lv->kind == 's' ? (int64_t)lv->nseg - 1 : above};
-    b->state = l;
     if (block_param_get(b, ctx, "search", &l->search, err))
         return -1;
     b->nin = 3;

@@ -8,8 +8,6 @@
  *
  * Timing: one token in a cycle; an element leaves on its lane in that
  * cycle, a stop token or D on all lanes at once. */
-#include <stdlib.h>
-
 #include "blocks.h"
 #include "lanes.h"
 
@@ -38,10 +36,9 @@ static int parallelize_step(block *b, cycle_t now)
 
 static int parallelize_create(block *b, const block_ctx *ctx, sam_error *err)
 {
-    dealer *d = calloc(1, sizeof *d);
+    dealer *d = block_state_new(b, sizeof *d, err);
     if (!d)
-        return error_set(err, "out of memory");
-    b->state = d;
+        return -1;
     if (lanes_count(b, ctx, &d->lanes, err))
         return -1;
     b->nin = 1;

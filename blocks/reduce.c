@@ -13,8 +13,6 @@
  * block for another stream. The flag has no effect on the run, which ends
  * with the writers; samsim keeps the idle cycle so that a stream following
  * a 'D' is timed as in the reference. */
-#include <stdlib.h>
-
 #include "blocks.h"
 
 typedef struct reducer {
@@ -57,9 +55,8 @@ static int reduce_step(block *b, cycle_t now)
 static int reduce_create(block *b, const block_ctx *ctx, sam_error *err)
 {
     (void)ctx;
-    b->state = calloc(1, sizeof(reducer));
-    if (!b->state)
-        return error_set(err, "out of memory");
+    if (!block_state_new(b, sizeof(reducer), err))
+        return -1;
     b->nin = b->nout = 1;
     b->in_names[0] = "val";
     b->out_names[0] = "val";

@@ -1,7 +1,6 @@
 /* repeat (SAM-BLOCKS.md 5.8): repeats each reference once per R of the
  * repeat signal and closes the repetition at S; the state machine is
  * repeater.h's, fed here by the two input channels. */
-#include <stdlib.h>
 #include <string.h>
 
 #include "blocks.h"
@@ -81,9 +80,8 @@ static void repeat_run(block *b, cycle_t until)
 static int repeat_create(block *b, const block_ctx *ctx, sam_error *err)
 {
     (void)ctx;
-    b->state = calloc(1, sizeof(repeater));
-    if (!b->state)
-        return error_set(err, "out of memory");
+    if (!block_state_new(b, sizeof(repeater), err))
+        return -1;
     b->nin = 2;
     b->nout = 1;
     b->in_names[IN_REF] = "ref";

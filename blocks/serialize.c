@@ -263,10 +263,9 @@ static int has_values(const block_ctx *ctx)
 
 static int serialize_create(block *b, const block_ctx *ctx, sam_error *err)
 {
-    serializer *s = calloc(1, sizeof *s);
+    serializer *s = block_state_new(b, sizeof *s, err);
     if (!s)
-        return error_set(err, "out of memory");
-    b->state = s;
+        return -1;
     for (int lane = 0; lane < LANES_MAX; lane++)
         ring_init(&s->queued[lane], sizeof(token));
     int64_t depth = 0;

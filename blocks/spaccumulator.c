@@ -711,10 +711,9 @@ int spacc_create_with(block *b, const block_ctx *ctx, const spacc_store_ops *sto
     int64_t order;
     if (check_attrs(b, ctx, &order, err))
         return -1;
-    spacc *s = calloc(1, sizeof *s);
+    spacc *s = block_state_new(b, sizeof *s, err);
     if (!s)
-        return error_set(err, "out of memory");
-    b->state = s;
+        return -1;
     for (int p = 0; p < 3; p++)
         ring_init(&s->q[p], sizeof(token));
     ring_init(&s->hold.refs, sizeof(token));

@@ -16,6 +16,14 @@ int block_error(const block *b, sam_error *err, const char *fmt, ...)
     return error_set(err, "node %s (%s): %s", b->node->id, b->node->type, what);
 }
 
+void *block_state_new(block *b, size_t size, sam_error *err)
+{
+    b->state = calloc(1, size);
+    if (!b->state)
+        error_set(err, "out of memory");
+    return b->state;
+}
+
 const char *block_attr(const block_ctx *ctx, const char *key, sam_error *err)
 {
     const char *v = graph_node_attr(ctx->node, key);

@@ -217,6 +217,9 @@ int block_attr_int(const block_ctx *ctx, const char *key, int64_t *v, sam_error 
 const char *block_attr(const block_ctx *ctx, const char *key, sam_error *err);
 int block_error(const block *b, sam_error *err, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* A zeroed state of size bytes, set as b->state, or NULL with err set:
+ * one allocation, as block_destroy frees a state without a destroy. */
+void *block_state_new(block *b, size_t size, sam_error *err);
 /* The level of tensor name that stores mode, or NULL with err set. */
 const fiber_level *block_level(const block_ctx *ctx, const char *name, int mode,
                                const fibertree **tree, sam_error *err);
