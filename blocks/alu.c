@@ -164,15 +164,15 @@ static int find_inputs(block *b, alu *s, const block_ctx *ctx, sam_error *err)
 
 static int alu_create(block *b, const block_ctx *ctx, int op, sam_error *err)
 {
-    alu *s = calloc(1, sizeof *s);
+    alu *s = block_state_new(b, sizeof *s, err);
     if (!s)
-        return error_set(err, "out of memory");
+        return -1;
     *s = (alu){.op = op, .take1 = 1, .take2 = 1};
     if (ctx->graph && find_inputs(b, s, ctx, err)) {
         free(s);
+        b->state = NULL;
         return -1;
     }
-    b->state = s;
     b->nin = 2;
     b->nout = 1;
     b->in_names[IN1] = "in1";

@@ -166,13 +166,13 @@ int bv_joiner_create(block *b, const block_ctx *ctx, bv_op op, sam_error *err)
         return -1;
     /* joiner_create allocated a bare joiner; the block keeps a copy of it
      * beside its own state. */
-    bv_joiner *v = calloc(1, sizeof *v);
+    joiner *bare = b->state;
+    bv_joiner *v = block_state_new(b, sizeof *v, err);
     if (v)
-        v->j = *(const joiner *)b->state;
-    free(b->state);
-    b->state = v;
+        v->j = *bare;
+    free(bare);
     if (!v)
-        return error_set(err, "out of memory");
+        return -1;
     int n = v->j.n;
     v->x = (bv_join){.n = n, .op = op, .width = width, .emit_zeros = (int)emit_zeros,
                      .out_bv = 0, .out_ref = 1, .out_crd = 1 + n};

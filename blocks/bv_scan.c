@@ -160,11 +160,10 @@ static int bv_scan_create(block *b, const block_ctx *ctx, sam_error *err)
     if (!l)
         return -1;
     b->out_names[SCANNER_OUT_CRD] = "bv";
-    bv_scan *v = calloc(1, sizeof *v);
+    bv_scan *v = block_state_new(b, sizeof *v, err);
     if (!v)
-        return error_set(err, "out of memory");
+        return -1;
     *v = (bv_scan){.s = SCANNER_START, .width = width};
-    b->state = v;
     if (take_level(b, v, l, graph_node_attr(ctx->node, "tensor"), err)) {
         free(v);
         b->state = NULL;

@@ -75,15 +75,17 @@ static int writer_create(block *b, const block_ctx *ctx, sam_error *err)
     const char *tensor = block_attr(ctx, "tensor", err);
     if (!tensor || block_attr_int(ctx, "mode", &mode, err))
         return -1;
-    writer *w = calloc(1, sizeof *w);
-    if (!w || append(&w->seg, &w->nseg, &w->cap_seg, 0)) {
+    writer *w = block_state_new(b, sizeof *w, err);
+    if (!w)
+        return -1;
+    if (append(&w->seg, &w->nseg, &w->cap_seg, 0)) {
         free(w);
+        b->state = NULL;
         return error_set(err, "out of memory");
     }
     w->end_fiber = 1;
     w->mode = (int)mode;
     w->tensor = tensor;
-    b->state = w;
     b->nin = 1;
     b->in_names[0] = "crd";
     return 0;

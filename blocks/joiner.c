@@ -74,15 +74,15 @@ static void name_ports(block *b, joiner *j)
 
 int joiner_create(block *b, const block_ctx *ctx, sam_error *err)
 {
-    joiner *j = calloc(1, sizeof *j);
+    joiner *j = block_state_new(b, sizeof *j, err);
     if (!j)
-        return error_set(err, "out of memory");
+        return -1;
     if (find_sides(b, ctx, j, err)) {
         free(j);
+        b->state = NULL;
         return -1;
     }
     name_ports(b, j);
-    b->state = j;
     return 0;
 }
 

@@ -132,15 +132,15 @@ int vecred_step(block *b, cycle_t now)
 int vecred_create_with(block *b, const block_ctx *ctx, const vecred_store_ops *store,
                        sam_error *err)
 {
-    vecred *r = calloc(1, sizeof *r);
+    vecred *r = block_state_new(b, sizeof *r, err);
     if (!r)
-        return error_set(err, "out of memory");
+        return -1;
     r->ops = store;
     if (!(r->store = store->create(b, ctx, err))) {
         free(r);
+        b->state = NULL;
         return -1;
     }
-    b->state = r;
     if (lanes_count(b, ctx, &r->lanes, err) || block_param_get(b, ctx, "rate", &r->rate, err))
         return -1;
     b->nin = 2 * r->lanes;
