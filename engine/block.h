@@ -43,7 +43,7 @@ typedef struct block_ops {
     /* Optional: whether this implementation serves that node (e.g. a
      * compressed vs a dense fiberlookup); NULL serves every node. */
     int (*serves)(const graph_node *n);
-    /* Allocates b->state and sets b->nin and b->nout. */
+    /* Allocates b->state (block_state_new) and sets b->nin and b->nout. */
     int (*create)(block *b, const block_ctx *ctx, sam_error *err);
     /* The port an edge attaches to (input: the edge ends here), or -1
      * with err set when the edge does not fit the block. */
