@@ -171,15 +171,16 @@ static int locate_create(block *b, const block_ctx *ctx, sam_error *err)
         return block_error(b, err, "tensor %s stores mode %lld as a %s level; locate finds "
                            "coordinates in dense and compressed levels only", tensor,
                            (long long)mode, level_kind_name(lv->kind));
+    int64_t search;
+    if (block_param_get(b, ctx, "search", &search, err))
+        return -1;
     locator *l = block_state_new(b, sizeof *l, err);
     if (!l)
         return -1;
     int k = (int)(lv - ft->lv);
     int64_t above = k ? fibertree_positions(ft, k - 1) : 1;
-    *l = (locator){.tensor = tensor, .lv = lv, .close_level = -1,
+    *l = (locator){.tensor = tensor, .lv = lv, .close_level = -1, .search = search,
                    .fibers = lv->kind == 's' ? (int64_t)lv->nseg - 1 : above};
-    if (block_param_get(b, ctx, "search", &l->search, err))
-        return -1;
     b->nin = 3;
     b->nout = 3;
     b->in_names[LOC_IN_CRD] = "crd";

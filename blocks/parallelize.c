@@ -36,11 +36,13 @@ static int parallelize_step(block *b, cycle_t now)
 
 static int parallelize_create(block *b, const block_ctx *ctx, sam_error *err)
 {
+    int lanes;
+    if (lanes_count(b, ctx, &lanes, err))
+        return -1;
     dealer *d = block_state_new(b, sizeof *d, err);
     if (!d)
         return -1;
-    if (lanes_count(b, ctx, &d->lanes, err))
-        return -1;
+    d->lanes = lanes;
     b->nin = 1;
     b->nout = d->lanes;
     b->in_names[0] = "in";

@@ -261,26 +261,36 @@ static int has_values(const block_ctx *ctx)
     return val && other;
 }
 
+/* The node's lanes, depth and value stops, checked before anything is
+ * allocated, so that a refused node leaves nothing behind. */
+static int serialize_attrs(block *b, const block_ctx *ctx, int *lanes, int64_t *depth,
+                           int64_t *stops, sam_error *err)
+{
+    if (lanes_count(b, ctx, lanes, err) ||
+        (graph_node_attr(ctx->node, "depth") && block_attr_int(ctx, "depth", depth, err)) ||
+        (graph_node_attr(ctx->node, "value_stops") &&
+         block_attr_int(ctx, "value_stops", stops, err)))
+        return -1;
+    if (*depth < 0 || *depth > 16)
+        return block_error(b, err, "depth=%lld: a stream 0 to 16 levels below the lanes'",
+                           (long long)*depth);
+    return 0;
+}
+
 static int serialize_create(block *b, const block_ctx *ctx, sam_error *err)
 {
+    int lanes;
+    int64_t depth = 0, stops = 1;
+    if (serialize_attrs(b, ctx, &lanes, &depth, &stops, err))
+        return -1;
     serializer *s = block_state_new(b, sizeof *s, err);
     if (!s)
         return -1;
     for (int lane = 0; lane < LANES_MAX; lane++)
         ring_init(&s->queued[lane], sizeof(token));
-    int64_t depth = 0;
-    if (lanes_count(b, ctx, &s->lanes, err) ||
-        (graph_node_attr(ctx->node, "depth") && block_attr_int(ctx, "depth", &depth, err)))
-        return -1;
-    if (depth < 0 || depth > 16)
-        return block_error(b, err, "depth=%lld: a stream 0 to 16 levels below the lanes'",
-                           (long long)depth);
+    s->lanes = lanes;
     s->depth = (int)depth;
     s->values = has_values(ctx);
-    int64_t stops = 1;
-    if (graph_node_attr(ctx->node, "value_stops") &&
-        block_attr_int(ctx, "value_stops", &stops, err))
-        return -1;
     s->value_stops = stops != 0;
     b->nin = s->lanes * (1 + s->values);
     b->nout = 1 + s->values;

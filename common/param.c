@@ -22,7 +22,7 @@ int param_parse(const param *p, const char *text, double *v, char *why, size_t s
 {
     if (!number_parse(text, v) && param_accepts(p, *v))
         return 0;
-    snprintf(why, size, "%s = %s is not a%s number %g..%g (%s)", p->name, text,
+    snprintf(why, size, "%s = %s is not a%s number %.10g..%.10g (%s)", p->name, text,
              p->whole ? " whole" : "", p->min, p->max, p->unit);
     return -1;
 }

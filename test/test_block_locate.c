@@ -114,9 +114,29 @@ static void test_locate_waits_for_the_parent(void **state)
     fibertree_free(&ft);
 }
 
+/* Refused attributes leave no state behind (the engine never destroys a
+ * block whose create failed), for the locator and the blocks around lanes. */
+static void test_refusals_leave_nothing(void **state)
+{
+    (void)state;
+    fibertree ft;
+    dense_follower(&ft);
+    harness_spec s = {.ops = &locate_ops, .attrs = "tensor=c,mode=1,search=0", .tensor = "c",
+                      .tree = &ft};
+    harness_refused(&s, "search = 0 is not a whole number 1..1048576 (cycles)");
+    s = (harness_spec){.ops = &parallelize_ops, .attrs = "lanes=0"};
+    harness_refused(&s, "lanes=0: a node has 1 to");
+    s = (harness_spec){.ops = &serialize_ops, .attrs = "lanes=2,depth=17"};
+    harness_refused(&s, "depth=17: a stream 0 to 16 levels below the lanes'");
+    s = (harness_spec){.ops = &serialize_ops, .attrs = "lanes=99"};
+    harness_refused(&s, "lanes=99: a node has 1 to");
+    fibertree_free(&ft);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_refusals_leave_nothing),
         cmocka_unit_test(test_locate_dense),
         cmocka_unit_test(test_locate_dense_outside),
         cmocka_unit_test(test_locate_compressed),

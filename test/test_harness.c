@@ -195,6 +195,22 @@ void harness_run(const harness_spec *s, harness_out *out)
     free(hs);
 }
 
+void harness_refused(const harness_spec *s, const char *want)
+{
+    graph_node node;
+    make_node(&node, s->ops->type, s->attrs);
+    bound bd = {s->tensor, s->tree};
+    block_ctx ctx = {.node = &node, .tensor = lookup, .data = &bd};
+    block b = {.ops = s->ops, .node = &node};
+    sam_error err = {{0}};
+    assert_int_equal(s->ops->create(&b, &ctx, &err), -1);
+    if (!strstr(err.msg, want))
+        fail_msg("'%s' lacks '%s'", err.msg, want);
+    /* The engine never destroys a block whose create failed. */
+    assert_null(b.state);
+    free_node(&node);
+}
+
 void harness_free(harness_out *out)
 {
     block_destroy(&out->blk);

@@ -33,6 +33,10 @@ typedef struct harness_out {
 void harness_run(const harness_spec *s, harness_out *out);
 void harness_free(harness_out *out);
 
+/* Creates the block of s, which must refuse its node with a message
+ * holding want and leave no state behind. */
+void harness_refused(const harness_spec *s, const char *want);
+
 /* Checks output port p against an expected stream: bubble-free compares
  * only tokens; exact compares cycle by cycle ("_" bubbles) up to the last
  * token. Numbers match by value whether coordinates or values. */

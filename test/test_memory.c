@@ -1201,7 +1201,7 @@ static void test_hw_file(void **state)
         {"dram.speed = 3\n", "bad.hw:1: unknown key dram.speed (the keys: clock.ghz, "},
         {"\npe.buffering = 2.5\n", "bad.hw:2: pe.buffering = 2.5 is not a whole number 1..64 "
                                    "(tiles)"},
-        {"dram.bandwidth = 0\n", "bad.hw:1: dram.bandwidth = 0 is not a number 0.001..1e+06 "
+        {"dram.bandwidth = 0\n", "bad.hw:1: dram.bandwidth = 0 is not a number 0.001..1000000 "
                                  "(GB/s)"},
         {"llb.capacity = lots\n", "bad.hw:1: llb.capacity = lots is not a whole number"},
         {"dram.latency\n", "bad.hw:1: expected KEY = VALUE, not 'dram.latency'"},
