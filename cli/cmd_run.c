@@ -222,18 +222,11 @@ static FILE *summary_stream(const run_opts *o)
 /* A result this small is shown when no -o asks for a file. */
 #define RESULT_SHOW 20
 
-/* Where the result went: the file, or (without -o) nowhere, with its
- * entries when there are few. */
-static void print_result(const run_opts *o, const sam_graph *g, const tensor *t)
+/* A result not written is listed when it has few entries. */
+static void print_entries(const run_opts *o, const sam_graph *g, const tensor *t)
 {
     const char *name = g->tensors[0].name;
-    if (o->out) {
-        fprintf(summary_stream(o), "result: %s written to %s\n", name,
-                strcmp(o->out, "-") ? o->out : "standard output");
-        return;
-    }
-    printf("result: %s, %zu nonzeros, not written (-o FILE writes it)\n", name, t->nnz);
-    for (size_t i = 0; t->nnz <= RESULT_SHOW && i < t->nnz; i++) {
+    for (size_t i = 0; !o->out && t->nnz <= RESULT_SHOW && i < t->nnz; i++) {
         char value[32];
         text_format_double(value, t->vals[i]);
         printf("  %s(", name);
@@ -256,8 +249,11 @@ static int write_result(const run_opts *o, const sam_graph *g, const graph_run *
 /* A completed run: its result, statistics and record written (all or,
  * as far as files can be taken back, none), the summary printed. Returns
  * the exit status. */
-static int deliver(const run_opts *o, const sam_graph *g, const graph_run *run, sam_error *err)
+static int deliver(const run_opts *o, const sam_graph *g, graph_run *run, sam_error *err)
 {
+    outputs_record_result(&run->record, g->tensors[0].name, o->out, run->result.nnz);
+    if (outcome_done(&run->record, g->path, err))
+        return 1;
     if (o->out && write_result(o, g, run, err))
         return 1;
     if ((o->stats && sim_stats_write_rows(run->stats, run->cycles, NULL, o->stats, err)) ||
@@ -267,7 +263,7 @@ static int deliver(const run_opts *o, const sam_graph *g, const graph_run *run, 
         return 1;
     }
     outcome_print(&run->record, summary_stream(o));
-    print_result(o, g, &run->result);
+    print_entries(o, g, &run->result);
     return run->status;
 }
 

@@ -93,3 +93,13 @@ void outputs_remove(const char *path)
     if (path && strcmp(path, "-") && !stat(path, &st) && S_ISREG(st.st_mode))
         unlink(path);
 }
+
+void outputs_record_result(outcome *rec, const char *name, const char *out, size_t nnz)
+{
+    if (out)
+        outcome_set(rec, "result", "%s written to %s", name,
+                    strcmp(out, "-") ? out : "standard output");
+    else
+        outcome_set(rec, "result", "%s, %zu nonzeros, not written (-o FILE writes it)", name,
+                    nnz);
+}

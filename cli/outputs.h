@@ -6,6 +6,7 @@
 
 #include "../common/error.h"
 #include "../formats/tensor_file.h"
+#include "../report/outcome.h"
 
 /* A file a command reads or writes, named for messages by role ("-o",
  * "the graph"). A SAM directory holds one file set per tensor, so two
@@ -26,6 +27,10 @@ int outputs_check(const char *cmd, const io_file *in, int nin, const io_file *ou
 /* Writes t as f says, where path "-" is standard output: Matrix Market
  * for a matrix, FROSTT for any other order (a level format is refused). */
 int outputs_write_tensor(const tensor_file *f, const tensor *t, sam_error *err);
+
+/* The summary's result field: where the result went (out NULL: not
+ * written, with its count of entries). */
+void outputs_record_result(outcome *rec, const char *name, const char *out, size_t nnz);
 
 /* Removes an output written before a later one failed, so that a command
  * that fails leaves none: a regular file only (standard output and

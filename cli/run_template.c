@@ -214,18 +214,6 @@ static int write_outputs(const trun_opts *o, trun *r, const outcome *rec, sam_er
     return 0;
 }
 
-/* The summary's result line: where the result went. */
-static void record_result(const trun_opts *o, trun *r, outcome *rec)
-{
-    trun_tensor *z = trun_result(r);
-    if (o->out)
-        outcome_set(rec, "result", "%s written to %s", z->name,
-                    strcmp(o->out, "-") ? o->out : "standard output");
-    else
-        outcome_set(rec, "result", "%s, %zu nonzeros, not written (-o FILE writes it)",
-                    z->name, z->t.nnz);
-}
-
 /* The phases run, the result checked, the outputs written and the
  * summary printed (on standard error when an output is standard
  * output). */
@@ -237,7 +225,7 @@ static int run_all(const trun_opts *o, const template_dir *d, trun *r, sam_error
     int wrong = trun_run_dir(r, d, o->check, verdict, sizeof verdict, err);
     if (wrong >= 0) {
         trun_record(r, d->name, verdict, process_seconds() - start, &rec);
-        record_result(o, r, &rec);
+        outputs_record_result(&rec, trun_result(r)->name, o->out, trun_result(r)->t.nnz);
         if (outcome_done(&rec, o->dir, err) || write_outputs(o, r, &rec, err))
             wrong = -1;
     }
