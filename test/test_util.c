@@ -1,6 +1,7 @@
 #include "test_util.h"
 
 #include <dirent.h>
+#include <math.h>
 #include <fcntl.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -392,4 +393,77 @@ char *test_write_stuck_graph(const char *dir)
                            "root=false]\n"
                            " 2 [type=fiberwrite index=i tensor=X mode=0 format=compressed]\n"
                            " 1 -> 2 [label=crd type=crd]\n 1 -> 1 [label=ref type=ref]\n}\n");
+}
+
+/* The request's settings: each "KEY=VALUE" as a --config file line. */
+static int add_settings(const test_run_spec *s, sim_config *c, sam_error *err)
+{
+    for (int i = 0; s->config[i]; i++) {
+        char key[128];
+        const char *eq = strchr(s->config[i], '=');
+        assert_non_null(eq);
+        snprintf(key, sizeof key, "%.*s", (int)(eq - s->config[i]), s->config[i]);
+        if (sim_config_add(c, key, eq + 1, "test", err))
+            return -1;
+    }
+    return 0;
+}
+
+/* The request's bindings, split at their '=' into names kept in names. */
+static void add_bindings(const test_run_spec *s, graph_run_request *r, char names[][64])
+{
+    for (int i = 0; s->bind[i]; i++) {
+        const char *eq = strchr(s->bind[i], '=');
+        assert_non_null(eq);
+        snprintf(names[i], 64, "%.*s", (int)(eq - s->bind[i]), s->bind[i]);
+        r->bind_name[i] = names[i];
+        r->bind_value[i] = eq + 1;
+        r->nbind = i + 1;
+    }
+}
+
+static int read_hw(const test_run_spec *s, hw_desc *hw, sam_error *err)
+{
+    hw_defaults(hw);
+    if (s->hw)
+        return hw_read(s->hw, hw, err);
+    return s->hw_text ? hw_read_text("hw", s->hw_text, hw, err) : 0;
+}
+
+int test_graph_run(const test_run_spec *s, sam_graph *g, graph_run *run, char *msg,
+                   size_t size)
+{
+    sam_error err;
+    char names[9][64];
+    hw_desc hw;
+    sim_config settings = {0};
+    graph_run_request r = {.check = s->check, .stats = s->stats, .expr = s->expr,
+                           .tiling = s->tile, .engine = s->engine,
+                           .max_cycles = s->max_cycles ? s->max_cycles : UINT64_MAX,
+                           .hw = s->hw || s->hw_text ? &hw : NULL, .cli_settings = &settings};
+    memset(run, 0, sizeof *run);
+    memset(g, 0, sizeof *g);
+    add_bindings(s, &r, names);
+    int rc = graph_read_dot(s->graph, g, &err) || read_hw(s, &hw, &err) ||
+                     add_settings(s, &settings, &err) || graph_run_do(g, &r, run, &err)
+                 ? -1
+                 : run->status;
+    sim_config_free(&settings);
+    if (rc < 0)
+        snprintf(msg, size, "%s", err.msg);
+    return rc;
+}
+
+void test_graph_run_free(sam_graph *g, graph_run *run)
+{
+    graph_run_free(run);
+    graph_free(g);
+}
+
+double test_field(const graph_run *run, const char *key)
+{
+    double v = outcome_number(&run->record, key);
+    if (isnan(v))
+        fail_msg("the run's record has no number %s", key);
+    return v;
 }

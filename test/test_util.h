@@ -11,6 +11,7 @@
 
 #include "../formats/tensor.h"
 #include "../graph/graph.h"
+#include "../run/graph_run.h"
 
 /* The ../shared folder beside the checkout, or NULL (tests that need it
  * call skip() with a message). */
@@ -37,6 +38,31 @@ int test_run_samsim(char **out, char **errout, const char *arg, ...);
 
 /* The same with a NULL-terminated argument vector (without the program). */
 int test_run_samsim_argv(char **out, char **errout, const char *const *argv);
+
+/* A graph run in this process through the library (run/graph_run.h), as
+ * `samsim run` would do it: for tests whose subject is the run, not the
+ * process. Lists end with NULL. */
+typedef struct test_run_spec {
+    const char *graph;              /* the graph's path */
+    const char *bind[9];            /* "NAME=FILE" or "NAME=NUMBER", as -t */
+    const char *hw;                 /* a --hw file, or NULL */
+    const char *hw_text;            /* or its text */
+    const char *config[9];          /* "KEY=VALUE" settings, as in a --config file */
+    const char *tile, *expr;        /* --tile, --expr */
+    int check, stats;
+    engine_mode engine;
+    uint64_t max_cycles;            /* 0: none */
+} test_run_spec;
+
+/* Runs s into *run, its graph in *g (both freed by test_graph_run_free).
+ * Returns run->status (0 done, 2 stopped, 3 wrong), or -1 with the error's
+ * message in msg (of size). */
+int test_graph_run(const test_run_spec *s, sam_graph *g, graph_run *run, char *msg,
+                   size_t size);
+void test_graph_run_free(sam_graph *g, graph_run *run);
+
+/* The record's field key as a number; fails the test when it has none. */
+double test_field(const graph_run *run, const char *key);
 
 /* dir/name.gv, malloc'd. */
 char *test_graph_path(const char *dir, const char *name);
