@@ -7,36 +7,68 @@
 
 #include "test_util.h"
 
-/* The largest busy cycles of a block row in a --stats file (the 24th
- * column, "busy"). */
-static long long busiest_block(const char *path)
+/* The largest busy cycles of a block over every PE: the busy column of
+ * its --stats row. */
+static long long busiest_block(const sim_stats *s)
 {
-    FILE *f = fopen(path, "r");
-    char line[4096];
     long long most = -1;
-    assert_non_null(f);
-    while (fgets(line, sizeof line, f)) {
-        if (strncmp(line, "\"block\"", 7))
-            continue;
-        char *cell = line;
-        for (int k = 1; k < 24 && cell; k++)
-            cell = strchr(cell, ',') ? strchr(cell, ',') + 1 : NULL;
-        assert_non_null(cell);
-        long long busy = strtoll(cell + 1, NULL, 10);
+    size_t stride = (size_t)(s->nchannels + s->nblocks);
+    for (int k = 0; k < s->nblocks; k++) {
+        long long busy = 0;
+        for (int pe = 0; pe < s->npe; pe++)
+            busy += (long long)s->cells[(size_t)pe * stride + (size_t)s->nchannels + k].active;
         most = busy > most ? busy : most;
     }
-    fclose(f);
     return most;
 }
 
-/* test_run_two_levels on hw, which must pass; the summary. */
-static char *run_two_levels(const char *dir, const char *hw)
+/* X = B .* C on B = C = (0,0) (1,1) (0,3) in a 4x4, with the LLB holding
+ * the whole 4x4 and PE tiles of 2x2: compiled once per test, then run on
+ * each hardware in this process, as the bounds are the run's record. */
+typedef struct two_levels {
+    char *graph, *b, tb[512], tc[512];
+    sam_graph g;
+    graph_run run;
+} two_levels;
+
+static void two_levels_init(two_levels *t, const char *dir)
 {
-    int rc;
-    char *out = test_run_two_levels(dir, hw, &rc);
+    static const char b4[] = "%%MatrixMarket matrix coordinate real general\n4 4 3\n"
+                             "1 1 1\n2 2 2\n1 4 3\n";
+    t->b = test_write_file(dir, "b4.mtx", b4);
+    t->graph = test_compile_to(dir, "em", "X(i,j)=B(i,j)*C(i,j) -f=X:ss -f=B:ss -f=C:ss "
+        "-s=split(i,i1,i0,4) -s=split(j,j1,j0,4) -s=split(i0,i01,i00,2) -s=split(j0,j01,j00,2)");
+    snprintf(t->tb, sizeof t->tb, "B=%s", t->b);
+    snprintf(t->tc, sizeof t->tc, "C=%s", t->b);
+}
+
+/* Runs the graph in this process on the hardware text hw, with the check
+ * and statistics; the check must pass. Its record is t->run's until the
+ * next run or two_levels_free. */
+static const graph_run *run_two_levels(two_levels *t, const char *hw)
+{
+    test_graph_run_free(&t->g, &t->run);
+    test_run_spec s = {.graph = t->graph, .bind = {t->tb, t->tc}, .hw_text = hw, .check = 1,
+                       .stats = 1};
+    char msg[512];
+    int rc = test_graph_run(&s, &t->g, &t->run, msg, sizeof msg);
     if (rc)
-        fail_msg("exit %d: %s", rc, out);
-    return out;
+        fail_msg("status %d: %s", rc, rc < 0 ? msg : t->run.report);
+    return &t->run;
+}
+
+static void two_levels_free(two_levels *t)
+{
+    test_graph_run_free(&t->g, &t->run);
+    free(t->graph), free(t->b);
+}
+
+/* The record's key holds text. */
+static void assert_field_text(const graph_run *run, const char *key, const char *text)
+{
+    const char *v = outcome_get(&run->record, key);
+    if (!v || strcmp(v, text))
+        fail_msg("%s: %s, not %s", key, v ? v : "absent", text);
 }
 
 /* DRAM moves B, C and X each whole once, 64 bytes each (8-byte values:
@@ -50,45 +82,42 @@ static void test_bound_by_hand(void **state)
 {
     (void)state;
     char *dir = test_tmpdir();
-    char *out = run_two_levels(dir, "bytes.val = 8\ndram.bandwidth = 1\nllb.bandwidth = 1\n");
-    assert_int_equal(test_summary(out, "dram_bytes"), 192);
-    assert_int_equal(test_summary(out, "bound_cycles"), 252);
-    assert_non_null(strstr(out, "bound_by: llb\n"));
-    assert_int_equal(test_summary(out, "bound.llb"), 252);
-    assert_int_equal(test_summary(out, "bound.dram"), 192);
-    assert_true(test_summary(out, "cycles") > 252);
-    free(out);
-    out = run_two_levels(dir, "bytes.val = 8\ndram.bandwidth = 1\nllb.bandwidth = 256\n");
-    assert_int_equal(test_summary(out, "bound_cycles"), 192);
-    assert_non_null(strstr(out, "bound_by: dram\n"));
-    free(out);
+    two_levels t = {0};
+    two_levels_init(&t, dir);
+    const graph_run *out =
+        run_two_levels(&t, "bytes.val = 8\ndram.bandwidth = 1\nllb.bandwidth = 1\n");
+    assert_int_equal(test_field(out, "dram_bytes"), 192);
+    assert_int_equal(test_field(out, "bound_cycles"), 252);
+    assert_field_text(out, "bound_by", "llb");
+    assert_int_equal(test_field(out, "bound.llb"), 252);
+    assert_int_equal(test_field(out, "bound.dram"), 192);
+    assert_true(test_field(out, "cycles") > 252);
+    out = run_two_levels(&t, "bytes.val = 8\ndram.bandwidth = 1\nllb.bandwidth = 256\n");
+    assert_int_equal(test_field(out, "bound_cycles"), 192);
+    assert_field_text(out, "bound_by", "dram");
     /* A way back of its own: the ports carry B's and C's PE tiles in,
      * 168 bytes at 1 a cycle, and X's out at 2 a cycle: 42. */
-    out = run_two_levels(dir, "bytes.val = 8\ndram.bandwidth = 1\nllb.bandwidth = 1\n"
-                              "llb.write.bandwidth = 2\n");
-    assert_int_equal(test_summary(out, "bound.llb"), 168);
-    assert_int_equal(test_summary(out, "bound.llb.write"), 42);
-    assert_int_equal(test_summary(out, "bound_cycles"), 192);
-    assert_non_null(strstr(out, "bound_by: dram\n"));
-    free(out);
+    out = run_two_levels(&t, "bytes.val = 8\ndram.bandwidth = 1\nllb.bandwidth = 1\n"
+                             "llb.write.bandwidth = 2\n");
+    assert_int_equal(test_field(out, "bound.llb"), 168);
+    assert_int_equal(test_field(out, "bound.llb.write"), 42);
+    assert_int_equal(test_field(out, "bound_cycles"), 192);
+    assert_field_text(out, "bound_by", "dram");
     /* result.timed = 0: X's bytes still cross DRAM (192 in all), but
      * neither DRAM's bound nor the ports' counts them: B and C, 128 and
      * 168. */
-    out = run_two_levels(dir, "bytes.val = 8\ndram.bandwidth = 1\nllb.bandwidth = 1\n"
-                              "result.timed = 0\n");
-    assert_int_equal(test_summary(out, "dram_bytes"), 192);
-    assert_int_equal(test_summary(out, "bound.dram"), 128);
-    assert_int_equal(test_summary(out, "bound.llb"), 168);
-    assert_non_null(strstr(out, "bound_by: llb\n"));
-    free(out);
-    out = run_two_levels(dir, "bytes.val = 8\npe.count = 2\n");
-    char stats[4096];
-    snprintf(stats, sizeof stats, "%s/stats.csv", dir);
-    long long busiest = busiest_block(stats);
-    assert_true(busiest / 2 > 4 && busiest < test_summary(out, "compute_cycles"));
-    assert_int_equal(test_summary(out, "bound_cycles"), (busiest + 1) / 2);
-    assert_non_null(strstr(out, "bound_by: pe\n"));
-    free(out);
+    out = run_two_levels(&t, "bytes.val = 8\ndram.bandwidth = 1\nllb.bandwidth = 1\n"
+                             "result.timed = 0\n");
+    assert_int_equal(test_field(out, "dram_bytes"), 192);
+    assert_int_equal(test_field(out, "bound.dram"), 128);
+    assert_int_equal(test_field(out, "bound.llb"), 168);
+    assert_field_text(out, "bound_by", "llb");
+    out = run_two_levels(&t, "bytes.val = 8\npe.count = 2\n");
+    long long busiest = busiest_block(out->stats);
+    assert_true(busiest / 2 > 4 && busiest < test_field(out, "compute_cycles"));
+    assert_int_equal(test_field(out, "bound_cycles"), (busiest + 1) / 2);
+    assert_field_text(out, "bound_by", "pe");
+    two_levels_free(&t);
     test_tmpdir_remove(dir);
 }
 
@@ -101,13 +130,15 @@ static void test_bound_of_a_cache(void **state)
 {
     (void)state;
     char *dir = test_tmpdir();
-    char *out = run_two_levels(dir, "bytes.val = 8\ndram.bandwidth = 1\nllb.bandwidth = 1\n"
-                                    "place.C = cache\n");
-    assert_int_equal(test_summary(out, "traffic.C"), 60);
-    assert_int_equal(test_summary(out, "bound.dram"), 188);
-    assert_int_equal(test_summary(out, "bound.llb"), 228);
-    assert_non_null(strstr(out, "bound_by: llb\n"));
-    free(out);
+    two_levels t = {0};
+    two_levels_init(&t, dir);
+    const graph_run *out = run_two_levels(&t, "bytes.val = 8\ndram.bandwidth = 1\n"
+                                              "llb.bandwidth = 1\nplace.C = cache\n");
+    assert_int_equal(test_field(out, "traffic.C"), 60);
+    assert_int_equal(test_field(out, "bound.dram"), 188);
+    assert_int_equal(test_field(out, "bound.llb"), 228);
+    assert_field_text(out, "bound_by", "llb");
+    two_levels_free(&t);
     test_tmpdir_remove(dir);
 }
 
@@ -122,17 +153,19 @@ static void test_wide_datapath(void **state)
     static const int rate[] = {1, 2, 3, 12, 13};
     static const long long compute[] = {24, 13, 9, 3, 2}, busiest[] = {12, 7, 5, 2, 2};
     char *dir = test_tmpdir(), hw[64];
+    two_levels t = {0};
+    two_levels_init(&t, dir);
     long long tokens = -1;
     for (int k = 0; k < 5; k++) {
         snprintf(hw, sizeof hw, "bytes.val = 8\npe.rate = %d\n", rate[k]);
-        char *out = run_two_levels(dir, hw);
-        assert_int_equal(test_summary(out, "compute_cycles"), compute[k]);
-        assert_int_equal(test_summary(out, "bound.pe"), busiest[k]);
+        const graph_run *out = run_two_levels(&t, hw);
+        assert_int_equal(test_field(out, "compute_cycles"), compute[k]);
+        assert_int_equal(test_field(out, "bound.pe"), busiest[k]);
         if (tokens < 0)
-            tokens = test_summary(out, "tokens");
-        assert_int_equal(test_summary(out, "tokens"), tokens);
-        free(out);
+            tokens = test_field(out, "tokens");
+        assert_int_equal(test_field(out, "tokens"), tokens);
     }
+    two_levels_free(&t);
     test_tmpdir_remove(dir);
 }
 
