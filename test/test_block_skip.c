@@ -292,41 +292,48 @@ static char *compile(const char *dir, const char *name, const char *expr, const 
     return path;
 }
 
-typedef struct outcome {
+/* What a checked run's record and statistics say, and its result. */
+typedef struct skip_run {
     long long cycles, tokens;
-    char *result;       /* the result file */
+    tensor result;
     int feedback;       /* feedback streams in the statistics */
-} outcome;
+} skip_run;
 
-static int count(const char *text, const char *what)
+static int feedback_streams(const sim_stats *s)
 {
     int n = 0;
-    for (const char *p = text; (p = strstr(p, what)); p += strlen(what))
-        n++;
+    for (int c = 0; c < s->nchannels; c++)
+        n += !strcmp(s->kinds[c], "feedback");
     return n;
 }
 
-/* One checked run of graph; extra is NULL-terminated options. */
-static outcome run(const char *dir, const char *graph, const char *const *bind,
-                   const char *const *extra)
+/* One checked run of graph in this process under engine; config is
+ * NULL-terminated settings, or NULL. */
+static skip_run run_engine(const char *graph, const char *const *bind,
+                           const char *const *config, engine_mode engine)
 {
-    char *res = test_path(dir, "X.tns"), *csv = test_path(dir, "stats.csv");
-    const char *argv[TEST_MAX_ARGS] = {"run", graph, "--check", "-o", res, "--stats", csv};
-    int n = 7;
+    test_run_spec spec = {.graph = graph, .check = 1, .stats = 1, .engine = engine};
     for (int k = 0; bind[k]; k++)
-        argv[n++] = "-t", argv[n++] = bind[k];
-    for (int k = 0; extra && extra[k]; k++)
-        argv[n++] = extra[k];
-    argv[n] = NULL;
-    char *so = NULL, *se = NULL;
-    int rc = test_run_samsim_argv(&so, &se, argv);
-    if (rc != 0 || !strstr(so, "check: pass"))
-        fail_msg("%s: exit %d\n%s%s", graph, rc, so, se);
-    char *stats = test_read_file(csv);
-    outcome o = {test_summary(so, "cycles"), test_summary(so, "tokens"), test_read_file(res),
-                 count(stats, "\"feedback\"")};
-    free(stats), free(so), free(se), free(res), free(csv);
+        spec.bind[k] = bind[k];
+    for (int k = 0; config && config[k]; k++)
+        spec.config[k] = config[k];
+    sam_graph g;
+    graph_run r;
+    sam_error err;
+    char msg[512];
+    int rc = test_graph_run(&spec, &g, &r, msg, sizeof msg);
+    if (rc)
+        fail_msg("%s: status %d: %s", graph, rc, rc < 0 ? msg : r.report);
+    skip_run o = {(long long)test_field(&r, "cycles"), (long long)test_field(&r, "tokens"),
+                  .feedback = feedback_streams(r.stats)};
+    assert_int_equal(tensor_copy(&o.result, &r.result, &err), 0);
+    test_graph_run_free(&g, &r);
     return o;
+}
+
+static skip_run run(const char *graph, const char *const *bind, const char *const *config)
+{
+    return run_engine(graph, bind, config, ENGINE_EVENT);
 }
 
 /* A whole-run case: operands b and c in dir, bound to two tensor names,
@@ -403,16 +410,16 @@ static void test_skip_vector_product_cycles(void **state)
     (void)state;
     skip_case k;
     vector_case(&k, "-f=b:s");
-    outcome two = run(k.dir, k.graph, k.bind, NULL), skip = run(k.dir, k.skip, k.bind, NULL);
+    skip_run two = run(k.graph, k.bind, NULL), skip = run(k.skip, k.bind, NULL);
     assert_int_equal(two.cycles, 15);
     assert_int_equal(skip.cycles, 12);
     assert_int_equal(two.tokens, 44);
     assert_int_equal(skip.tokens, 41);
     assert_int_equal(two.feedback, 0);
     assert_int_equal(skip.feedback, 2);
-    assert_string_equal(two.result, skip.result);
+    assert_true(tensor_equal(&two.result, &skip.result));
     skip_case_engines(&k, "vector product, skip");
-    free(two.result), free(skip.result);
+    tensor_free(&two.result), tensor_free(&skip.result);
     skip_case_free(&k);
 }
 
@@ -432,10 +439,10 @@ static void test_skip_through_broadcast(void **state)
                    "    9 -> 2 [label=\"crd_in-b\"%s",
             (int)(at - text), text, at + strlen(edge));
     char *gb = test_write_file(k.dir, "ve_broadcast.gv", split);
-    outcome o = run(k.dir, gb, k.bind, NULL);
+    skip_run o = run(gb, k.bind, NULL);
     assert_int_equal(o.cycles, 12);
     assert_int_equal(o.feedback, 2);
-    free(o.result), free(text), free(split), free(gb);
+    tensor_free(&o.result), free(text), free(split), free(gb);
     skip_case_free(&k);
 }
 
@@ -445,11 +452,11 @@ static void test_skip_dense_side(void **state)
     (void)state;
     skip_case k;
     vector_case(&k, "-f=b:d");
-    outcome two = run(k.dir, k.graph, k.bind, NULL), skip = run(k.dir, k.skip, k.bind, NULL);
+    skip_run two = run(k.graph, k.bind, NULL), skip = run(k.skip, k.bind, NULL);
     assert_int_equal(skip.feedback, 1);
     assert_int_equal(skip.cycles, two.cycles);
-    assert_string_equal(two.result, skip.result);
-    free(two.result), free(skip.result);
+    assert_true(tensor_equal(&two.result, &skip.result));
+    tensor_free(&two.result), tensor_free(&skip.result);
     skip_case_free(&k);
 }
 
@@ -463,23 +470,21 @@ static void test_skip_elemmul_generated(void **state)
     static const char *const formats[] = {"-f=X:ss", "-f=B:ss", "-f=C:ss"};
     skip_case k;
     matrix_case(&k, "60x80", "0.4", "60x80", "90", "11", "12", "X(i,j)=B(i,j)*C(i,j)", formats);
-    const char *const bounded[] = {"--depth", "4", NULL};
-    outcome two = run(k.dir, k.graph, k.bind, NULL), skip = run(k.dir, k.skip, k.bind, NULL);
-    outcome two4 = run(k.dir, k.graph, k.bind, bounded);
-    outcome skip4 = run(k.dir, k.skip, k.bind, bounded);
+    const char *const bounded[] = {"channel.capacity=4", NULL};
+    skip_run two = run(k.graph, k.bind, NULL), skip = run(k.skip, k.bind, NULL);
+    skip_run two4 = run(k.graph, k.bind, bounded);
+    skip_run skip4 = run(k.skip, k.bind, bounded);
     assert_int_equal(skip.feedback, 4);
-    assert_string_equal(two.result, skip.result);
-    assert_string_equal(two.result, skip4.result);
+    assert_true(tensor_equal(&two.result, &skip.result));
+    assert_true(tensor_equal(&two.result, &skip4.result));
     assert_true(skip.cycles < two.cycles);
     assert_true(2 * skip4.cycles < two4.cycles);
     skip_case_engines(&k, "elemmul, skip");
-    const char *argv4[] = {"run",    k.skip, "-t", k.bind_b, "-t",    k.bind_c,
-                           "--depth", "4",   "--engine", "cycle", NULL};
-    char *so = NULL, *se = NULL;
-    assert_int_equal(test_run_samsim_argv(&so, &se, argv4), 0);
-    assert_int_equal(test_summary(so, "cycles"), skip4.cycles);
-    free(so), free(se);
-    free(two.result), free(skip.result), free(two4.result), free(skip4.result);
+    skip_run cycle4 = run_engine(k.skip, k.bind, bounded, ENGINE_CYCLE);
+    assert_int_equal(cycle4.cycles, skip4.cycles);
+    tensor_free(&cycle4.result);
+    tensor_free(&two.result), tensor_free(&skip.result);
+    tensor_free(&two4.result), tensor_free(&skip4.result);
     skip_case_free(&k);
 }
 
@@ -490,12 +495,12 @@ static void test_skip_matmul_generated(void **state)
     static const char *const formats[] = {"-f=X:ss", "-f=B:ss", "-f=C:ss:1,0"};
     skip_case k;
     matrix_case(&k, "30x50", "0.3", "50x30", "60", "21", "22", "X(i,j)=B(i,k)*C(k,j)", formats);
-    outcome two = run(k.dir, k.graph, k.bind, NULL), skip = run(k.dir, k.skip, k.bind, NULL);
+    skip_run two = run(k.graph, k.bind, NULL), skip = run(k.skip, k.bind, NULL);
     assert_int_equal(skip.feedback, 2);
-    assert_string_equal(two.result, skip.result);
+    assert_true(tensor_equal(&two.result, &skip.result));
     assert_true(skip.cycles <= two.cycles);
     skip_case_engines(&k, "matmul ijk, skip");
-    free(two.result), free(skip.result);
+    tensor_free(&two.result), tensor_free(&skip.result);
     skip_case_free(&k);
 }
 
