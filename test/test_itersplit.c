@@ -144,17 +144,22 @@ static void test_runs_check(void **state)
     test_tmpdir_remove(dir);
 }
 
+/* A checked run of graph on b and c in this process: its cycles, and its
+ * token moves in *tokens. */
 static long long run_cycles(const char *graph, const char *b, const char *c, long long *tokens)
 {
-    char tb[4200], tc[4200], *out = NULL, *errout = NULL;
+    char tb[4200], tc[4200], msg[512];
     snprintf(tb, sizeof tb, "b=%s", b);
     snprintf(tc, sizeof tc, "c=%s", c);
-    if (test_run_samsim(&out, &errout, "run", graph, "-t", tb, "-t", tc, "--check", NULL))
-        fail_msg("run %s: %s", graph, errout);
-    assert_non_null(strstr(out, "check: pass"));
-    long long cycles = test_summary(out, "cycles");
-    *tokens = test_summary(out, "tokens");
-    free(out), free(errout);
+    test_run_spec s = {.graph = graph, .bind = {tb, tc}, .check = 1};
+    sam_graph g;
+    graph_run r;
+    int rc = test_graph_run(&s, &g, &r, msg, sizeof msg);
+    if (rc)
+        fail_msg("run %s: status %d: %s", graph, rc, rc < 0 ? msg : r.report);
+    long long cycles = (long long)test_field(&r, "cycles");
+    *tokens = (long long)test_field(&r, "tokens");
+    test_graph_run_free(&g, &r);
     return cycles;
 }
 
