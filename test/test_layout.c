@@ -226,29 +226,48 @@ static void test_hw_keys(void **state)
  * the 4x4 tile costs its two PE tiles: (0,0)(1,1) 2 + 2, 2 + 3, 16: 52;
  * (0,1) 1 + 2, 1 + 2, 8: 32; 84. X (the three entries of B .* C, as B)
  * goes out whole: 64, or in COO 3 x 16 = 48. */
+/* X = B .* C on B = C = (0,0) (1,1) (0,3) in a 4x4, the LLB holding the
+ * whole 4x4 and PE tiles of 2x2, through hw (a file t.hw, named in
+ * refusals), with --check: 0 with the run, or -1 with the refusal in msg. */
+static int two_levels(const char *dir, const char *hw, sam_graph *g, graph_run *run, char *msg,
+                      size_t size)
+{
+    static const char b4[] = "%%MatrixMarket matrix coordinate real general\n4 4 3\n"
+                             "1 1 1\n2 2 2\n1 4 3\n";
+    char *b = test_write_file(dir, "b4.mtx", b4), *h = test_write_file(dir, "t.hw", hw);
+    char *graph = test_compile_to(dir, "em", "X(i,j)=B(i,j)*C(i,j) -f=X:ss -f=B:ss -f=C:ss "
+        "-s=split(i,i1,i0,4) -s=split(j,j1,j0,4) -s=split(i0,i01,i00,2) -s=split(j0,j01,j00,2)");
+    char tb[512], tc[512];
+    snprintf(tb, sizeof tb, "B=%s", b);
+    snprintf(tc, sizeof tc, "C=%s", b);
+    test_run_spec s = {.graph = graph, .bind = {tb, tc}, .hw = h, .check = 1, .stats = 1};
+    int rc = test_graph_run(&s, g, run, msg, size);
+    free(b), free(h), free(graph);
+    return rc;
+}
+
 static void test_run_by_hand(void **state)
 {
     (void)state;
-    char *dir = test_tmpdir();
-    int rc;
-    char *out = test_run_two_levels(dir, "bytes.val = 8\n", &rc);
-    assert_int_equal(rc, 0);
-    assert_true(test_summary(out, "traffic.B") == 64 && test_summary(out, "traffic.X") == 64);
-    free(out);
-    out = test_run_two_levels(dir, "bytes.val = 8\nlayout.B = tiled\nlayout.X = coo\n", &rc);
-    assert_int_equal(rc, 0);
-    assert_true(test_summary(out, "traffic.B") == 84 && test_summary(out, "traffic.C") == 64);
-    assert_true(test_summary(out, "traffic.X") == 48);
-    free(out);
-    out = test_run_two_levels(dir, "layout.X = tiled\n", &rc);
-    assert_int_equal(rc, 1);
-    assert_non_null(strstr(out, "t.hw:1: layout.X: tiled is for operands; X is the result"));
-    free(out);
-    out = test_run_two_levels(dir, "layout.B = s\n", &rc);
-    assert_int_equal(rc, 1);
-    assert_non_null(strstr(out, "t.hw:1: layout.B: layout s has 1 levels, the tensor's format "
+    char *dir = test_tmpdir(), msg[512];
+    sam_graph g;
+    graph_run run;
+    assert_int_equal(two_levels(dir, "bytes.val = 8\n", &g, &run, msg, sizeof msg), 0);
+    assert_true(test_field(&run, "traffic.B") == 64 && test_field(&run, "traffic.X") == 64);
+    test_graph_run_free(&g, &run);
+    assert_int_equal(two_levels(dir, "bytes.val = 8\nlayout.B = tiled\nlayout.X = coo\n", &g,
+                                &run, msg, sizeof msg),
+                     0);
+    assert_true(test_field(&run, "traffic.B") == 84 && test_field(&run, "traffic.C") == 64);
+    assert_true(test_field(&run, "traffic.X") == 48);
+    test_graph_run_free(&g, &run);
+    assert_int_equal(two_levels(dir, "layout.X = tiled\n", &g, &run, msg, sizeof msg), -1);
+    assert_non_null(strstr(msg, "t.hw:1: layout.X: tiled is for operands; X is the result"));
+    test_graph_run_free(&g, &run);
+    assert_int_equal(two_levels(dir, "layout.B = s\n", &g, &run, msg, sizeof msg), -1);
+    assert_non_null(strstr(msg, "t.hw:1: layout.B: layout s has 1 levels, the tensor's format "
                                 "ss01 has 2"));
-    free(out);
+    test_graph_run_free(&g, &run);
     test_tmpdir_remove(dir);
 }
 

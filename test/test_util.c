@@ -252,28 +252,6 @@ void test_hand_matrix(tensor *t)
     test_matrix(t, 8, 8, 6, at, NULL);
 }
 
-char *test_run_two_levels(const char *dir, const char *hw, int *rc)
-{
-    static const char b4[] = "%%MatrixMarket matrix coordinate real general\n4 4 3\n"
-                             "1 1 1\n2 2 2\n1 4 3\n";
-    char *b = test_write_file(dir, "b4.mtx", b4), *h = test_write_file(dir, "t.hw", hw);
-    char *graph = test_compile_to(dir, "em", "X(i,j)=B(i,j)*C(i,j) -f=X:ss -f=B:ss -f=C:ss "
-        "-s=split(i,i1,i0,4) -s=split(j,j1,j0,4) -s=split(i0,i01,i00,2) -s=split(j0,j01,j00,2)");
-    char tb[512], tc[512], stats[4096], *out = NULL, *se = NULL;
-    snprintf(tb, sizeof tb, "B=%s", b);
-    snprintf(tc, sizeof tc, "C=%s", b);
-    snprintf(stats, sizeof stats, "%s/stats.csv", dir);
-    *rc = test_run_samsim(&out, &se, "run", graph, "-t", tb, "-t", tc, "--hw", h, "--check",
-                          "--stats", stats, NULL);
-    free(b), free(h), free(graph);
-    if (*rc) {
-        free(out);
-        return se;
-    }
-    free(se);
-    return out;
-}
-
 long long test_summary(const char *out, const char *key)
 {
     char k[64];

@@ -98,13 +98,6 @@ void test_matrix(tensor *t, int64_t rows, int64_t cols, int n, const int64_t (*a
  * {0,1,2,5,7}. */
 void test_hand_matrix(tensor *t);
 
-/* X = B .* C on B = C = (0,0) (1,1) (0,3) in a 4x4, with the LLB holding
- * the whole 4x4 and PE tiles of 2x2, on the hardware text hw, with
- * --check and its statistics into dir/stats.csv: *rc its exit status,
- * the summary (exit 0) or the error, malloc'd. Worked by hand in
- * test_layout and test_bound. */
-char *test_run_two_levels(const char *dir, const char *hw, int *rc);
-
 /* The number after "key: " in a run summary; fails the test without it. */
 long long test_summary(const char *out, const char *key);
 
