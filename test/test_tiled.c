@@ -17,6 +17,7 @@
 
 #include "../common/csv_table.h"
 #include "../formats/fibertree.h"
+#include "../formats/gen.h"
 #include "../formats/tensor_file.h"
 #include "test_util.h"
 
@@ -60,49 +61,78 @@ static const tiled_kernel kernels[] = {
      "B:12x10x9 C:11x10 D:11x9"},
 };
 
-/* Generates the operands NAME:SHAPE[@DENSITY] into dir; appends -t NAME=FILE
- * to argv from n, with the strings in owned. */
-static int bind_generated(const char *spec, const char *dir, const char **argv, int n,
-                          char **owned, int *nowned)
+/* Writes to path a tensor of shape ("30x20") with uniformly random
+ * entries at density, as `samsim gen urandom` does. */
+static void gen_file(const char *path, const char *shape, double density, int seed)
+{
+    int64_t dims[TENSOR_MAX_ORDER];
+    int order = 0;
+    char *end;
+    for (const char *p = shape;; p = end + 1) {
+        dims[order++] = strtoll(p, &end, 10);
+        if (*end != 'x')
+            break;
+    }
+    size_t nnz;
+    tensor t;
+    sam_error err;
+    tensor_file f = {.path = path};
+    if (gen_nnz_for_density(order, dims, density, &nnz, &err) ||
+        gen_urandom(&t, order, dims, nnz, (uint64_t)seed, &err))
+        fail_msg("%s: %s", path, err.msg);
+    if (tensor_file_write(&f, &t, &err))
+        fail_msg("%s", err.msg);
+    tensor_free(&t);
+}
+
+/* Generates the operands NAME:SHAPE[@DENSITY] into dir and binds them in
+ * s, the bindings malloc'd into owned; returns how many. */
+static int bind_generated(const char *spec, const char *dir, test_run_spec *s, char **owned)
 {
     char *copy = strdup(spec), *save = NULL;
-    int seed = 3;
+    int seed = 3, n = 0;
     for (char *op = strtok_r(copy, " ", &save); op; op = strtok_r(NULL, " ", &save), seed++) {
-        char *colon = strchr(op, ':'), *at = strchr(op, '@'), shape[48], file[64], seeds[16];
+        char *colon = strchr(op, ':'), *at = strchr(op, '@'), shape[48], file[64];
         *colon = '\0';
         snprintf(shape, sizeof shape, "%.*s", (int)(at ? at - colon - 1 : (long)strlen(colon + 1)),
                  colon + 1);
         snprintf(file, sizeof file, "%s.tns", op);
-        snprintf(seeds, sizeof seeds, "%d", seed);
         char *path = test_path(dir, file);
-        assert_int_equal(test_run_samsim(NULL, NULL, "gen", "urandom", "--shape", shape,
-                                         "--density", at ? at + 1 : "0.3", "--seed", seeds,
-                                         "-o", path, NULL), 0);
+        gen_file(path, shape, at ? atof(at + 1) : 0.3, seed);
         char *bind = malloc(strlen(op) + strlen(path) + 2);
         sprintf(bind, "%s=%s", op, path);
         free(path);
-        argv[n++] = "-t";
-        argv[n++] = owned[(*nowned)++] = bind;
+        s->bind[n] = owned[n] = bind;
+        n++;
     }
     free(copy);
-    argv[n] = NULL;
     return n;
 }
 
-/* Runs graph on the kernel's operands with extra arguments; the summary. */
-static char *run(const char *graph, const tiled_kernel *k, const char *dir, const char *extra)
+/* s run in this process (test_graph_run), which must complete: its
+ * check, when asked for, passed. */
+static void run_complete(const test_run_spec *s, sam_graph *g, graph_run *run)
 {
-    const char *argv[TEST_MAX_ARGS + 8] = {"run", graph};
-    char *owned[16], *buf = NULL, *out = NULL, *se = NULL;
-    int nowned = 0, n = bind_generated(k->operands, dir, argv, 2, owned, &nowned);
-    if (extra)
-        n = test_split_args(extra, &buf, argv, n);
-    if (test_run_samsim_argv(&out, &se, argv))
-        fail_msg("%s %s: %s", k->name, extra ? extra : "", se);
-    for (int i = 0; i < nowned; i++)
+    char msg[sizeof run->report];
+    int rc = test_graph_run(s, g, run, msg, sizeof msg);
+    if (rc)
+        fail_msg("%s: status %d: %s", s->graph, rc, rc < 0 ? msg : run->report);
+    const char *verdict = outcome_get(&run->record, "check");
+    if (s->check && (!verdict || strncmp(verdict, "pass", 4)))
+        fail_msg("%s: check: %s", s->graph, verdict ? verdict : "none");
+}
+
+/* Runs graph on the kernel's operands, generated into dir, as s asks
+ * besides; it must complete. */
+static void run(const char *graph, const tiled_kernel *k, const char *dir, test_run_spec s,
+                sam_graph *g, graph_run *r)
+{
+    char *owned[8];
+    s.graph = graph;
+    int n = bind_generated(k->operands, dir, &s, owned);
+    run_complete(&s, g, r);
+    for (int i = 0; i < n; i++)
         free(owned[i]);
-    free(buf), free(se);
-    return out;
 }
 
 static void test_tiled_kernels_check(void **state)
@@ -111,13 +141,15 @@ static void test_tiled_kernels_check(void **state)
     char *dir = test_tmpdir();
     for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++) {
         char *graph = test_compile_to(dir, kernels[i].name, kernels[i].args);
-        char *event = run(graph, &kernels[i], dir, "--check");
-        char *cycle = run(graph, &kernels[i], dir, "--check --engine cycle");
-        if (!strstr(event, "check: pass") || !strstr(cycle, "check: pass"))
-            fail_msg("%s: %s", kernels[i].name, event);
-        assert_true(test_summary(event, "cycles") == test_summary(cycle, "cycles"));
-        assert_true(test_summary(event, "tiles_run") > 1);
-        free(event), free(cycle), free(graph);
+        sam_graph ge, gc;
+        graph_run event, cycle;
+        run(graph, &kernels[i], dir, (test_run_spec){.check = 1}, &ge, &event);
+        run(graph, &kernels[i], dir, (test_run_spec){.check = 1, .engine = ENGINE_CYCLE}, &gc,
+            &cycle);
+        assert_true(test_field(&event, "cycles") == test_field(&cycle, "cycles"));
+        assert_true(test_field(&event, "tiles_run") > 1);
+        test_graph_run_free(&ge, &event), test_graph_run_free(&gc, &cycle);
+        free(graph);
     }
     test_tmpdir_remove(dir);
 }
@@ -129,18 +161,22 @@ static void test_one_tile_is_the_whole(void **state)
     char *dir = test_tmpdir();
     for (size_t i = 0; i < 6; i++) {
         char *graph = test_compile_to(dir, kernels[i].name, kernels[i].args);
-        char *whole = run(graph, &kernels[i], dir, "--tile split(i,i1,i0,30);split(k,k1,k0,20);"
-                                                   "split(j,j1,j0,64)");
+        sam_graph gw, gu;
+        graph_run whole, untiled;
+        run(graph, &kernels[i], dir,
+            (test_run_spec){.tile = "split(i,i1,i0,30);split(k,k1,k0,20);split(j,j1,j0,64)"},
+            &gw, &whole);
         char args[512];
         const char *splits = strstr(kernels[i].args, " -s=split");
         snprintf(args, sizeof args, "%.*s", (int)(splits - kernels[i].args), kernels[i].args);
         char *plain = test_compile_to(dir, "plain", args);
-        char *untiled = run(plain, &kernels[i], dir, NULL);
-        assert_true(test_summary(whole, "tiles_run") == 1);
-        assert_true(test_summary(whole, "tiles_skipped") == 0);
-        assert_true(test_summary(whole, "cycles") == test_summary(untiled, "cycles"));
-        assert_true(test_summary(whole, "tokens") == test_summary(untiled, "tokens"));
-        free(whole), free(untiled), free(graph), free(plain);
+        run(plain, &kernels[i], dir, (test_run_spec){0}, &gu, &untiled);
+        assert_true(test_field(&whole, "tiles_run") == 1);
+        assert_true(test_field(&whole, "tiles_skipped") == 0);
+        assert_true(test_field(&whole, "cycles") == test_field(&untiled, "cycles"));
+        assert_true(test_field(&whole, "tokens") == test_field(&untiled, "tokens"));
+        test_graph_run_free(&gw, &whole), test_graph_run_free(&gu, &untiled);
+        free(graph), free(plain);
     }
     test_tmpdir_remove(dir);
 }
@@ -206,7 +242,9 @@ static void test_tiles_run_counted(void **state)
     char *dir = test_tmpdir();
     const tiled_kernel *k = &kernels[2];
     char *graph = test_compile_to(dir, k->name, k->args);
-    char *out = run(graph, k, dir, NULL);
+    sam_graph g;
+    graph_run out;
+    run(graph, k, dir, (test_run_spec){0}, &g, &out);
     char hasb[4][3] = {{0}}, hasc[3][4] = {{0}};
     tensor t;
     sam_error err;
@@ -225,9 +263,10 @@ static void test_tiles_run_counted(void **state)
         for (int kk = 0; kk < 3; kk++)
             for (int j = 0; j < 4; j++)
                 want += hasb[i][kk] && hasc[kk][j];
-    assert_true(test_summary(out, "tiles_run") == want);
-    assert_true(test_summary(out, "tiles_skipped") == 4 * 3 * 4 - want);
-    free(out), free(graph), free(bpath), free(cpath);
+    assert_true(test_field(&out, "tiles_run") == want);
+    assert_true(test_field(&out, "tiles_skipped") == 4 * 3 * 4 - want);
+    test_graph_run_free(&g, &out);
+    free(graph), free(bpath), free(cpath);
     test_tmpdir_remove(dir);
 }
 
@@ -337,19 +376,27 @@ static void test_bandwidth_bound(void **state)
     test_tmpdir_remove(dir);
 }
 
-/* The bytes of the tensor in file path stored as ss, at 4 bytes each. */
-static double stored_bytes(const char *path)
+/* The bytes of t stored as ss, at 4 bytes each. */
+static double tensor_bytes(const tensor *t)
 {
-    tensor t;
     fibertree ft;
     level_format f;
     sam_error err;
-    tensor_file tf = {.path = path};
-    assert_int_equal(tensor_file_read(&tf, &t, &err), 0);
     assert_int_equal(level_format_parse("ss", &f, &err), 0);
-    assert_int_equal(fibertree_build(&t, &f, &ft, &err), 0);
+    assert_int_equal(fibertree_build(t, &f, &ft, &err), 0);
     double bytes = fibertree_bytes(&ft, 4, 4, 4);
     fibertree_free(&ft);
+    return bytes;
+}
+
+/* The same of the tensor in file path. */
+static double stored_bytes(const char *path)
+{
+    tensor t;
+    sam_error err;
+    tensor_file tf = {.path = path};
+    assert_int_equal(tensor_file_read(&tf, &t, &err), 0);
+    double bytes = tensor_bytes(&t);
     tensor_free(&t);
     return bytes;
 }
@@ -363,14 +410,15 @@ static void test_traffic_at_least_the_minimum(void **state)
     char *hw = test_write_file(dir, "min.hw", "bytes.val = 4\n");
     for (size_t i = 0; i < 7; i++) {
         char *graph = test_compile_to(dir, kernels[i].name, kernels[i].args);
-        char extra[600];
-        snprintf(extra, sizeof extra, "--hw %s -o %s/X.tns", hw, dir);
-        char *out = run(graph, &kernels[i], dir, extra);
-        char *b = test_path(dir, "B.tns"), *c = test_path(dir, "C.tns"), *x = test_path(dir, "X.tns");
-        assert_true(test_summary(out, "traffic.B") >= stored_bytes(b));
-        assert_true(test_summary(out, "traffic.C") >= stored_bytes(c));
-        assert_true(test_summary(out, "traffic.X") >= stored_bytes(x));
-        free(out), free(graph), free(b), free(c), free(x);
+        sam_graph g;
+        graph_run out;
+        run(graph, &kernels[i], dir, (test_run_spec){.hw = hw}, &g, &out);
+        char *b = test_path(dir, "B.tns"), *c = test_path(dir, "C.tns");
+        assert_true(test_field(&out, "traffic.B") >= stored_bytes(b));
+        assert_true(test_field(&out, "traffic.C") >= stored_bytes(c));
+        assert_true(test_field(&out, "traffic.X") >= tensor_bytes(&out.result));
+        test_graph_run_free(&g, &out);
+        free(graph), free(b), free(c);
     }
     free(hw);
     test_tmpdir_remove(dir);
