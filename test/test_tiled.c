@@ -268,24 +268,41 @@ static const char b4[] = "%%MatrixMarket matrix coordinate real general\n4 4 3\n
 static const char c4[] = "%%MatrixMarket matrix coordinate real general\n4 4 4\n"
                          "1 1 4\n1 2 5\n3 3 6\n4 4 7\n";
 
-/* X = B .* C on 4x4 matrices cut into 2x2 tiles, with the hardware file
- * text hw; the summary (exit 0) or the error line. */
-static char *run_4x4(const char *dir, const char *hw, int *rc)
+/* X = B .* C on 4x4 matrices cut into 2x2 tiles, compiled into dir with
+ * B and C beside it: the graph's path, the bindings in tb and tc. */
+static char *setup_4x4(const char *dir, char *tb, char *tc, size_t size)
 {
     char *b = test_write_file(dir, "b4.mtx", b4), *c = test_write_file(dir, "c4.mtx", c4);
-    char *h = test_write_file(dir, "t.hw", hw), *graph = test_compile_to(dir, "em",
-        "X(i,j)=B(i,j)*C(i,j) -f=X:ss -f=B:ss -f=C:ss -s=split(i,i1,i0,2) -s=split(j,j1,j0,2)");
+    snprintf(tb, size, "B=%s", b);
+    snprintf(tc, size, "C=%s", c);
+    free(b), free(c);
+    return test_compile_to(dir, "em", "X(i,j)=B(i,j)*C(i,j) -f=X:ss -f=B:ss -f=C:ss "
+                           "-s=split(i,i1,i0,2) -s=split(j,j1,j0,2)");
+}
+
+/* That run through samsim with the hardware file text hw, for refusals:
+ * the summary (exit 0) or the error line. */
+static char *run_4x4(const char *dir, const char *hw, int *rc)
+{
     char tb[512], tc[512], *out = NULL, *se = NULL;
-    snprintf(tb, sizeof tb, "B=%s", b);
-    snprintf(tc, sizeof tc, "C=%s", c);
+    char *graph = setup_4x4(dir, tb, tc, sizeof tb), *h = test_write_file(dir, "t.hw", hw);
     *rc = test_run_samsim(&out, &se, "run", graph, "-t", tb, "-t", tc, "--hw", h, "--check", NULL);
-    free(b), free(c), free(h), free(graph);
+    free(h), free(graph);
     if (*rc) {
         free(out);
         return se;
     }
     free(se);
     return out;
+}
+
+/* That run in this process, which must complete and check. */
+static void record_4x4(const char *dir, const char *hw, sam_graph *g, graph_run *run)
+{
+    char tb[512], tc[512], *graph = setup_4x4(dir, tb, tc, sizeof tb);
+    test_run_spec s = {.graph = graph, .bind = {tb, tc}, .hw_text = hw, .check = 1};
+    run_complete(&s, g, run);
+    free(graph);
 }
 
 /* Worked by hand, at 4 bytes a coordinate or seg entry and 8 a value
@@ -299,16 +316,16 @@ static void test_traffic_by_hand(void **state)
 {
     (void)state;
     char *dir = test_tmpdir();
-    int rc;
-    char *out = run_4x4(dir, "bytes.val = 8\n", &rc);
-    assert_int_equal(rc, 0);
-    assert_true(test_summary(out, "tiles_run") == 2 && test_summary(out, "tiles_skipped") == 2);
-    assert_true(test_summary(out, "traffic.B") == 52 + 32);
-    assert_true(test_summary(out, "traffic.C") == 44 + 52);
-    assert_true(test_summary(out, "traffic.X") == 32);
-    assert_true(test_summary(out, "dram_bytes") == 84 + 96 + 32);
-    assert_true(test_summary(out, "cycles") > test_summary(out, "compute_cycles"));
-    free(out);
+    sam_graph g;
+    graph_run out;
+    record_4x4(dir, "bytes.val = 8\n", &g, &out);
+    assert_true(test_field(&out, "tiles_run") == 2 && test_field(&out, "tiles_skipped") == 2);
+    assert_true(test_field(&out, "traffic.B") == 52 + 32);
+    assert_true(test_field(&out, "traffic.C") == 44 + 52);
+    assert_true(test_field(&out, "traffic.X") == 32);
+    assert_true(test_field(&out, "dram_bytes") == 84 + 96 + 32);
+    assert_true(test_field(&out, "cycles") > test_field(&out, "compute_cycles"));
+    test_graph_run_free(&g, &out);
     test_tmpdir_remove(dir);
 }
 
@@ -322,13 +339,13 @@ static void test_cached_operand(void **state)
 {
     (void)state;
     char *dir = test_tmpdir();
-    int rc;
-    char *out = run_4x4(dir, "bytes.val = 8\nplace.B = cache\n", &rc);
-    assert_int_equal(rc, 0);
-    assert_true(test_summary(out, "traffic.B") == 40);
-    assert_true(test_summary(out, "traffic.C") == 44 + 52);
-    assert_true(test_summary(out, "traffic.X") == 32);
-    free(out);
+    sam_graph g;
+    graph_run out;
+    record_4x4(dir, "bytes.val = 8\nplace.B = cache\n", &g, &out);
+    assert_true(test_field(&out, "traffic.B") == 40);
+    assert_true(test_field(&out, "traffic.C") == 44 + 52);
+    assert_true(test_field(&out, "traffic.X") == 32);
+    test_graph_run_free(&g, &out);
     static const struct {
         const char *hw, *message;
     } bad[] = {
@@ -338,6 +355,7 @@ static void test_cached_operand(void **state)
                                                 "(llb.capacity > 0)"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        int rc;
         char *se = run_4x4(dir, bad[i].hw, &rc);
         if (rc != 1 || !strstr(se, bad[i].message) || strchr(se, '\n') != se + strlen(se) - 1)
             fail_msg("%s: exit %d: %s", bad[i].hw, rc, se);
@@ -352,18 +370,20 @@ static void test_bandwidth_bound(void **state)
 {
     (void)state;
     char *dir = test_tmpdir();
-    int rc;
-    char *slow = run_4x4(dir, "dram.bandwidth = 0.01\nllb.capacity = 0\n", &rc);
-    char *slower = run_4x4(dir, "dram.bandwidth = 0.005\nllb.capacity = 0\n", &rc);
-    char *fast = run_4x4(dir, "dram.bandwidth = 10000\ndram.latency = 0\nllb.capacity = 0\n", &rc);
-    char *half = run_4x4(dir, "dram.bandwidth = 5000\ndram.latency = 0\nllb.capacity = 0\n", &rc);
-    long long a = test_summary(slow, "cycles"), b = test_summary(slower, "cycles");
-    assert_true(a > 10 * test_summary(slow, "compute_cycles"));
+    sam_graph g[4];
+    graph_run slow, slower, fast, half;
+    record_4x4(dir, "dram.bandwidth = 0.01\nllb.capacity = 0\n", &g[0], &slow);
+    record_4x4(dir, "dram.bandwidth = 0.005\nllb.capacity = 0\n", &g[1], &slower);
+    record_4x4(dir, "dram.bandwidth = 10000\ndram.latency = 0\nllb.capacity = 0\n", &g[2], &fast);
+    record_4x4(dir, "dram.bandwidth = 5000\ndram.latency = 0\nllb.capacity = 0\n", &g[3], &half);
+    long long a = (long long)test_field(&slow, "cycles"), b = (long long)test_field(&slower, "cycles");
+    assert_true(a > 10 * test_field(&slow, "compute_cycles"));
     assert_true(b > 19 * a / 10 && b <= 2 * a);
-    assert_true(test_summary(fast, "cycles") == test_summary(half, "cycles"));
+    assert_true(test_field(&fast, "cycles") == test_field(&half, "cycles"));
     /* The two tiles overlap in the pipeline: less than their sum. */
-    assert_true(test_summary(fast, "cycles") < test_summary(fast, "compute_cycles"));
-    free(slow), free(slower), free(fast), free(half);
+    assert_true(test_field(&fast, "cycles") < test_field(&fast, "compute_cycles"));
+    test_graph_run_free(&g[0], &slow), test_graph_run_free(&g[1], &slower);
+    test_graph_run_free(&g[2], &fast), test_graph_run_free(&g[3], &half);
     test_tmpdir_remove(dir);
 }
 
