@@ -492,9 +492,31 @@ static const char col4[] = "%%MatrixMarket matrix coordinate real general\n4 1 4
 static const char row4[] = "%%MatrixMarket matrix coordinate real general\n1 4 4\n"
                            "1 1 1\n1 2 1\n1 3 1\n1 4 1\n";
 
+/* The run's statistics into path, as --stats writes them. */
+static void write_stats(const graph_run *run, const char *path)
+{
+    sam_error err;
+    if (sim_stats_write_rows(run->stats, run->cycles, run->incomplete, path, &err))
+        fail_msg("%s", err.msg);
+}
+
 /* X = B C with B and C in the files b and c, graph compiled with splits,
- * the hardware file text hw, statistics to dir/s.csv: the exit status,
- * the summary or the error. */
+ * the hardware file text hw, statistics to dir/s.csv, in this process:
+ * the run must complete and check. */
+static void record_product(const char *dir, const char *graph, const char *b, const char *c,
+                           const char *hw, sam_graph *g, graph_run *run)
+{
+    char tb[512], tc[512], *stats = test_path(dir, "s.csv");
+    snprintf(tb, sizeof tb, "B=%s", b);
+    snprintf(tc, sizeof tc, "C=%s", c);
+    test_run_spec s = {.graph = graph, .bind = {tb, tc}, .hw_text = hw, .check = 1, .stats = 1};
+    run_complete(&s, g, run);
+    write_stats(run, stats);
+    free(stats);
+}
+
+/* The same through samsim, for refusals: the exit status, the summary or
+ * the error; a refused run writes no statistics. */
 static int run_product(const char *dir, const char *graph, const char *b, const char *c,
                        const char *hw, char **text)
 {
@@ -554,13 +576,15 @@ static void test_streamed_points(void **state)
     char *lone = test_compile_to(dir, "lone", MM "-f=X:ss -f=B:ss -f=C:ss -s=reorder(i,k,j)");
     char *graph = test_compile_to(dir, "mm", MM "-f=X:ss -f=B:ss -f=C:ss -s=reorder(i,k,j) "
                                                 "-s=split(k,k1,k0,2)");
-    char *stats = test_path(dir, "s.csv"), *text, *out, *se;
-    char tb[512], tc[512];
+    char *stats = test_path(dir, "s.csv"), tb[512], tc[512];
     snprintf(tb, sizeof tb, "B=%s", lone_b);
     snprintf(tc, sizeof tc, "C=%s", lone_c);
-    assert_int_equal(test_run_samsim(&out, &se, "run", lone, "-t", tb, "-t", tc, "--stats",
-                                     stats, NULL), 0);
-    assert_int_equal(test_summary(out, "cycles"), 17);
+    test_run_spec ls = {.graph = lone, .bind = {tb, tc}, .stats = 1};
+    sam_graph g;
+    graph_run out;
+    run_complete(&ls, &g, &out);
+    write_stats(&out, stats);
+    assert_int_equal(test_field(&out, "cycles"), 17);
     /* Blocks 12 and 14 of the graph: the crdhold and the accumulator; 9
      * and 10, B's and C's values. */
     static const struct { const char *id; long long first, last, busy; } lone_blocks[] = {
@@ -573,7 +597,7 @@ static void test_streamed_points(void **state)
         assert_int_equal(stats_cell(stats, "block", lone_blocks[k].id, NULL, "busy"),
                          lone_blocks[k].busy);
     }
-    free(out), free(se);
+    test_graph_run_free(&g, &out);
     static const struct { const char *hw; long long cycles; } cases[] = {
         {"pe.buffering = 4\n", 38},
         {"pe.buffering = 4\npe.stream = 0\n", 38},
@@ -587,11 +611,13 @@ static void test_streamed_points(void **state)
         char hw[256];
         snprintf(hw, sizeof hw, "dram.latency = 0\ndram.bandwidth = 1000000\nllb.capacity = 0\n%s",
                  cases[i].hw);
-        if (run_product(dir, graph, b, c, hw, &text) ||
-            test_summary(text, "cycles") != cases[i].cycles ||
-            test_summary(text, "tiles_run") != 3 || test_summary(text, "compute_cycles") != 51)
-            fail_msg("%s: %s", cases[i].hw, text);
-        free(text);
+        record_product(dir, graph, b, c, hw, &g, &out);
+        double cycles = test_field(&out, "cycles"), tiles = test_field(&out, "tiles_run");
+        double compute = test_field(&out, "compute_cycles");
+        if (cycles != cases[i].cycles || tiles != 3 || compute != 51)
+            fail_msg("%s: %g cycles, %g tiles run, %g compute cycles", cases[i].hw, cycles, tiles,
+                     compute);
+        test_graph_run_free(&g, &out);
     }
     free(b), free(c), free(lone_b), free(lone_c), free(lone), free(graph), free(stats);
     test_tmpdir_remove(dir);
@@ -611,14 +637,14 @@ static void test_eager_result_tiles(void **state)
     char *dir = test_tmpdir();
     char *b = test_path(dir, "b.tns"), *c = test_path(dir, "c.tns");
     char *stats = test_path(dir, "s.csv");
-    assert_int_equal(test_run_samsim(NULL, NULL, "gen", "urandom", "--shape", "32x32",
-                                     "--density", "0.3", "--seed", "5", "-o", b, NULL), 0);
-    assert_int_equal(test_run_samsim(NULL, NULL, "gen", "urandom", "--shape", "32x32",
-                                     "--density", "0.3", "--seed", "6", "-o", c, NULL), 0);
+    gen_file(b, "32x32", 0.3, 5);
+    gen_file(c, "32x32", 0.3, 6);
     static const char *const orders[] = {"tileorder(i1,j1,k1,i01,j01,k01)",
                                          "tileorder(k1,i1,j1,i01,j01,k01)"};
     for (int o = 0; o < 2; o++) {
-        char args[512], *text[2];
+        char args[512];
+        sam_graph g[2];
+        graph_run runs[2];
         snprintf(args, sizeof args, MM "-f=X:ss -f=B:ss -f=C:ss -s=reorder(i,k,j) "
                  "-s=split(i,i1,i0,16) -s=split(k,k1,k0,16) -s=split(j,j1,j0,16) "
                  "-s=split(i0,i01,i00,8) -s=split(k0,k01,k00,8) -s=split(j0,j01,j00,8) -s=%s",
@@ -628,8 +654,7 @@ static void test_eager_result_tiles(void **state)
             char hw[256];
             snprintf(hw, sizeof hw, "dram.bandwidth = 8\npe.count = 4\npe.dynamic = 1\n"
                      "pe.merge = 1\nllb.eager = %d\n", eager);
-            if (run_product(dir, graph, b, c, hw, &text[eager]))
-                fail_msg("%s", text[eager]);
+            record_product(dir, graph, b, c, hw, &g[eager], &runs[eager]);
             /* Output-stationary, the LLB writes X's 4 LLB tiles; sending
              * on, each of its 16 PE tiles once, at its last point, but the
              * last, which the last LLB tile writes. */
@@ -637,11 +662,12 @@ static void test_eager_result_tiles(void **state)
                 assert_int_equal(stats_cell(stats, "tensor", "X", "llb", "tiles_fetched"),
                                  eager ? 16 : 4);
         }
-        assert_true(test_summary(text[0], "dram_bytes") == test_summary(text[1], "dram_bytes"));
-        assert_true(test_summary(text[0], "traffic.X") == test_summary(text[1], "traffic.X"));
+        assert_true(test_field(&runs[0], "dram_bytes") == test_field(&runs[1], "dram_bytes"));
+        assert_true(test_field(&runs[0], "traffic.X") == test_field(&runs[1], "traffic.X"));
         if (o == 0)
-            assert_true(test_summary(text[1], "cycles") < test_summary(text[0], "cycles"));
-        free(text[0]), free(text[1]), free(graph);
+            assert_true(test_field(&runs[1], "cycles") < test_field(&runs[0], "cycles"));
+        test_graph_run_free(&g[0], &runs[0]), test_graph_run_free(&g[1], &runs[1]);
+        free(graph);
     }
     free(b), free(c), free(stats);
     test_tmpdir_remove(dir);
@@ -691,20 +717,24 @@ static void test_result_tile_capacity(void **state)
         char hw[128], *text;
         snprintf(hw, sizeof hw, "bytes.val = 4\n%s", cases[i].hw);
         int two_levels = cases[i].two_levels;
-        int rc = run_product(dir, two_levels ? two : op, two_levels ? ones : col,
-                             two_levels ? ones : row, hw, &text);
-        if (cases[i].message && (rc != 1 || strcmp(text, cases[i].message)))
-            fail_msg("%s: exit %d: %s", cases[i].hw, rc, text);
-        if (!cases[i].message && (rc != 0 || !strstr(text, "check: pass")))
-            fail_msg("%s: exit %d: %s", cases[i].hw, rc, text);
-        if (!cases[i].message) {
-            const char *buffer = two_levels ? "llb" : "pe";
-            assert_int_equal(test_summary(text, "traffic.X"), 172);
-            assert_int_equal(stats_cell(stats, "memory", buffer, NULL, "peak_bytes"),
-                             two_levels ? 516 : 300);
-            assert_int_equal(stats_cell(stats, "tensor", "X", buffer, "peak_bytes"), 172);
+        const char *graph = two_levels ? two : op, *b = two_levels ? ones : col;
+        const char *c = two_levels ? ones : row;
+        if (cases[i].message) {
+            int rc = run_product(dir, graph, b, c, hw, &text);
+            if (rc != 1 || strcmp(text, cases[i].message))
+                fail_msg("%s: exit %d: %s", cases[i].hw, rc, text);
+            free(text);
+            continue;
         }
-        free(text);
+        sam_graph g;
+        graph_run out;
+        record_product(dir, graph, b, c, hw, &g, &out);
+        const char *buffer = two_levels ? "llb" : "pe";
+        assert_int_equal(test_field(&out, "traffic.X"), 172);
+        assert_int_equal(stats_cell(stats, "memory", buffer, NULL, "peak_bytes"),
+                         two_levels ? 516 : 300);
+        assert_int_equal(stats_cell(stats, "tensor", "X", buffer, "peak_bytes"), 172);
+        test_graph_run_free(&g, &out);
     }
     free(col), free(row), free(ones), free(stats), free(op), free(two);
     test_tmpdir_remove(dir);
