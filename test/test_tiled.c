@@ -743,20 +743,27 @@ static void test_result_tile_capacity(void **state)
 static const char ones2[] = "%%MatrixMarket matrix coordinate real general\n2 2 4\n"
                             "1 1 1\n1 2 1\n2 1 1\n2 2 1\n";
 
-/* A run of graph on B = C = ones with extra arguments (split at spaces)
- * and --stats dir/NAME.csv: its exit status and standard error. */
+/* A run of graph on B = C = ones as s asks besides, in this process, its
+ * statistics into dir/NAME.csv as --stats writes them: its status, and
+ * its report (malloc'd) in *report. */
 static int stall_run(const char *dir, const char *graph, const char *ones, const char *name,
-                     const char *extra, char **err)
+                     test_run_spec s, char **report)
 {
-    char bind_b[512], bind_c[512], file[64], *buf = NULL;
+    char bind_b[512], bind_c[512], file[64], msg[512];
     snprintf(bind_b, sizeof bind_b, "B=%s", ones);
     snprintf(bind_c, sizeof bind_c, "C=%s", ones);
     snprintf(file, sizeof file, "%s.csv", name);
+    s.graph = graph, s.bind[0] = bind_b, s.bind[1] = bind_c, s.stats = 1;
+    sam_graph g;
+    graph_run run;
+    int rc = test_graph_run(&s, &g, &run, msg, sizeof msg);
+    if (rc < 0)
+        fail_msg("%s: %s", name, msg);
     char *stats = test_path(dir, file);
-    const char *argv[TEST_MAX_ARGS] = {"run", graph, "-t", bind_b, "-t", bind_c, "--stats", stats};
-    argv[test_split_args(extra, &buf, argv, 8)] = NULL;
-    int rc = test_run_samsim_argv(NULL, err, argv);
-    free(buf), free(stats);
+    write_stats(&run, stats);
+    *report = strdup(run.report);
+    test_graph_run_free(&g, &run);
+    free(stats);
     return rc;
 }
 
@@ -772,16 +779,14 @@ static char *stats_text(const char *dir, const char *name)
 }
 
 /* What a stalled run's report says its blocks wait on: the lines after
- * its headline, up to the line that says where the statistics went. */
+ * its headline, which name the run's cycle and tile. */
 static void assert_same_waits(const char *a, const char *b)
 {
     const char *wa = strchr(a, '\n'), *wb = strchr(b, '\n');
-    assert_true(wa && wb && strstr(wa, "\nsamsim: statistics") && strstr(wb, "\nsamsim: statistics"));
-    size_t na = (size_t)(strstr(wa, "\nsamsim: statistics") - wa);
-    size_t nb = (size_t)(strstr(wb, "\nsamsim: statistics") - wb);
-    if (na != nb || strncmp(wa, wb, na))
+    assert_true(wa && wb);
+    if (strcmp(wa, wb))
         fail_msg("the blocks wait on other channels:\n%s\n%s", a, b);
-    assert_true(na > 0);
+    assert_true(wa[1] != '\0');
 }
 
 /* The first cycle number after `after` in text. */
@@ -810,22 +815,22 @@ static void test_max_cycles_bounds_the_run(void **state)
     char *plain = test_compile_to(dir, "plain", MM "-f=X:ss -f=B:ss -f=C:ss -s=reorder(i,k,j)");
     char *tiled = test_compile_to(dir, "tiled", MM "-f=X:ss -f=B:ss -f=C:ss -s=reorder(i,k,j) "
                                   "-s=split(i,i1,i0,2) -s=split(k,k1,k0,2) -s=split(j,j1,j0,2)");
-    char *hw = test_write_file(dir, "h.hw", "llb.capacity = 0\n"), *se, *a, *b, extra[600];
-    static const char *const stalls[] = {"--max-cycles 50", "--depth 1"};
+    char *hw = test_write_file(dir, "h.hw", "llb.capacity = 0\n"), *se, *a, *b;
+    static const test_run_spec stalls[] = {{.max_cycles = 50},
+                                           {.config = {"channel.capacity=1"}}};
     for (int k = 0; k < 2; k++) {
         /* One tile: the untiled run's report and statistics. */
-        snprintf(extra, sizeof extra, "%s --tile split(i,i1,i0,4)", stalls[k]);
+        test_run_spec one = stalls[k], first = k ? stalls[1] : (test_run_spec){.max_cycles = 20};
+        one.tile = "split(i,i1,i0,4)";
         assert_int_equal(stall_run(dir, plain, ones, "whole", stalls[k], &a), 2);
-        assert_int_equal(stall_run(dir, plain, ones, "one", extra, &b), 2);
+        assert_int_equal(stall_run(dir, plain, ones, "one", one, &b), 2);
         assert_same_waits(a, b);
         char *ta = stats_text(dir, "whole"), *tb = stats_text(dir, "one");
         assert_string_equal(ta, tb);
         free(a), free(b), free(ta), free(tb);
         /* The first of eight points: the untiled run on its tiles. */
-        assert_int_equal(stall_run(dir, plain, two, "small", k ? "--depth 1" : "--max-cycles 20",
-                                   &a), 2);
-        assert_int_equal(stall_run(dir, tiled, ones, "first", k ? "--depth 1" : "--max-cycles 20",
-                                   &b), 2);
+        assert_int_equal(stall_run(dir, plain, two, "small", first, &a), 2);
+        assert_int_equal(stall_run(dir, tiled, ones, "first", first, &b), 2);
         char want[512];
         if (k)
             snprintf(want, sizeof want, "deadlock at cycle %lld in tile (i1=0,k1=0,j1=0) (from "
@@ -840,40 +845,42 @@ static void test_max_cycles_bounds_the_run(void **state)
         free(a), free(b), free(ta), free(tb);
     }
     /* Stopped in a later point. */
-    char *full = NULL, *stats = test_path(dir, "later.csv"), *small = test_path(dir, "small.csv");
-    assert_int_equal(stall_run(dir, plain, two, "small", "", &se), 0);
+    char *stats = test_path(dir, "later.csv"), *small = test_path(dir, "small.csv");
+    assert_int_equal(stall_run(dir, plain, two, "small", (test_run_spec){0}, &se), 0);
     free(se);
     long long first = stats_cell(small, "run", "", NULL, "tokens");
-    assert_int_equal(stall_run(dir, tiled, ones, "later", "--max-cycles 50", &se), 2);
+    assert_int_equal(stall_run(dir, tiled, ones, "later", (test_run_spec){.max_cycles = 50}, &se),
+                     2);
     long long from = number_after(se, "stopped after 50 cycles in tile (i1=0,k1=0,j1=1) (from cycle ");
     free(se);
     assert_true(from > 0 && from < 50);
-    snprintf(extra, sizeof extra, "--max-cycles %lld", 50 - from);
-    assert_int_equal(stall_run(dir, plain, two, "small", extra, &se), 2);
+    test_run_spec rest = {.max_cycles = (uint64_t)(50 - from)};
+    assert_int_equal(stall_run(dir, plain, two, "small", rest, &se), 2);
     free(se);
     assert_int_equal(stats_cell(stats, "run", "", NULL, "tokens"),
                      first + stats_cell(small, "run", "", NULL, "tokens"));
     assert_int_equal(stats_cell(stats, "run", "", NULL, "last_cycle"), 49);
     /* The whole run's cycles are the bound: N of them complete, N - 1
      * not, with memories as without (their waits counted). */
+    char bind_b[512], bind_c[512], msg[512];
+    snprintf(bind_b, sizeof bind_b, "B=%s", ones);
+    snprintf(bind_c, sizeof bind_c, "C=%s", ones);
     for (int m = 0; m < 2; m++) {
-        char bind_b[512], bind_c[512], limit[32];
-        snprintf(bind_b, sizeof bind_b, "B=%s", ones);
-        snprintf(bind_c, sizeof bind_c, "C=%s", ones);
-        const char *args[] = {"run", tiled, "-t", bind_b, "-t", bind_c, "--max-cycles", limit,
-                              m ? "--hw" : NULL, hw, NULL};
-        snprintf(limit, sizeof limit, "%d", 1000000);
-        assert_int_equal(test_run_samsim_argv(&full, NULL, args), 0);
-        long long cycles = test_summary(full, "cycles");
-        free(full);
-        snprintf(limit, sizeof limit, "%lld", cycles);
-        assert_int_equal(test_run_samsim_argv(&full, NULL, args), 0);
-        assert_true(test_summary(full, "cycles") == cycles);
-        free(full);
-        snprintf(limit, sizeof limit, "%lld", cycles - 1);
-        assert_int_equal(test_run_samsim_argv(NULL, &se, args), 2);
-        assert_non_null(strstr(se, "stopped after "));
-        free(se);
+        test_run_spec s = {.graph = tiled, .bind = {bind_b, bind_c}, .hw = m ? hw : NULL,
+                           .max_cycles = 1000000};
+        sam_graph g;
+        graph_run full;
+        run_complete(&s, &g, &full);
+        double cycles = test_field(&full, "cycles");
+        test_graph_run_free(&g, &full);
+        s.max_cycles = (uint64_t)cycles;
+        run_complete(&s, &g, &full);
+        assert_true(test_field(&full, "cycles") == cycles);
+        test_graph_run_free(&g, &full);
+        s.max_cycles = (uint64_t)cycles - 1;
+        assert_int_equal(test_graph_run(&s, &g, &full, msg, sizeof msg), 2);
+        assert_non_null(strstr(full.report, "stopped after "));
+        test_graph_run_free(&g, &full);
     }
     free(ones), free(two), free(plain), free(tiled), free(hw), free(stats), free(small);
     test_tmpdir_remove(dir);
