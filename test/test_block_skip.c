@@ -292,11 +292,11 @@ static char *compile(const char *dir, const char *name, const char *expr, const 
     return path;
 }
 
-typedef struct outcome {
+typedef struct run_outcome {
     long long cycles, tokens;
     char *result;       /* the result file */
     int feedback;       /* feedback streams in the statistics */
-} outcome;
+} run_outcome;
 
 static int count(const char *text, const char *what)
 {
@@ -307,7 +307,7 @@ static int count(const char *text, const char *what)
 }
 
 /* One checked run of graph; extra is NULL-terminated options. */
-static outcome run(const char *dir, const char *graph, const char *const *bind,
+static run_outcome run(const char *dir, const char *graph, const char *const *bind,
                    const char *const *extra)
 {
     char *res = test_path(dir, "X.tns"), *csv = test_path(dir, "stats.csv");
@@ -323,7 +323,7 @@ static outcome run(const char *dir, const char *graph, const char *const *bind,
     if (rc != 0 || !strstr(so, "check: pass"))
         fail_msg("%s: exit %d\n%s%s", graph, rc, so, se);
     char *stats = test_read_file(csv);
-    outcome o = {test_summary(so, "cycles"), test_summary(so, "tokens"), test_read_file(res),
+    run_outcome o = {test_summary(so, "cycles"), test_summary(so, "tokens"), test_read_file(res),
                  count(stats, "\"feedback\"")};
     free(stats), free(so), free(se), free(res), free(csv);
     return o;
@@ -403,7 +403,7 @@ static void test_skip_vector_product_cycles(void **state)
     (void)state;
     skip_case k;
     vector_case(&k, "-f=b:s");
-    outcome two = run(k.dir, k.graph, k.bind, NULL), skip = run(k.dir, k.skip, k.bind, NULL);
+    run_outcome two = run(k.dir, k.graph, k.bind, NULL), skip = run(k.dir, k.skip, k.bind, NULL);
     assert_int_equal(two.cycles, 15);
     assert_int_equal(skip.cycles, 12);
     assert_int_equal(two.tokens, 44);
@@ -432,7 +432,7 @@ static void test_skip_through_broadcast(void **state)
                    "    9 -> 2 [label=\"crd_in-b\"%s",
             (int)(at - text), text, at + strlen(edge));
     char *gb = test_write_file(k.dir, "ve_broadcast.gv", split);
-    outcome o = run(k.dir, gb, k.bind, NULL);
+    run_outcome o = run(k.dir, gb, k.bind, NULL);
     assert_int_equal(o.cycles, 12);
     assert_int_equal(o.feedback, 2);
     free(o.result), free(text), free(split), free(gb);
@@ -445,7 +445,7 @@ static void test_skip_dense_side(void **state)
     (void)state;
     skip_case k;
     vector_case(&k, "-f=b:d");
-    outcome two = run(k.dir, k.graph, k.bind, NULL), skip = run(k.dir, k.skip, k.bind, NULL);
+    run_outcome two = run(k.dir, k.graph, k.bind, NULL), skip = run(k.dir, k.skip, k.bind, NULL);
     assert_int_equal(skip.feedback, 1);
     assert_int_equal(skip.cycles, two.cycles);
     assert_string_equal(two.result, skip.result);
@@ -464,9 +464,9 @@ static void test_skip_elemmul_generated(void **state)
     skip_case k;
     matrix_case(&k, "60x80", "0.4", "60x80", "90", "11", "12", "X(i,j)=B(i,j)*C(i,j)", formats);
     const char *const bounded[] = {"--depth", "4", NULL};
-    outcome two = run(k.dir, k.graph, k.bind, NULL), skip = run(k.dir, k.skip, k.bind, NULL);
-    outcome two4 = run(k.dir, k.graph, k.bind, bounded);
-    outcome skip4 = run(k.dir, k.skip, k.bind, bounded);
+    run_outcome two = run(k.dir, k.graph, k.bind, NULL), skip = run(k.dir, k.skip, k.bind, NULL);
+    run_outcome two4 = run(k.dir, k.graph, k.bind, bounded);
+    run_outcome skip4 = run(k.dir, k.skip, k.bind, bounded);
     assert_int_equal(skip.feedback, 4);
     assert_string_equal(two.result, skip.result);
     assert_string_equal(two.result, skip4.result);
@@ -490,7 +490,7 @@ static void test_skip_matmul_generated(void **state)
     static const char *const formats[] = {"-f=X:ss", "-f=B:ss", "-f=C:ss:1,0"};
     skip_case k;
     matrix_case(&k, "30x50", "0.3", "50x30", "60", "21", "22", "X(i,j)=B(i,k)*C(k,j)", formats);
-    outcome two = run(k.dir, k.graph, k.bind, NULL), skip = run(k.dir, k.skip, k.bind, NULL);
+    run_outcome two = run(k.dir, k.graph, k.bind, NULL), skip = run(k.dir, k.skip, k.bind, NULL);
     assert_int_equal(skip.feedback, 2);
     assert_string_equal(two.result, skip.result);
     assert_true(skip.cycles <= two.cycles);
