@@ -377,7 +377,8 @@ static void test_bandwidth_bound(void **state)
     record_4x4(dir, "dram.bandwidth = 0.005\nllb.capacity = 0\n", &g[1], &slower);
     record_4x4(dir, "dram.bandwidth = 10000\ndram.latency = 0\nllb.capacity = 0\n", &g[2], &fast);
     record_4x4(dir, "dram.bandwidth = 5000\ndram.latency = 0\nllb.capacity = 0\n", &g[3], &half);
-    long long a = (long long)test_field(&slow, "cycles"), b = (long long)test_field(&slower, "cycles");
+    long long a = (long long)test_field(&slow, "cycles");
+    long long b = (long long)test_field(&slower, "cycles");
     assert_true(a > 10 * test_field(&slow, "compute_cycles"));
     assert_true(b > 19 * a / 10 && b <= 2 * a);
     assert_true(test_field(&fast, "cycles") == test_field(&half, "cycles"));
