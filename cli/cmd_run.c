@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "../common/progress.h"
+#include "../common/troff.h"
 #include "../formats/tensor_file.h"
 #include "../formats/text_out.h"
 #include "../graph/graph.h"
@@ -349,9 +350,9 @@ static void print_hw_keys_man(FILE *f)
     fputs(".RS\n.PD 0\n", f);
     for (size_t i = 0; i < sizeof tensor_keys / sizeof tensor_keys[0]; i++) {
         fputs(".TP 16\n.B ", f);
-        options_man_text(f, tensor_keys[i].name);
+        troff_text(f, tensor_keys[i].name);
         fputc('\n', f);
-        options_man_text(f, tensor_keys[i].about);
+        troff_text(f, tensor_keys[i].about);
         fputc('\n', f);
     }
     fputs(".PD\n.RE\n", f);

@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include "../common/troff.h"
 #include "args.h"
 
 /* text on one line of size bytes: its line breaks and the blanks after
@@ -101,21 +102,6 @@ void options_print_help(FILE *f, const cli_command *c)
         c->more(f, CLI_HELP);
 }
 
-void options_man_text(FILE *f, const char *text)
-{
-    int line_start = 1;
-    for (const char *p = text; *p; p++) {
-        if (line_start && (*p == '.' || *p == '\''))
-            fputs("\\&", f);
-        if (*p == '\\')
-            fputs("\\e", f);
-        else if (*p == '-')
-            fputs("\\-", f);
-        else
-            fputc(*p, f);
-        line_start = *p == '\n';
-    }
-}
 
 int options_usage(const cli_command *c, sam_error *err)
 {
@@ -131,7 +117,7 @@ static void man_sentence(FILE *f, const char *text)
         fputc(*text - 'a' + 'A', f);
         text++;
     }
-    options_man_text(f, text);
+    troff_text(f, text);
 }
 
 /* Paragraphs separated by a blank line, each after .PP. */
@@ -143,7 +129,7 @@ static void man_paragraphs(FILE *f, const char *text)
         char para[4096];
         snprintf(para, sizeof para, "%.*s", (int)n, text);
         fputs(".PP\n", f);
-        options_man_text(f, para);
+        troff_text(f, para);
         fputc('\n', f);
         text += n + (end ? 2 : 0);
     }
@@ -154,13 +140,13 @@ static void man_synopsis(FILE *f, const char *text)
 {
     char flat[1024];
     flatten(text, flat, sizeof flat);
-    options_man_text(f, flat);
+    troff_text(f, flat);
 }
 
 void options_print_man(FILE *f, const cli_command *c)
 {
     fputs(".SS samsim ", f);
-    options_man_text(f, c->name);
+    troff_text(f, c->name);
     fputc(' ', f);
     man_synopsis(f, c->synopsis);
     fputc('\n', f);
@@ -168,17 +154,17 @@ void options_print_man(FILE *f, const cli_command *c)
     fputc('\n', f);
     for (const cli_option *o = c->options; o && o->name; o++) {
         fputs(o->value ? ".TP\n.BI " : ".TP\n.B ", f);
-        options_man_text(f, o->name);
+        troff_text(f, o->name);
         if (o->value) {
             fprintf(f, " \"%s", glue(o));
-            options_man_text(f, o->value);
+            troff_text(f, o->value);
             fputc('"', f);
         }
         fputc('\n', f);
         man_sentence(f, o->about);
         fputs(o->detail ? ". " : ".\n", f);
         if (o->detail) {
-            options_man_text(f, o->detail);
+            troff_text(f, o->detail);
             fputc('\n', f);
         }
     }

@@ -60,8 +60,4 @@ void options_print_item(FILE *f, const char *head, const char *about);
 /* The command's part of the man page: its .SS section. */
 void options_print_man(FILE *f, const cli_command *c);
 
-/* text for troff: backslashes and hyphens escaped, a line that would
- * start with a control character guarded. */
-void options_man_text(FILE *f, const char *text);
-
 #endif

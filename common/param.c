@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "number.h"
+#include "troff.h"
 
 const param *param_find(const param *list, const char *name, size_t len)
 {
@@ -62,18 +63,6 @@ void param_print_list(FILE *f, const param *list, int indent)
     }
 }
 
-/* text with troff's hyphens and backslashes escaped. */
-static void put_troff(FILE *f, const char *text)
-{
-    for (; *text; text++)
-        if (*text == '-')
-            fputs("\\-", f);
-        else if (*text == '\\')
-            fputs("\\e", f);
-        else
-            fputc(*text, f);
-}
-
 void param_print_man(FILE *f, const param *list)
 {
     fputs(".RS\n.PD 0\n", f);
@@ -81,13 +70,13 @@ void param_print_man(FILE *f, const param *list)
         char range[128];
         param_range(p, range, sizeof range);
         fputs(".TP 16\n.B ", f);
-        put_troff(f, p->name);
+        troff_text(f, p->name);
         fputc('\n', f);
-        put_troff(f, p->unit);
+        troff_text(f, p->unit);
         fputs("; ", f);
-        put_troff(f, range);
+        troff_text(f, range);
         fputs(": ", f);
-        put_troff(f, p->about);
+        troff_text(f, p->about);
         fputc('\n', f);
     }
     fputs(".PD\n.RE\n", f);
