@@ -21,17 +21,17 @@ static void set_param(const template_def *t, double *values, const char *line)
 {
     double before[TEMPLATE_MAX_PARAMS];
     int n = 0;
-    while (t->params[n].key)
+    while (t->params[n].name)
         n++;
     memcpy(before, values, sizeof before);
     sam_error err;
     int rc = template_set(t, values, line, &err);
     for (int i = 0; i < n; i++) {
-        const template_param *p = &t->params[i];
+        const param *p = &t->params[i];
         int changed = memcmp(&before[i], &values[i], sizeof values[i]) != 0;
         if ((rc && changed) || values[i] < p->min || values[i] > p->max)
             abort();
-        if (changed && (strncmp(line, p->key, strlen(p->key)) || line[strlen(p->key)] != '='))
+        if (changed && (strncmp(line, p->name, strlen(p->name)) || line[strlen(p->name)] != '='))
             abort();
     }
 }

@@ -331,12 +331,12 @@ static void make_hw(bytes *b, hw_desc *hw)
 {
     static const char *const places[] = {"B", "C", "X"};
     hw_defaults(hw);
-    for (const hw_param *p = hw_params; p->key; p++) {
+    for (const param *p = hw_params; p->name; p++) {
         if (pick(b, 2))
             continue;
         double choices[] = {p->min, p->def, p->max, p->def / 8, p->def * 3, 2};
         double v = choices[pick(b, 6)];
-        if (!strcmp(p->key, "pe.count"))
+        if (!strcmp(p->name, "pe.count"))
             v = 1 + pick(b, 8);
         if (p->whole)
             v = (double)(long long)v;
@@ -344,7 +344,7 @@ static void make_hw(bytes *b, hw_desc *hw)
         char value[64];
         sam_error err;
         snprintf(value, sizeof value, "%.17g", v);
-        must(hw_set(hw, p->key, value, "tmplmat", &err), p->key, &err);
+        must(hw_set(hw, p->name, value, "tmplmat", &err), p->name, &err);
     }
     for (int t = 0; t < 3; t++)
         if (!pick(b, 4)) {
