@@ -18,11 +18,14 @@ CLI_SRC  = $(wildcard cli/*.c)
 TEST_SUPPORT = test/test_util.c test/test_harness.c test/test_grb.c
 TEST_SRC = $(filter-out $(TEST_SUPPORT),$(wildcard test/test_*.c))
 # The slow tier, as SQLite's: randomized and long-running programs that
-# only `make check` runs, beside the rest, under the sanitizers.
+# only `make check` runs, beside the rest, under the sanitizers (and the
+# tests that call test_slow_only, which skip where SAMSIM_QUICK is set).
 TEST_SLOW = test_progress test_mask_random
 # The longest of the rest start first, so that the cores finish together.
 TEST_LONG = test_kernels test_compile test_sweep
 TEST_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+# The readers with a fuzzing harness (test/fuzz/fuzz_NAME.c).
+FUZZ_NAMES    = mtx tns samdir dot compile config stats plotcsv hw tilespec template tmplmat sweep
 
 LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ  = $(CLI_SRC:%.c=$(BUILD)/%.o)
@@ -60,9 +63,12 @@ test-deps:
 test: test-deps
 	$(MAKE) --no-print-directory test-run
 
-# The quick tier, the programs side by side.
-test-run: $(BIN) $(TEST_QUICK)
-	@SAMSIM_BIN=$(abspath $(BIN)) test/run -j $(TEST_JOBS) $(TEST_QUICK)
+# The quick tier, the programs side by side, and the fuzz corpus replayed
+# without sanitizers (under them in make check), so that a harness that no
+# longer builds shows here.
+test-run: $(BIN) $(TEST_QUICK) $(FUZZ_NAMES:%=$(BUILD)/test/fuzz/replay-%)
+	@SAMSIM_QUICK=1 SAMSIM_BIN=$(abspath $(BIN)) test/run -j $(TEST_JOBS) $(TEST_QUICK) \
+	    $(FUZZ_NAMES:%=$(BUILD)/test/fuzz/replay-%)
 
 # Every tier and the fuzz corpus replay; the slow tier one program at a
 # time, as its tests time real work.
@@ -80,7 +86,6 @@ check: test-deps
 # Fuzzing (test/fuzz): `make fuzz` builds a libFuzzer harness per reader
 # with clang, build/fuzz/fuzz-NAME; `make check` replays every corpus input
 # under ASan and UBSan built with the default compiler (no clang needed).
-FUZZ_NAMES    = mtx tns samdir dot compile config stats plotcsv hw tilespec template tmplmat sweep
 FUZZ_SANITIZE = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 # The command line's modules (all but main) link in too, for harnesses of
 # what only a command reads today (sweep specs, plot CSV, template runs).

@@ -357,10 +357,12 @@ static void test_compiled_kernels_generated(void **state)
 }
 
 /* Matrix kernels on SuiteSparse matrices (two rectangular), with the
- * reference graphs' timing. */
+ * reference graphs' timing: the generated test's assertions on six real
+ * matrices, in the slow tier. */
 static void test_compiled_kernels_suitesparse(void **state)
 {
     (void)state;
+    test_slow_only();
     static const char *const names[] = {"bcsstm02", "bcsstk01", "west0479", "GD97_b",
                                         "lp_scsd1", "ash219"};
     char *graphs = test_require_shared("sam-graphs");

@@ -24,6 +24,14 @@ const char *test_shared_dir(void)
     return stat(probe, &st) == 0 && S_ISDIR(st.st_mode) ? path : NULL;
 }
 
+void test_slow_only(void)
+{
+    if (getenv("SAMSIM_QUICK")) {
+        printf("note: a slow test, run by make check; skipping it in the quick tier\n");
+        skip();
+    }
+}
+
 char *test_require_shared(const char *rel)
 {
     const char *shared = test_shared_dir();

@@ -21,6 +21,11 @@ const char *test_shared_dir(void);
  * standard output and skips the calling test. */
 char *test_require_shared(const char *rel);
 
+/* In the quick tier (make test sets SAMSIM_QUICK), says so on standard
+ * output and skips the calling test: it runs in make check. For tests
+ * that repeat a quick one's assertions on many more inputs. */
+void test_slow_only(void);
+
 /* A fresh empty temporary directory, removed with its files by
  * test_tmpdir_remove. */
 char *test_tmpdir(void);
