@@ -145,7 +145,7 @@ static int pack(const block *b, const bv_writer *w, int64_t nfibers, int64_t dim
 
 /* Fills the level of the result that stores this mode; the top level is
  * one fiber even when the stream closed none. */
-static int bv_writer_collect(const block *b, fibertree *result, sam_error *err)
+static int bv_writer_collect(block *b, fibertree *result, sam_error *err)
 {
     const bv_writer *w = b->state;
     for (int k = 0; k < result->order; k++) {

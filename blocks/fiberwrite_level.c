@@ -97,26 +97,24 @@ static int writer_port(block *b, const graph_edge *e, int input, sam_error *err)
 }
 
 /* Hands the arrays to the level of the result that stores this mode. */
-static int writer_collect(const block *b, fibertree *result, sam_error *err)
+static int writer_collect(block *b, fibertree *result, sam_error *err)
 {
-    const writer *w = b->state;
+    writer *w = b->state;
     for (int k = 0; k < result->order; k++) {
         fiber_level *l = &result->lv[k];
         if (l->mode != w->mode)
             continue;
-        l->seg = malloc(w->nseg * sizeof *l->seg);
-        l->crd = malloc((w->ncrd + 1) * sizeof *l->crd);
-        if (!l->seg || !l->crd)
+        /* A level without coordinates still has an array to point at. */
+        if (!w->crd && !(w->crd = malloc(sizeof *w->crd)))
             return error_set(err, "out of memory");
-        memcpy(l->seg, w->seg, w->nseg * sizeof *l->seg);
-        if (w->ncrd)
-            memcpy(l->crd, w->crd, w->ncrd * sizeof *l->crd);
-        l->nseg = w->nseg;
-        l->ncrd = w->ncrd;
         l->kind = 's';
+        l->seg = w->seg, l->nseg = w->nseg;
+        l->crd = w->crd, l->ncrd = w->ncrd;
+        w->seg = w->crd = NULL;
+        w->nseg = w->ncrd = w->cap_seg = w->cap_crd = 0;
         return 0;
     }
-    return block_error((block *)b, err, "the result has no mode %d", w->mode);
+    return block_error(b, err, "the result has no mode %d", w->mode);
 }
 
 static void writer_destroy(block *b)

@@ -207,7 +207,7 @@ static int hand_over(const list_writer *w, fiber_level *top, fiber_level *l, sam
 
 /* Fills the level of the result that stores this mode, and the dense
  * level above it, whose positions are the parent coordinates. */
-static int list_writer_collect(const block *b, fibertree *result, sam_error *err)
+static int list_writer_collect(block *b, fibertree *result, sam_error *err)
 {
     const list_writer *w = b->state;
     for (int k = 0; k < result->order; k++) {

@@ -60,15 +60,16 @@ static int vals_port(block *b, const graph_edge *e, int input, sam_error *err)
     return block_sink_port(b, e, input, "val", err);
 }
 
-static int vals_collect(const block *b, fibertree *result, sam_error *err)
+static int vals_collect(block *b, fibertree *result, sam_error *err)
 {
-    const vals_writer *w = b->state;
-    result->vals = malloc((w->n + 1) * sizeof *result->vals);
-    if (!result->vals)
+    vals_writer *w = b->state;
+    /* No values still make an array to point at. */
+    if (!w->vals && !(w->vals = malloc(sizeof *w->vals)))
         return error_set(err, "out of memory");
-    if (w->n)
-        memcpy(result->vals, w->vals, w->n * sizeof *result->vals);
+    result->vals = w->vals;
     result->nvals = w->n;
+    w->vals = NULL;
+    w->n = w->cap = 0;
     return 0;
 }
 

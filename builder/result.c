@@ -150,7 +150,7 @@ static int seg_empty_fibers(fibertree *out, sam_error *err)
     return 0;
 }
 
-int sim_result_planned(const sim_engine *e, const sim_result_plan *p, const sim_data *d,
+int sim_result_planned(sim_engine *e, const sim_result_plan *p, const sim_data *d,
                        fibertree *out, sam_error *err)
 {
     const sam_graph *g = p->g;
@@ -160,7 +160,7 @@ int sim_result_planned(const sim_engine *e, const sim_result_plan *p, const sim_
     if (shape_result(p, d, out, err))
         return -1;
     for (int i = 0; i < e->nblocks; i++) {
-        const block *b = &e->blocks[i];
+        block *b = &e->blocks[i];
         if (b->ops->collect && p->writes[b->node - g->nodes] && b->ops->collect(b, out, err)) {
             fibertree_free(out);
             return error_prefix(err, g->path);
@@ -177,7 +177,7 @@ int sim_result_planned(const sim_engine *e, const sim_result_plan *p, const sim_
     return 0;
 }
 
-int sim_result(const sim_engine *e, const sam_graph *g, const sim_data *d, fibertree *out,
+int sim_result(sim_engine *e, const sam_graph *g, const sim_data *d, fibertree *out,
                sam_error *err)
 {
     sim_result_plan p;

@@ -11,7 +11,10 @@
 #include "build.h"
 #include "../engine/engine.h"
 
-int sim_result(const sim_engine *e, const sam_graph *g, const sim_data *d, fibertree *out,
+/* The result tree of a finished run of g on d: what the sinks wrote,
+ * moved out of them (their collect), so that e's sinks hold nothing
+ * after. */
+int sim_result(sim_engine *e, const sam_graph *g, const sim_data *d, fibertree *out,
                sam_error *err);
 
 /* An operand mode scanned under a result mode's index. */
@@ -37,7 +40,7 @@ int sim_result_plan_init(sim_result_plan *p, const sam_graph *g, sam_error *err)
 void sim_result_plan_free(sim_result_plan *p);
 
 /* sim_result on the plan's graph. */
-int sim_result_planned(const sim_engine *e, const sim_result_plan *p, const sim_data *d,
+int sim_result_planned(sim_engine *e, const sim_result_plan *p, const sim_data *d,
                        fibertree *out, sam_error *err);
 
 #endif

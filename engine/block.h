@@ -67,9 +67,11 @@ typedef struct block_ops {
     /* Optional: frees the block's state; without it the state is one
      * allocation, freed whole (block_destroy). */
     void (*destroy)(block *b);
-    /* Sinks only: the run ends when every sink is done; collect stores
-     * what the sink wrote into the result tree. */
-    int (*collect)(const block *b, fibertree *result, sam_error *err);
+    /* Sinks only: the run ends when every sink is done; collect moves
+     * what the sink wrote into the result tree (a run's result is as
+     * large as its operands: copying it would hold it twice), leaving the
+     * block nothing but its destroy. */
+    int (*collect)(block *b, fibertree *result, sam_error *err);
     /* Optional feedback: a stream against the direction of the graph's
      * edges, which DOT graphs do not draw, so the builder adds it once
      * the edges are connected (builder/feedback.h). Sender: the output port

@@ -43,6 +43,17 @@ int tensor_columns_reserve(int64_t **crd, int n, double **vals, size_t cap)
     return 0;
 }
 
+void tensor_drop_entries(tensor *t)
+{
+    for (int m = 0; m < TENSOR_MAX_ORDER; m++) {
+        free(t->crd[m]);
+        t->crd[m] = NULL;
+    }
+    free(t->vals);
+    t->vals = NULL;
+    t->nnz = t->cap = 0;
+}
+
 int tensor_reserve(tensor *t, size_t cap, sam_error *err)
 {
     if (cap <= t->cap)

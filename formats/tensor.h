@@ -26,6 +26,11 @@ typedef struct tensor {
 int tensor_init(tensor *t, int order, const int64_t *dims, sam_error *err);
 void tensor_free(tensor *t);
 
+/* Frees t's entries, keeping its order and dimensions: a tensor whose
+ * entries live elsewhere now (stored as levels) that is still checked
+ * against the others' sizes. */
+void tensor_drop_entries(tensor *t);
+
 /* Makes room for at least cap entries in total. */
 int tensor_reserve(tensor *t, size_t cap, sam_error *err);
 

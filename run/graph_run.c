@@ -179,15 +179,45 @@ static const tensor *graph_operands(run_ctx *c, tensor **out, sam_error *err)
 
 /* Binds every operand; c->operands[k] keeps tensor k when it is checked.
  * Without d (a tiled run, which stores tiles instead) only the lists. */
+/* Reads and stores each operand in turn, its list dropped once it is
+ * stored (with --shift, once the next is derived from it), so that one
+ * operand is held as a list at a time: a run without --check, tiles or
+ * splits, which need the lists. */
+static int bind_streamed(run_ctx *c, sim_data *d, sam_error *err)
+{
+    const sam_graph *g = c->g;
+    int before = 0;
+    for (int k = 1; k < g->ntensors; k++) {
+        if (written_only(g, g->tensors[k].name))
+            continue;
+        if (bind_one(c, k, err))
+            return -1;
+        if (before)
+            tensor_drop_entries(&c->operands[before]);
+        if (store_one(g, k, &c->operands[k], d, err))
+            return -1;
+        before = k;
+        if (!c->r->shift)
+            tensor_drop_entries(&c->operands[k]);
+    }
+    if (before)
+        tensor_drop_entries(&c->operands[before]);
+    return check_index_sizes(g, c->operands, err);
+}
+
 static int bind_operands(run_ctx *c, sim_data *d, sam_error *err)
 {
     const sam_graph *g = c->g;
+    if (check_bindings(c->r, g, err))
+        return -1;
+    if (d && !c->splits && !c->r->check)
+        return bind_streamed(c, d, err);
     for (int k = 1; k < g->ntensors; k++)
         if (!written_only(g, g->tensors[k].name) && bind_one(c, k, err))
             return -1;
     tensor *split;
     const tensor *stored = graph_operands(c, &split, err);
-    int rc = !stored || check_bindings(c->r, g, err);
+    int rc = !stored;
     for (int k = 1; !rc && k < g->ntensors; k++)
         rc = !written_only(g, g->tensors[k].name) && store_one(g, k, &stored[k], d, err);
     rc = rc || check_index_sizes(g, stored, err);
@@ -279,16 +309,21 @@ static int complete(run_ctx *c, graph_run *run, const sim_outcome *out,
 
 /* ---- simulation --------------------------------------------------------- */
 
-/* The sinks' tensor as the expression's result: joined when the graph
- * iterates splits. */
-static int result_tensor(const run_ctx *c, const sim_engine *e, const sim_data *d,
-                         tensor *result, sam_error *err)
+/* The sinks' tensor as the expression's result, joined when the graph
+ * iterates splits. The engine and the operands' levels go once the
+ * result tree holds what the writers wrote, so that the tree and the
+ * tensor made of it are the only copies of the result alive. */
+static int result_tensor(const run_ctx *c, sim_engine *e, sim_data *d, tensor *result,
+                         sam_error *err)
 {
     fibertree ft;
-    if (sim_result(e, c->g, d, &ft, err))
+    int rc = sim_result(e, c->g, d, &ft, err);
+    sim_engine_free(e);
+    sim_data_free(d);
+    if (rc)
         return -1;
     tensor stored;
-    int rc = fibertree_to_tensor(&ft, c->splits ? &stored : result, err);
+    rc = fibertree_to_tensor(&ft, c->splits ? &stored : result, err);
     fibertree_free(&ft);
     if (rc || !c->splits)
         return rc;
@@ -320,7 +355,7 @@ static int apply_settings(const run_ctx *c, sim_options *sim, sam_error *err)
 }
 
 /* One run of the whole graph on the engine. */
-static int simulate(run_ctx *c, const sim_data *d, graph_run *run, sam_error *err)
+static int simulate(run_ctx *c, sim_data *d, graph_run *run, sam_error *err)
 {
     sim_engine e;
     sim_options sim = {.depth = 0, .latency = 1};

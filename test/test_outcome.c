@@ -161,6 +161,9 @@ static void test_library_run_stopped(void **state)
     r.max_cycles = UINT64_MAX;
     r.bind_name[0] = "Q";
     assert_int_equal(graph_run_do(&g, &r, &run, &err), -1);
+    assert_non_null(strstr(err.msg, "-t Q: the graph has no operand Q (its operands: B)"));
+    r.nbind = 0;
+    assert_int_equal(graph_run_do(&g, &r, &run, &err), -1);
     assert_non_null(strstr(err.msg, "tensor B is not bound to data"));
     graph_run_free(&run);
     graph_free(&g);

@@ -219,7 +219,7 @@ static void test_graph_errors(void **state)
         {"digraph SAM { comment=\"X=ss01,B=ss01\"\n 1 [type=warpdrive]\n}", "unknown block type 'warpdrive'"},
         {"digraph SAM { comment=\"X=ss01,B=ss01\"\n 1 [type=arrayvals tensor=B]\n"
          " 2 [type=fiberwrite tensor=X mode=vals]\n 1 -> 2 [type=val]\n}", "input ref has no edge"},
-        {"digraph SAM { comment=\"X=ss01,Q=ss01\"\n 1 [type=arrayvals tensor=Q]\n}", "tensor Q is not bound"},
+        {"digraph SAM { comment=\"X=ss01,Q=ss01\"\n 1 [type=arrayvals tensor=Q]\n}", "-t B: the graph has no operand B (its operands: Q)"},
         {"digraph SAM { comment=\"X=ss01,B=ss01\"\n 1 [type=arrayvals tensor=B]\n"
          " 2 [type=fiberwrite tensor=X mode=vals]\n 1 -> 2 [type=crd]\n}", "no output port for a crd stream"},
         {"digraph SAM {\n 1 [type=arrayvals tensor=B]\n}", "the graph names no tensors"},
