@@ -219,12 +219,15 @@ static int write_outputs(const trun_opts *o, trun *r, const outcome *rec, sam_er
  * output). */
 static int run_all(const trun_opts *o, const template_dir *d, trun *r, sam_error *err)
 {
-    char verdict[64];
+    char verdict[64] = "skipped";
     outcome rec = {0};
     double start = process_seconds();
-    int wrong = trun_run_dir(r, d, o->check, verdict, sizeof verdict, err);
+    int wrong = trun_run_dir(r, d, err);
+    double wall = process_seconds() - start;
+    if (!wrong && o->check)
+        wrong = trun_check(r, o->dir, d->expr, verdict, sizeof verdict, err);
     if (wrong >= 0) {
-        trun_record(r, d->name, verdict, process_seconds() - start, &rec);
+        trun_record(r, d->name, verdict, wall, &rec);
         outputs_record_result(&rec, trun_result(r)->name, o->out, trun_result(r)->t.nnz);
         if (outcome_done(&rec, o->dir, err) || write_outputs(o, r, &rec, err))
             wrong = -1;

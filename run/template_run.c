@@ -272,15 +272,13 @@ double trun_dram_bytes(const trun *r)
     return dram;
 }
 
-int trun_run_dir(trun *r, const template_dir *d, int check, char *verdict, size_t size,
-                 sam_error *err)
+int trun_run_dir(trun *r, const template_dir *d, sam_error *err)
 {
     for (int p = 0; p < d->nphases; p++)
         if (trun_run_phase(r, d->phase[p], &d->g[p], NULL, &d->hw[p], p == d->nphases - 1,
                            err))
             return -1;
-    snprintf(verdict, size, "skipped");
-    return check ? trun_check(r, d->path, d->expr, verdict, size, err) : 0;
+    return 0;
 }
 
 static void record_traffic(outcome *o, const trun *r, const trun_tensor *z)

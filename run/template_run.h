@@ -85,11 +85,8 @@ int trun_check(trun *r, const char *path, const char *expr, char *verdict, size_
 double trun_traffic_min(const trun *r);
 double trun_dram_bytes(const trun *r);
 
-/* Runs every phase of template directory d, then checks the result when
- * asked: as trun_check, -1, 0 or 1 (wrong), verdict "skipped" without the
- * check. */
-int trun_run_dir(trun *r, const template_dir *d, int check, char *verdict, size_t size,
-                 sam_error *err);
+/* Runs every phase of template directory d in order. */
+int trun_run_dir(trun *r, const template_dir *d, sam_error *err);
 
 /* The summary's fields of a run whose phases all ran: the template's
  * name, the cycles and bounds (each phase's too when there are several),

@@ -970,7 +970,9 @@ static void template_passes(const char *tdir, const char *path)
     if (template_dir_read(tdir, d, &err) || trun_bind_file(&r, "A", path, &err) ||
         trun_bind_file(&r, "B", path, &err))
         fail_msg("%s: %s", tdir, err.msg);
-    int wrong = trun_run_dir(&r, d, 1, verdict, sizeof verdict, &err);
+    int wrong = trun_run_dir(&r, d, &err);
+    if (!wrong)
+        wrong = trun_check(&r, tdir, d->expr, verdict, sizeof verdict, &err);
     if (wrong < 0)
         fail_msg("%s: %s", tdir, err.msg);
     if (wrong || strncmp(verdict, "pass", 4))
