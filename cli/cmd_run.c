@@ -26,7 +26,7 @@ typedef struct run_opts {
     const char *configs[GRAPH_RUN_MAX_BINDINGS];
     int nconfigs;
     sim_config file_settings, cli_settings;
-    hw_desc hw_read;
+    hw_desc hardware;    /* what --hw describes */
     graph_run_request req;
 } run_opts;
 
@@ -295,10 +295,10 @@ static int run_graph(run_opts *o, sam_graph *g, sam_error *err)
         o->req.progress_ctx = &shown;
     }
     if (o->hw) {
-        hw_defaults(&o->hw_read);
-        if (hw_read(o->hw, &o->hw_read, err))
+        hw_defaults(&o->hardware);
+        if (hw_read(o->hw, &o->hardware, err))
             return 1;
-        o->req.hw = &o->hw_read;
+        o->req.hw = &o->hardware;
     }
     graph_run run;
     int rc = graph_run_do(g, &o->req, &run, err);

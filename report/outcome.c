@@ -10,18 +10,31 @@
 #include "../common/csv_table.h"
 #include "../common/number.h"
 
+/* fmt formatted whole (a value may be a path of any length), malloc'd. */
+static char *format(const char *fmt, va_list ap)
+{
+    va_list again;
+    va_copy(again, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    char *text = n < 0 ? NULL : malloc((size_t)n + 1);
+    if (text)
+        vsnprintf(text, (size_t)n + 1, fmt, again);
+    va_end(again);
+    return text;
+}
+
 void outcome_set(outcome *o, const char *key, const char *fmt, ...)
 {
-    char value[1024];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(value, sizeof value, fmt, ap);
+    char *value = format(fmt, ap);
     va_end(ap);
     if (outcome_get(o, key) && !o->twice[0])
         snprintf(o->twice, sizeof o->twice, "%s", key);
     sam_error err;
-    if (words_add(&o->fields, key, &err) || words_add(&o->fields, value, &err))
+    if (!value || words_add(&o->fields, key, &err) || words_add(&o->fields, value, &err))
         o->failed = 1;
+    free(value);
 }
 
 int outcome_done(const outcome *o, const char *what, sam_error *err)

@@ -35,6 +35,11 @@ static void test_fields_in_order_each_once(void **state)
     fclose(f);
     assert_string_equal(text, "cycles: 12\ncheck: pass (exact)\nresult: X, 5 nonzeros\n");
     free(text);
+    char path[3000];
+    memset(path, 'p', sizeof path - 1);
+    path[sizeof path - 1] = '\0';
+    outcome_set(&o, "written", "X written to %s", path);
+    assert_int_equal(strlen(outcome_get(&o, "written")), strlen("X written to ") + 2999);
     outcome_set(&o, "check", "%s", "fail");
     assert_int_equal(outcome_done(&o, "g.gv", &err), -1);
     assert_string_equal(err.msg, "run: g.gv: the summary would give check twice (a tensor or "
