@@ -181,6 +181,16 @@ static int alu_create(block *b, const block_ctx *ctx, int op, sam_error *err)
     return 0;
 }
 
+/* The operand edges stay; what the last step left goes. */
+static int alu_rearm(block *b, const block_ctx *ctx, sam_error *err)
+{
+    (void)ctx, (void)err;
+    alu *s = b->state;
+    s->a = s->b = (token){0};
+    s->take1 = s->take2 = 1;
+    return 0;
+}
+
 static int mul_create(block *b, const block_ctx *ctx, sam_error *err)
 {
     return alu_create(b, ctx, OP_MUL, err);
@@ -210,7 +220,7 @@ static int alu_port(block *b, const graph_edge *e, int input, sam_error *err)
 }
 
 /* The rest of both tables: one block under two names. */
-#define ALU_OPS .port = alu_port, .step = alu_step, .run = alu_run, .peek = 1
+#define ALU_OPS .rearm = alu_rearm, .port = alu_port, .step = alu_step, .run = alu_run, .peek = 1
 
 const block_ops mul_ops = {
     .type = "mul",

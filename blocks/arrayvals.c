@@ -3,6 +3,7 @@
 #include "blocks.h"
 
 typedef struct array {
+    const char *tensor;
     const double *vals;
     size_t n;
 } array;
@@ -32,22 +33,37 @@ static void array_run(block *b, cycle_t until)
     block_take_run(b, until, array_take);
 }
 
+/* The values of tensor in the data ctx binds. */
+static int array_bind(block *b, array *a, const block_ctx *ctx, sam_error *err)
+{
+    const fibertree *ft = ctx->tensor(ctx, a->tensor);
+    if (!ft)
+        return block_error(b, err, "tensor %s is not bound to data", a->tensor);
+    a->vals = ft->vals;
+    a->n = ft->nvals;
+    return 0;
+}
+
 static int array_create(block *b, const block_ctx *ctx, sam_error *err)
 {
     const char *name = block_attr(ctx, "tensor", err);
     if (!name)
         return -1;
-    const fibertree *ft = ctx->tensor(ctx, name);
-    if (!ft)
-        return block_error(b, err, "tensor %s is not bound to data", name);
     array *a = block_state_new(b, sizeof *a, err);
     if (!a)
         return -1;
-    *a = (array){.vals = ft->vals, .n = ft->nvals};
+    a->tensor = name;
+    if (array_bind(b, a, ctx, err))
+        return -1;
     b->nin = b->nout = 1;
     b->in_names[0] = "ref";
     b->out_names[0] = "val";
     return 0;
+}
+
+static int array_rearm(block *b, const block_ctx *ctx, sam_error *err)
+{
+    return array_bind(b, b->state, ctx, err);
 }
 
 const block_ops arrayvals_ops = {
@@ -55,6 +71,7 @@ const block_ops arrayvals_ops = {
     .impl = "ideal",
     .about = "value loads from a memory that answers in the same cycle",
     .create = array_create,
+    .rearm = array_rearm,
     .port = block_port_by_name,
     .step = array_step,
     .run = array_run,

@@ -154,9 +154,10 @@ static int bv_scan_create(block *b, const block_ctx *ctx, sam_error *err)
 {
     int64_t width;
     const fibertree *ft;
+    scanner_source src;
     if (block_param_get(b, ctx, "width", &width, err))
         return -1;
-    const fiber_level *l = scanner_create(b, ctx, 'b', &ft, err);
+    const fiber_level *l = scanner_create(b, ctx, 'b', &src, &ft, err);
     if (!l)
         return -1;
     b->out_names[SCANNER_OUT_CRD] = "bv";

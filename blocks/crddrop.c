@@ -129,6 +129,12 @@ static int levels_between(block *b, const block_ctx *ctx, const index_names *nam
                : 0;
 }
 
+/* A dropper before its first token. */
+static dropper drop_start(const index_names *names, int inner_levels)
+{
+    return (dropper){.names = *names, .prev_stop = 1, .get_o = 1, .inner_levels = inner_levels};
+}
+
 static int drop_create(block *b, const block_ctx *ctx, sam_error *err)
 {
     index_names names;
@@ -137,8 +143,15 @@ static int drop_create(block *b, const block_ctx *ctx, sam_error *err)
     dropper *d = block_state_new(b, sizeof *d, err);
     if (!d)
         return -1;
-    *d = (dropper){.names = names, .prev_stop = 1, .get_o = 1,
-                   .inner_levels = levels_between(b, ctx, &names)};
+    *d = drop_start(&names, levels_between(b, ctx, &names));
+    return 0;
+}
+
+static int drop_rearm(block *b, const block_ctx *ctx, sam_error *err)
+{
+    (void)ctx, (void)err;
+    dropper *d = b->state;
+    *d = drop_start(&d->names, d->inner_levels);
     return 0;
 }
 
@@ -153,6 +166,7 @@ const block_ops crddrop_ops = {
     .impl = "default",
     .about = "drops the outer coordinates whose inner fiber is empty",
     .create = drop_create,
+    .rearm = drop_rearm,
     .port = drop_port,
     .step = drop_step,
     .peek = 1,

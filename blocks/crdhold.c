@@ -116,6 +116,17 @@ static int hold_create(block *b, const block_ctx *ctx, sam_error *err)
     return 0;
 }
 
+static int hold_rearm(block *b, const block_ctx *ctx, sam_error *err)
+{
+    (void)ctx, (void)err;
+    holder *h = b->state;
+    h->signal = 0;
+    ring_clear(&h->sig);
+    h->moved = 0;
+    h->rep = (repeater){0};
+    return 0;
+}
+
 static int hold_port(block *b, const graph_edge *e, int input, sam_error *err)
 {
     const holder *h = b->state;
@@ -135,6 +146,7 @@ const block_ops crdhold_ops = {
     .impl = "default",
     .about = "repeats each outer coordinate once per element of its inner fiber",
     .create = hold_create,
+    .rearm = hold_rearm,
     .port = hold_port,
     .step = hold_step,
     .destroy = hold_destroy,

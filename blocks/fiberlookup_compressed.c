@@ -38,6 +38,7 @@
 
 typedef struct compressed {
     scanner s;
+    scanner_source src;
     const int64_t *seg, *crd;
     size_t nseg, ncrd;
     int64_t end;            /* the end of the open fiber in crd */
@@ -212,17 +213,37 @@ static int compressed_serves(const graph_node *n)
     return blocks_attr_is(n, "format", "compressed");
 }
 
+/* A scanner of level l, at the start of its stream. */
+static compressed compressed_start(const scanner_source *src, const fiber_level *l,
+                                   int64_t width)
+{
+    return (compressed){.s = SCANNER_START, .src = *src, .seg = l->seg, .crd = l->crd,
+                        .nseg = l->nseg, .ncrd = l->ncrd, .width = width,
+                        .target_fiber = UINT64_MAX};
+}
+
 static int compressed_make(block *b, const block_ctx *ctx, int64_t width, sam_error *err)
 {
     const fibertree *ft;
-    const fiber_level *l = scanner_create(b, ctx, 's', &ft, err);
+    scanner_source src;
+    const fiber_level *l = scanner_create(b, ctx, 's', &src, &ft, err);
     if (!l)
         return -1;
     compressed *c = block_state_new(b, sizeof *c, err);
     if (!c)
         return -1;
-    *c = (compressed){.s = SCANNER_START, .seg = l->seg, .crd = l->crd, .nseg = l->nseg,
-                      .ncrd = l->ncrd, .width = width, .target_fiber = UINT64_MAX};
+    *c = compressed_start(&src, l, width);
+    return 0;
+}
+
+static int compressed_rearm(block *b, const block_ctx *ctx, sam_error *err)
+{
+    compressed *c = b->state;
+    const fibertree *ft;
+    const fiber_level *l = scanner_level(b, ctx, &c->src, &ft, err);
+    if (!l)
+        return -1;
+    *c = compressed_start(&c->src, l, c->width);
     return 0;
 }
 
@@ -257,6 +278,7 @@ const block_ops fiberlookup_compressed_ops = {
     .about = "coordinates and positions of a compressed level, one per cycle",
     .serves = compressed_serves,
     .create = compressed_create,
+    .rearm = compressed_rearm,
     .port = scanner_port,
     .step = compressed_step,
     .run = compressed_run,
@@ -272,6 +294,7 @@ const block_ops fiberlookup_vector_ops = {
     .wide = 1,
     .serves = compressed_serves,
     .create = vector_create,
+    .rearm = compressed_rearm,
     .port = scanner_port,
     .step = compressed_step,
     .peek = 2,

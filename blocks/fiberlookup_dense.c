@@ -14,6 +14,7 @@
 
 typedef struct dense {
     scanner s;
+    scanner_source src;
     int64_t dim, fibers;    /* fibers: how many refs the level holds */
     int64_t base;           /* the ref of the open fiber */
 } dense;
@@ -66,18 +67,36 @@ static int dense_serves(const graph_node *n)
     return blocks_attr_is(n, "format", "dense");
 }
 
+/* A scanner of level l of ft, at the start of its stream. */
+static dense dense_start(const scanner_source *src, const fibertree *ft, const fiber_level *l)
+{
+    int k = (int)(l - ft->lv);
+    return (dense){.s = SCANNER_START, .src = *src, .dim = l->dim,
+                   .fibers = k ? fibertree_positions(ft, k - 1) : 1};
+}
+
 static int dense_create(block *b, const block_ctx *ctx, sam_error *err)
 {
     const fibertree *ft;
-    const fiber_level *l = scanner_create(b, ctx, 'd', &ft, err);
+    scanner_source src;
+    const fiber_level *l = scanner_create(b, ctx, 'd', &src, &ft, err);
     if (!l)
         return -1;
-    int k = (int)(l - ft->lv);
     dense *d = block_state_new(b, sizeof *d, err);
     if (!d)
         return -1;
-    *d = (dense){.s = SCANNER_START, .dim = l->dim,
-                 .fibers = k ? fibertree_positions(ft, k - 1) : 1};
+    *d = dense_start(&src, ft, l);
+    return 0;
+}
+
+static int dense_rearm(block *b, const block_ctx *ctx, sam_error *err)
+{
+    dense *d = b->state;
+    const fibertree *ft;
+    const fiber_level *l = scanner_level(b, ctx, &d->src, &ft, err);
+    if (!l)
+        return -1;
+    *d = dense_start(&d->src, ft, l);
     return 0;
 }
 
@@ -87,6 +106,7 @@ const block_ops fiberlookup_dense_ops = {
     .about = "coordinates and positions of a dense level, one per cycle",
     .serves = dense_serves,
     .create = dense_create,
+    .rearm = dense_rearm,
     .port = scanner_port,
     .step = dense_step,
     .peek = 2,

@@ -93,7 +93,8 @@ static int list_scan_serves(const graph_node *n)
 static int list_scan_create(block *b, const block_ctx *ctx, sam_error *err)
 {
     const fibertree *ft;
-    const fiber_level *l = scanner_create(b, ctx, 'l', &ft, err);
+    scanner_source src;
+    const fiber_level *l = scanner_create(b, ctx, 'l', &src, &ft, err);
     if (!l)
         return -1;
     list_scan *v = block_state_new(b, sizeof *v, err);

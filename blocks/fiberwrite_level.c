@@ -91,6 +91,16 @@ static int writer_create(block *b, const block_ctx *ctx, sam_error *err)
     return 0;
 }
 
+/* Empty, as created: arrays collect left are kept for the next run. */
+static int writer_rearm(block *b, const block_ctx *ctx, sam_error *err)
+{
+    (void)ctx;
+    writer *w = b->state;
+    w->nseg = w->ncrd = 0;
+    w->end_fiber = 1;
+    return append(&w->seg, &w->nseg, &w->cap_seg, 0) ? error_set(err, "out of memory") : 0;
+}
+
 static int writer_port(block *b, const graph_edge *e, int input, sam_error *err)
 {
     return block_sink_port(b, e, input, "crd", err);
@@ -129,7 +139,7 @@ static void writer_destroy(block *b)
 
 /* The rest of both tables: one writer, serving two formats. */
 #define WRITER_OPS \
-    .type = "fiberwrite", .create = writer_create, .port = writer_port, .step = writer_step, \
+    .type = "fiberwrite", .create = writer_create, .rearm = writer_rearm, .port = writer_port, .step = writer_step, \
     .run = writer_run, .peek = 1, .destroy = writer_destroy, .collect = writer_collect
 
 const block_ops fiberwrite_compressed_ops = {

@@ -55,6 +55,14 @@ static int vals_create(block *b, const block_ctx *ctx, sam_error *err)
     return 0;
 }
 
+/* Empty, as created: an array collect left is kept for the next run. */
+static int vals_rearm(block *b, const block_ctx *ctx, sam_error *err)
+{
+    (void)ctx, (void)err;
+    ((vals_writer *)b->state)->n = 0;
+    return 0;
+}
+
 static int vals_port(block *b, const graph_edge *e, int input, sam_error *err)
 {
     return block_sink_port(b, e, input, "val", err);
@@ -87,6 +95,7 @@ const block_ops fiberwrite_vals_ops = {
     .about = "writes the value array",
     .serves = vals_serves,
     .create = vals_create,
+    .rearm = vals_rearm,
     .port = vals_port,
     .step = vals_step,
     .run = vals_run,

@@ -86,6 +86,19 @@ int joiner_create(block *b, const block_ctx *ctx, sam_error *err)
     return 0;
 }
 
+int joiner_rearm(block *b, const block_ctx *ctx, sam_error *err)
+{
+    (void)ctx, (void)err;
+    joiner *j = b->state;
+    j->primed = 0;
+    for (int k = 0; k < j->n; k++) {
+        j->crd[k] = j->ref[k] = (token){0};
+        j->asked[k] = -1;
+        j->closed[k] = 0;
+    }
+    return 0;
+}
+
 int joiner_port(block *b, const graph_edge *e, int input, sam_error *err)
 {
     joiner *j = b->state;

@@ -39,6 +39,8 @@ typedef void joiner_rule(block *b, joiner *j, cycle_t now);
  * block's rule. */
 int joiner_create(block *b, const block_ctx *ctx, sam_error *err);
 int joiner_port(block *b, const graph_edge *e, int input, sam_error *err);
+/* The registers empty and nothing asked for: the sides and ports stay. */
+int joiner_rearm(block *b, const block_ctx *ctx, sam_error *err);
 
 /* One cycle: the closing D or a fault once a register holds one, else,
  * with a pair visible on every side, the first fill or the rule. */

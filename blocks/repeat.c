@@ -90,6 +90,13 @@ static int repeat_create(block *b, const block_ctx *ctx, sam_error *err)
     return 0;
 }
 
+static int repeat_rearm(block *b, const block_ctx *ctx, sam_error *err)
+{
+    (void)ctx, (void)err;
+    *(repeater *)b->state = (repeater){0};
+    return 0;
+}
+
 /* The ref input is port 0: a root repeat is fed [0, D] there. */
 /* Coordinates may be repeated as references, as scanner.c's ref input
  * takes them. */
@@ -107,6 +114,7 @@ const block_ops repeat_ops = {
     .impl = "default",
     .about = "repeats each reference once per repeat signal",
     .create = repeat_create,
+    .rearm = repeat_rearm,
     .port = repeat_port,
     .step = repeat_step,
     .run = repeat_run,

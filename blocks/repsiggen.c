@@ -36,6 +36,7 @@ const block_ops repsiggen_ops = {
     .impl = "default",
     .about = "repeat signals (R per coordinate, S per stop token) from a coordinate stream",
     .create = repsig_create,
+    .rearm = block_rearm_stateless,
     .port = block_port_by_name,
     .step = repsig_step,
     .run = repsig_run,

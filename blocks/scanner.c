@@ -26,19 +26,29 @@ static const char *wanted(char k)
                       : "as a linked list";
 }
 
+const fiber_level *scanner_level(block *b, const block_ctx *ctx, const scanner_source *src,
+                                 const fibertree **tree, sam_error *err)
+{
+    const fiber_level *l = block_level(ctx, src->tensor, src->mode, tree, err);
+    if (l && l->kind != src->kind) {
+        block_error(b, err, "tensor %s stores mode %d %s, not %s", src->tensor, src->mode,
+                    stored_as(l->kind), wanted(src->kind));
+        return NULL;
+    }
+    return l;
+}
+
 const fiber_level *scanner_create(block *b, const block_ctx *ctx, char kind,
-                                  const fibertree **tree, sam_error *err)
+                                  scanner_source *src, const fibertree **tree, sam_error *err)
 {
     int64_t mode;
     const char *tensor = block_attr(ctx, "tensor", err);
     if (!tensor || block_attr_int(ctx, "mode", &mode, err))
         return NULL;
-    const fiber_level *l = block_level(ctx, tensor, (int)mode, tree, err);
-    if (l && l->kind != kind) {
-        block_error(b, err, "tensor %s stores mode %lld %s, not %s", tensor, (long long)mode,
-                    stored_as(l->kind), wanted(kind));
+    *src = (scanner_source){.tensor = tensor, .mode = (int)mode, .kind = kind};
+    const fiber_level *l = scanner_level(b, ctx, src, tree, err);
+    if (!l)
         return NULL;
-    }
     b->nin = 1;
     b->nout = 2;
     b->in_names[SCANNER_IN_REF] = "ref";

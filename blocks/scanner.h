@@ -25,11 +25,24 @@ typedef struct scanner {
 
 #define SCANNER_START {.cur = -1, .begin = 1}
 
-/* The constructors' common part: names the block's ports and returns the
- * level of the node's tensor and mode, which must be of the scanner's
- * kind ('s' compressed, 'd' dense, 'b' bitvector, 'l' linked list), or NULL with err set. */
+/* Where a scanner reads: the node's tensor and mode, and the kind of
+ * level it scans ('s' compressed, 'd' dense, 'b' bitvector, 'l' linked
+ * list). */
+typedef struct scanner_source {
+    const char *tensor;
+    int mode;
+    char kind;
+} scanner_source;
+
+/* The constructors' common part: names the block's ports, fills src and
+ * returns its level (scanner_level), or NULL with err set. */
 const fiber_level *scanner_create(block *b, const block_ctx *ctx, char kind,
-                                  const fibertree **tree, sam_error *err);
+                                  scanner_source *src, const fibertree **tree, sam_error *err);
+
+/* The level src names in the data ctx binds, which must be of src's kind,
+ * or NULL with err set: a rearm binds the scanner to the next data so. */
+const fiber_level *scanner_level(block *b, const block_ctx *ctx, const scanner_source *src,
+                                 const fibertree **tree, sam_error *err);
 int scanner_port(block *b, const graph_edge *e, int input, sam_error *err);
 
 /* A step once D is out or while a stop token waits for a ref (have: one

@@ -274,6 +274,14 @@ static spacc_read sparse_read(void *store, point *p)
     return SPACC_POINT;
 }
 
+static int sparse_rearm(void *store)
+{
+    sparse_store *st = store;
+    table_clear(&st->tab);
+    ring_clear(&st->done);
+    return 0;
+}
+
 static void sparse_destroy(void *store)
 {
     sparse_store *st = store;
@@ -289,6 +297,7 @@ static const spacc_store_ops sparse_store_ops = {
     .add = sparse_add,
     .close = sparse_close,
     .read = sparse_read,
+    .rearm = sparse_rearm,
     .destroy = sparse_destroy,
 };
 
@@ -737,6 +746,34 @@ int spacc_create_with(block *b, const block_ctx *ctx, const spacc_store_ops *sto
     return 0;
 }
 
+/* Everything a run changed back to how create left it; the storage
+ * emptied by its own rearm, or made again for the data ctx binds (a
+ * dense store's size may follow the operands'). */
+int spacc_rearm(block *b, const block_ctx *ctx, sam_error *err)
+{
+    spacc *s = b->state;
+    holder *h = &s->hold;
+    ring_clear(&h->refs);
+    ring_clear(&h->reps);
+    h->cur = (token){0};
+    h->sig = (stage){0};
+    h->get_ref = 1;
+    h->get_rep = h->pend_stop = 0;
+    memset(s->held, 0, sizeof s->held);
+    memset(s->drop, 0, sizeof s->drop);
+    for (int p = 0; p < 3; p++)
+        ring_clear(&s->q[p]);
+    ring_clear(&s->box);
+    s->has_run = s->seen_done = s->acc_done = 0;
+    s->run_outer = 0;
+    crdpt_conv_init(&s->conv, 1, s->order == 2);
+    if (s->store_ops->rearm)
+        return s->store_ops->rearm(s->store);
+    s->store_ops->destroy(s->store);
+    s->store = s->store_ops->create(b, ctx, s->order, err);
+    return s->store ? 0 : -1;
+}
+
 static int spacc_create(block *b, const block_ctx *ctx, sam_error *err)
 {
     return spacc_create_with(b, ctx, &sparse_store_ops, err);
@@ -766,6 +803,7 @@ const block_ops spaccumulator_ops = {
     .about = "sums (outer, inner) points, orders 1 and 2, in an ideal sparse ordered store: a "
              "completed run leaves one occupied entry a cycle",
     .create = spacc_create,
+    .rearm = spacc_rearm,
     .port = spacc_port,
     .step = spacc_step,
     .peek = 1,

@@ -59,13 +59,17 @@ typedef struct spacc_store_ops {
      * (outer, inner) order: SPACC_POINT with the next point, SPACC_BUSY for
      * a cycle spent without one, SPACC_IDLE when none is left. */
     spacc_read (*read)(void *store, spacc_point *p);
+    /* Optional: empties the storage for another run (block_ops.rearm);
+     * without it the storage is destroyed and created again. */
+    int (*rearm)(void *store);
     void (*destroy)(void *store);
 } spacc_store_ops;
 
-/* The create, port, step and destroy of a spaccumulator implementation
- * whose storage is store. */
+/* The create, rearm, port, step and destroy of a spaccumulator
+ * implementation whose storage is store. */
 int spacc_create_with(block *b, const block_ctx *ctx, const spacc_store_ops *store,
                       sam_error *err);
+int spacc_rearm(block *b, const block_ctx *ctx, sam_error *err);
 int spacc_port(block *b, const graph_edge *e, int input, sam_error *err);
 int spacc_step(block *b, cycle_t now);
 void spacc_destroy(block *b);

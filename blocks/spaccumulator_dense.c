@@ -151,6 +151,7 @@ const block_ops spaccumulator_dense_ops = {
              "per empty word between its first and last entry",
     .params = dense_params,
     .create = spacc_dense_create,
+    .rearm = spacc_rearm,
     .port = spacc_port,
     .step = spacc_step,
     .peek = 1,

@@ -61,6 +61,7 @@ const block_ops union_ops = {
     .impl = "default",
     .about = "coordinates of any input, one per cycle, N for the inputs that lack it",
     .create = joiner_create,
+    .rearm = joiner_rearm,
     .port = joiner_port,
     .step = union_step,
     .peek = 1,

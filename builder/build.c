@@ -194,8 +194,19 @@ static int connect_edges(builder *bd, sam_error *err)
     return 0;
 }
 
-/* Root blocks read the reference stream [0, D], one token a cycle from
- * cycle 0, on their first input. */
+/* The reference stream [0, D] a root block reads, one token a cycle from
+ * cycle 0; it counts as no stream's traffic. */
+static int feed_reference(channel *ch)
+{
+    ch->latency = 0;
+    if (channel_push(ch, 0, token_crd(0)) || channel_push(ch, 1, token_done()))
+        return -1;
+    ch->pushed = 0;
+    memset(&ch->stats, 0, sizeof ch->stats);
+    return 0;
+}
+
+/* Root blocks read the reference stream on their first input. */
 static int feed_roots(builder *bd, sam_error *err)
 {
     sim_engine *e = bd->e;
@@ -209,12 +220,9 @@ static int feed_roots(builder *bd, sam_error *err)
         if (c < 0 || attach_input(bd, b, 0, &e->channels[c], err))
             return -1;
         channel *ch = &e->channels[c];
-        ch->latency = 0;
-        if (channel_push(ch, 0, token_crd(0)) || channel_push(ch, 1, token_done()))
-            return error_set(err, "out of memory");
-        ch->pushed = 0;
         ch->kind = "ref";
-        memset(&ch->stats, 0, sizeof ch->stats);
+        if (feed_reference(ch))
+            return error_set(err, "out of memory");
     }
     return 0;
 }
@@ -337,4 +345,39 @@ int sim_build(sim_engine *e, const sam_graph *g, const sim_data *d, const sim_op
     int rc = sim_build_planned(e, &p, d, err);
     sim_plan_free(&p);
     return rc;
+}
+
+int sim_rearmable(const sim_engine *e)
+{
+    for (int i = 0; i < e->nblocks; i++)
+        if (!e->blocks[i].ops->rearm)
+            return 0;
+    return 1;
+}
+
+int sim_rearm_planned(sim_engine *e, const sim_plan *p, const sim_data *d, sam_error *err)
+{
+    if (!sim_rearmable(e)) {
+        sim_engine_clear(e);
+        return sim_build_planned(e, p, d, err);
+    }
+    int rc = 0;
+    for (int c = 0; c < e->nchannels && !rc; c++) {
+        channel_rearm(&e->channels[c]);
+        if (e->channels[c].producer < 0 && feed_reference(&e->channels[c]))
+            rc = error_set(err, "out of memory");
+    }
+    for (int i = 0; i < e->nblocks && !rc; i++) {
+        block *b = &e->blocks[i];
+        block_ctx ctx = {.graph = p->g, .node = b->node, .tensor = lookup_tensor, .data = d};
+        rc = block_rearm(b, &ctx, err);
+    }
+    if (rc) {
+        error_prefix(err, p->g->path);
+        sim_engine_free(e);
+        return -1;
+    }
+    e->failed = 0;
+    sim_engine_start(e);
+    return 0;
 }

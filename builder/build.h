@@ -47,4 +47,15 @@ int sim_build(sim_engine *e, const sam_graph *g, const sim_data *d, const sim_op
  * reuses; after a failure it is freed. */
 int sim_build_planned(sim_engine *e, const sim_plan *p, const sim_data *d, sam_error *err);
 
+/* Readies e, which sim_build_planned built from p and which has run
+ * since, for a run on data d: the engine a build on d would give (the
+ * same blocks, channels and wiring, every state and stream as new),
+ * without building it again (an engine with a block that cannot re-arm,
+ * block_ops.rearm, is built again). A tiled run builds once and re-arms
+ * per tile point. After a failure e is freed. */
+int sim_rearm_planned(sim_engine *e, const sim_plan *p, const sim_data *d, sam_error *err);
+
+/* Whether every block of e can re-arm. */
+int sim_rearmable(const sim_engine *e);
+
 #endif

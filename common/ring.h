@@ -60,6 +60,12 @@ static inline void ring_drop(ring *r)
     r->n--;
 }
 
+/* Empties the ring, keeping its memory for what comes next. */
+static inline void ring_clear(ring *r)
+{
+    r->head = r->n = 0;
+}
+
 /* Empties the ring and gives its memory back; it stays usable. */
 void ring_free(ring *r);
 

@@ -439,6 +439,36 @@ void block_close_stats(block *b, cycle_t end)
     }
 }
 
+/* What a run leaves in b beyond its state, back to how the build left it. */
+static void clear_run(block *b)
+{
+    for (int p = 0; p < b->nin; p++)
+        b->in[p] = (in_port){.ch = b->in[p].ch, .reader = b->in[p].reader};
+    for (int k = 0; k < b->nbounded; k++)
+        b->room_until[k] = 0;
+    b->nbounded = 0;
+    b->done = b->failed = 0;
+    b->fault = NULL;
+    b->stats = (block_stats){.blocked_since = CYCLE_NONE};
+    b->ready_at = b->clock = b->horizon = b->thawed_horizon = 0;
+    b->last_step = b->idle_from = CYCLE_NONE;
+    b->waits_in = b->waits_out = NULL;
+    b->fence = NULL;
+    b->fence_head = 0;
+}
+
+int block_rearm(block *b, const block_ctx *ctx, sam_error *err)
+{
+    clear_run(b);
+    return b->ops->rearm(b, ctx, err);
+}
+
+int block_rearm_stateless(block *b, const block_ctx *ctx, sam_error *err)
+{
+    (void)b, (void)ctx, (void)err;
+    return 0;
+}
+
 void block_destroy(block *b)
 {
     if (!b->ops)

@@ -64,6 +64,11 @@ typedef struct block_ops {
      * many tokens. 0: it may look further (channel_sees), so it runs only
      * as far as all its inputs are final. */
     int peek;
+    /* Optional: readies the block for another run of the same graph on
+     * the data ctx binds (a tiled run's next point), as create would leave
+     * it, keeping what it allocated; a graph with a block without it is
+     * built anew for each point instead (builder/build.h). */
+    int (*rearm)(block *b, const block_ctx *ctx, sam_error *err);
     /* Optional: frees the block's state; without it the state is one
      * allocation, freed whole (block_destroy). */
     void (*destroy)(block *b);
@@ -203,6 +208,14 @@ int block_closing_stop(block *b, int port, cycle_t now, token *stop);
 /* Frees the state of b, a block that was created: its implementation's
  * destroy, or the one allocation. */
 void block_destroy(block *b);
+
+/* Readies b, built and run before, for another run on the data ctx
+ * binds: its clock, statistics and what the engine noted at zero, its
+ * state through its rearm, which it must have; ports and channels stay. */
+int block_rearm(block *b, const block_ctx *ctx, sam_error *err);
+
+/* The rearm of a block that keeps no state. */
+int block_rearm_stateless(block *b, const block_ctx *ctx, sam_error *err);
 
 /* The port of an edge into a sink whose one input carries streams of
  * kind; sinks have no outputs. */

@@ -26,6 +26,15 @@ void channel_free(channel *c)
     memset(c, 0, sizeof *c);
 }
 
+void channel_rearm(channel *c)
+{
+    c->tail = c->floor = c->pushed = 0;
+    memset(&c->stats, 0, sizeof c->stats);
+    c->stats.last_push = UINT64_MAX;
+    for (int r = 0; r < c->nreaders; r++)
+        c->readers[r].head = 0;
+}
+
 int channel_add_reader(channel *c, int block)
 {
     if (c->nreaders == CHANNEL_MAX_READERS)

@@ -78,6 +78,10 @@ typedef struct channel {
 
 int channel_init(channel *c, uint64_t capacity, uint32_t latency);
 void channel_free(channel *c);
+/* Empties c for another run of the same graph (a tiled run's next point):
+ * no token pushed or taken, statistics zero; its readers, producer,
+ * timing and the memory of its rings stay. */
+void channel_rearm(channel *c);
 /* The new reader's index, or -1 when the channel has its maximum. */
 int channel_add_reader(channel *c, int block);
 

@@ -717,8 +717,7 @@ static int stop_in_point(tiled_state *s, sim_engine *e, const sim_data *d, const
     int deadlocked = run->deadlocked && run->cycles < limit && start < limit - run->cycles;
     if (!deadlocked && start < limit) {
         sim_outcome cut;
-        sim_engine_clear(e);
-        if (sim_build_planned(e, &s->plan, d, s->err) ||
+        if (sim_rearm_planned(e, &s->plan, d, s->err) ||
             sim_engine_run(e, s->r->engine, limit - start, &cut, cut_report, sizeof cut_report,
                            s->err) < 0)
             return -1;
@@ -784,7 +783,9 @@ static int run_point(tiled_state *s, sim_data *d, const size_t *tile, const int6
     sim_outcome run;
     tensor part = {0};
     char report[sizeof s->out->report];
-    int pe, rc = sim_build_planned(e, &s->plan, d, s->err);
+    /* One engine for every point: built at the first, re-armed after. */
+    int pe, rc = e->nblocks ? sim_rearm_planned(e, &s->plan, d, s->err)
+                            : sim_build_planned(e, &s->plan, d, s->err);
     cycle_t start;
     if (!rc)
         rc = simulate_tile(s, e, d, s->r->max_cycles, &run, &part, report, sizeof report);
@@ -793,7 +794,6 @@ static int run_point(tiled_state *s, sim_data *d, const size_t *tile, const int6
              stop_in_point(s, e, d, coord, pe, start, &run, report);
     else if (!rc && !(rc = add_result(s, &part, coord, s->err)))
         rc = place_tile(s, e, d, tile, coord, &run, &part);
-    sim_engine_clear(e);
     tensor_free(&part);
     return rc;
 }
