@@ -154,7 +154,7 @@ typedef struct wake {
     const channel *ch;
 } wake;
 
-typedef struct ahead {
+struct ahead {
     int *order;                 /* rank -> block */
     int *rank;                  /* block -> rank */
     int *wake_first;            /* block i wakes wakes[wake_first[i] ..
@@ -167,7 +167,8 @@ typedef struct ahead {
     uint64_t (*tails_seen)[BLOCK_MAX_PORTS];
     uint64_t *pops_seen;
     uint64_t *deferred;         /* bit per rank: wakes held back to the window's end */
-} ahead;
+};
+typedef struct ahead ahead;
 
 /* Kahn's order; when only blocks in a cycle remain, the first of them
  * goes next, which breaks a feedback edge. */
@@ -263,6 +264,29 @@ static void ahead_free(ahead *a)
 {
     free(a->order), free(a->rank), free(a->wake_first), free(a->wakes), free(a->queued);
     free(a->tails_seen), free(a->pops_seen), free(a->deferred);
+}
+
+/* e's schedule, made at its first run; what a run notes in it starts
+ * empty. NULL when memory runs out. */
+static ahead *ahead_of(sim_engine *e)
+{
+    ahead *a = e->ahead;
+    if (a) {
+        memset(a->queued, 0, ((size_t)a->nwords + 1) * sizeof *a->queued);
+        memset(a->deferred, 0, ((size_t)a->nwords + 1) * sizeof *a->deferred);
+        for (int i = 0; i < e->nblocks; i++) {
+            memset(a->tails_seen[i], 0, (size_t)e->blocks[i].nin * sizeof *a->tails_seen[i]);
+            a->pops_seen[i] = 0;
+        }
+        return a;
+    }
+    a = malloc(sizeof *a);
+    if (a && ahead_init(e, a)) {
+        ahead_free(a);
+        free(a);
+        a = NULL;
+    }
+    return e->ahead = a;
 }
 
 static void enqueue(ahead *a, int block)
@@ -489,9 +513,8 @@ static int run_window(sim_engine *e, ahead *a, cycle_t limit, int native, int wh
 
 static int run_ahead(sim_engine *e, cycle_t max, int native, run_state *rs, cycle_t *t)
 {
-    ahead a;
-    if (ahead_init(e, &a)) {
-        ahead_free(&a);
+    ahead *a = ahead_of(e);
+    if (!a) {
         e->failed = 1;
         return 0;
     }
@@ -500,7 +523,7 @@ static int run_ahead(sim_engine *e, cycle_t max, int native, run_state *rs, cycl
     for (cycle_t from = 0, limit; rs->remaining > 0 && !e->failed; from = limit) {
         limit = next_limit(e, from, window);
         limit = limit > max ? max : limit;
-        int any = run_window(e, &a, limit, native, 1, rs);
+        int any = run_window(e, a, limit, native, 1, rs);
         report_progress(e, from, limit);
         if (rs->remaining == 0 || e->failed)
             break;
@@ -516,8 +539,7 @@ static int run_ahead(sim_engine *e, cycle_t max, int native, run_state *rs, cycl
     /* The cycle engine finishes the cycle in which the last sink takes its
      * done token with every block: so do the blocks left behind here. */
     if (!stuck && !e->failed)
-        run_window(e, &a, rs->last_done + 1, native, 0, rs);
-    ahead_free(&a);
+        run_window(e, a, rs->last_done + 1, native, 0, rs);
     return stuck;
 }
 
@@ -587,6 +609,10 @@ int sim_engine_run(sim_engine *e, engine_mode mode, cycle_t max_cycles, sim_outc
 
 void sim_engine_clear(sim_engine *e)
 {
+    if (e->ahead)
+        ahead_free(e->ahead);
+    free(e->ahead);
+    e->ahead = NULL;
     for (int i = 0; i < e->nblocks; i++)
         block_destroy(&e->blocks[i]);
     for (int c = 0; c < e->nchannels; c++)

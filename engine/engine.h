@@ -44,6 +44,10 @@ typedef struct sim_engine {
     int failed;
     sim_progress_fn progress;   /* NULL: none */
     void *progress_ctx;
+    /* Run-ahead's schedule of this wiring (engine.c): made at the first
+     * run and kept, since a re-armed engine runs the same wiring again;
+     * sim_engine_clear drops it. */
+    struct ahead *ahead;
 } sim_engine;
 
 typedef struct sim_outcome {
