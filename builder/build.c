@@ -15,7 +15,8 @@ int sim_data_add(sim_data *d, const char *name, const tensor *t, const level_for
         return error_set(err, "out of memory");
     d->items = items;
     sim_binding *b = &items[d->n];
-    if (fibertree_build(t, f, &b->tree, err))
+    b->borrowed = NULL;
+    if (fibertree_build(t, f, &b->own, err))
         return error_wrap(err, "tensor %s", name);
     b->name = strdup(name);
     d->n++;
@@ -29,7 +30,7 @@ int sim_data_borrow(sim_data *d, const char *name, const fibertree *tree, sam_er
         return error_set(err, "out of memory");
     d->items = items;
     items[d->n].name = (char *)name;
-    items[d->n++].tree = *tree;
+    items[d->n++].borrowed = tree;
     return 0;
 }
 
@@ -48,7 +49,7 @@ const fibertree *sim_data_find(const sim_data *d, const char *name)
 {
     for (int i = 0; i < d->n; i++)
         if (!strcmp(d->items[i].name, name))
-            return &d->items[i].tree;
+            return sim_binding_tree(&d->items[i]);
     return NULL;
 }
 
@@ -56,7 +57,7 @@ void sim_data_free(sim_data *d)
 {
     for (int i = 0; i < d->n; i++) {
         free(d->items[i].name);
-        fibertree_free(&d->items[i].tree);
+        fibertree_free(&d->items[i].own);
     }
     free(d->items);
     memset(d, 0, sizeof *d);

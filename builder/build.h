@@ -14,8 +14,15 @@
 
 typedef struct sim_binding {
     char *name;
-    fibertree tree;
+    fibertree own;              /* the tree, when the data owns it */
+    const fibertree *borrowed;  /* else another owner's, bound by reference
+                                   (a tiled run binds millions of tiles) */
 } sim_binding;
+
+static inline const fibertree *sim_binding_tree(const sim_binding *b)
+{
+    return b->borrowed ? b->borrowed : &b->own;
+}
 
 typedef struct sim_data {
     sim_binding *items;

@@ -117,7 +117,7 @@ static int check_unwritten(const fibertree *out, const sim_data *d, sam_error *e
         return 0;
     size_t entries = 0;
     for (int i = 0; i < d->n; i++)
-        entries += d->items[i].tree.nvals;
+        entries += sim_binding_tree(&d->items[i])->nvals;
     int64_t limit;
     return fibertree_dense_limit(entries, &limit, err) || fibertree_check_dense(out, limit, err)
                ? -1
