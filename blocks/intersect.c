@@ -211,12 +211,14 @@ static uint64_t advance_side(block *b, joiner *j, int k, cycle_t t, cycle_t unti
     channel *cc = b->in[2 * k].ch, *rc = b->in[2 * k + 1].ch;
     if (cc->capacity || rc->capacity)
         return advance_side_bounded(b, j, k, t, until);
-    /* Inline channel_peek and channel_pop, on locals: every cycle of a
-     * product passes here. Only the last ref taken is needed, but every
-     * step needs the one it takes visible. */
-    channel_reader *cr = &cc->readers[b->in[2 * k].reader], *rr = &rc->readers[b->in[2 * k + 1].reader];
-    uint64_t ch = cr->head, rh = rr->head, n = 0;
-    const uint64_t ii = b->ii, steps = cc->tail - ch < rc->tail - rh ? cc->tail - ch : rc->tail - rh;
+    /* Over the unread tokens in place: every cycle of a product passes
+     * here. Only the last ref taken is needed, but every step needs the
+     * one it takes visible. */
+    const int cr = b->in[2 * k].reader, rr = b->in[2 * k + 1].reader;
+    const uint64_t ii = b->ii, cn = channel_unread(cc, cr), rn = channel_unread(rc, rr);
+    const uint64_t steps = cn < rn ? cn : rn;
+    const channel_span cs = channel_unread_span(cc, cr, steps), rs = channel_unread_span(rc, rr, steps);
+    uint64_t n = 0;
     token cur = j->crd[k];
     if (cur.kind == TOKEN_CRD && (other.kind == TOKEN_CRD || other.kind == TOKEN_STOP) && t < until) {
         /* A coordinate is behind a smaller one's or any stop: before(),
@@ -227,10 +229,10 @@ static uint64_t advance_side(block *b, joiner *j, int k, cycle_t t, cycle_t unti
         last = last < steps ? last : steps;
         int behind = cur.i < bound;
         while (behind && n < last) {
-            uint64_t cf = (ch + n) & cc->mask, rf = (rh + n) & rc->mask, len = last - n;
-            len = len < cc->mask + 1 - cf ? len : cc->mask + 1 - cf;
-            len = len < rc->mask + 1 - rf ? len : rc->mask + 1 - rf;
-            const channel_entry *c = cc->buf + cf, *r = rc->buf + rf;
+            const channel_entry *c, *r;
+            uint64_t len = channel_span_stretch(&cs, n, &c), rlen = channel_span_stretch(&rs, n, &r);
+            len = len < rlen ? len : rlen;
+            len = len < last - n ? len : last - n;
             uint64_t m = 0;
             for (; m < len; m++, t += ii) {
                 if (c[m].visible > t || r[m].visible > t)
@@ -248,16 +250,16 @@ static uint64_t advance_side(block *b, joiner *j, int k, cycle_t t, cycle_t unti
         }
     }
     for (; n < steps && t < until && plain(cur) && before(cur, other); t += ii, n++) {
-        const channel_entry *c = &cc->buf[(ch + n) & cc->mask];
-        if (c->visible > t || rc->buf[(rh + n) & rc->mask].visible > t)
+        const channel_entry *c = channel_span_at(&cs, n);
+        if (c->visible > t || channel_span_at(&rs, n)->visible > t)
             break;
         cur = c->tok;
     }
     if (n) {
         j->crd[k] = cur;
-        j->ref[k] = rc->buf[(rh + n - 1) & rc->mask].tok;
-        cr->head = ch + n;
-        rr->head = rh + n;
+        j->ref[k] = channel_span_at(&rs, n - 1)->tok;
+        channel_take_unbounded(cc, cr, n);
+        channel_take_unbounded(rc, rr, n);
     }
     return n;
 }

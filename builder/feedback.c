@@ -18,7 +18,7 @@ static int read_only_by(const block *p, int reader)
 {
     for (int k = 0; k < p->nout; k++) {
         const channel *c = p->out[k].ch;
-        if (c && (c->nreaders != 1 || c->readers[0].block != reader))
+        if (c && (channel_readers(c) != 1 || channel_reader_block(c, 0) != reader))
             return 0;
     }
     return 1;

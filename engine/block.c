@@ -136,44 +136,6 @@ int block_param_get(const block *b, const block_ctx *ctx, const char *name, int6
     return 0;
 }
 
-/* The first of c's entries lo..hi-1 visible after t, hi when none is. */
-static uint64_t first_visible_after(const channel *c, uint64_t lo, uint64_t hi, cycle_t t)
-{
-    while (lo < hi) {
-        uint64_t mid = lo + (hi - lo) / 2;
-        if (c->buf[mid & c->mask].visible > t)
-            hi = mid;
-        else
-            lo = mid + 1;
-    }
-    return lo;
-}
-
-/* The first entry of input in visible after t, or CYCLE_NONE: entries
- * become visible in the order they were pushed. The search gallops from
- * where the last one ended, so a long queue before a slow reader costs
- * little more than the entries that became visible since. */
-static cycle_t entry_after(in_port *in, cycle_t t)
-{
-    const channel *c = in->ch;
-    uint64_t lo = c->readers[in->reader].head, hi = c->tail, step = 1;
-    if (t >= in->seen_at && in->seen > lo)
-        lo = in->seen;
-    while (lo < hi && c->buf[lo & c->mask].visible <= t) {
-        uint64_t probe = hi - lo > step ? lo + step : hi;
-        if (probe < hi && c->buf[probe & c->mask].visible <= t) {
-            lo = probe + 1;
-            step *= 2;
-        } else {
-            lo = first_visible_after(c, lo + 1, probe, t);
-            break;
-        }
-    }
-    in->seen = lo;
-    in->seen_at = t;
-    return lo < c->tail ? c->buf[lo & c->mask].visible : CYCLE_NONE;
-}
-
 /* The first cycle after t at which what b looks at of its inputs may
  * change without its doing: a token reaches an input's head (or, for a
  * block that looks further, any token becomes visible), or CYCLE_NONE. */
@@ -181,16 +143,15 @@ static cycle_t block_next_arrival(block *b, cycle_t t)
 {
     cycle_t next = CYCLE_NONE;
     for (int p = 0; p < b->nin; p++) {
-        const channel *c = b->in[p].ch;
-        const channel_reader *rd = &c->readers[b->in[p].reader];
+        in_port *in = &b->in[p];
+        const channel *c = in->ch;
         cycle_t at;
         if (!b->ops->peek)
-            at = entry_after(&b->in[p], t);
-        else if (rd->head < c->tail)
-            at = c->buf[rd->head & c->mask].visible > t ? c->buf[rd->head & c->mask].visible
-                                                        : CYCLE_NONE;
-        else
+            at = channel_arrival_after(c, in->reader, t, &in->seen);
+        else if ((at = channel_head_arrival(c, in->reader)) == CYCLE_NONE)
             at = c->producer_clock ? *c->producer_clock + c->latency : CYCLE_NONE;
+        else if (at <= t)
+            at = CYCLE_NONE;
         next = at < next ? at : next;
     }
     return next;
@@ -202,8 +163,7 @@ static cycle_t block_next_arrival(block *b, cycle_t t)
 static cycle_t input_final_until(const block *b, int p)
 {
     const channel *c = b->in[p].ch;
-    if (b->in[p].frozen ||
-        c->tail - c->readers[b->in[p].reader].head >= (uint64_t)b->ops->peek ||
+    if (b->in[p].frozen || channel_unread(c, b->in[p].reader) >= (uint64_t)b->ops->peek ||
         !c->producer_clock)
         return CYCLE_NONE;
     return *c->producer_clock + c->latency;
@@ -250,15 +210,6 @@ static void note_refused(block *b, cycle_t t)
     s->blocked_since = t;
 }
 
-/* Whether every reader of c has made all its pops before t. */
-static int readers_reached(const channel *c, cycle_t t)
-{
-    for (int r = 0; r < c->nreaders; r++)
-        if (c->readers[r].clock && *c->readers[r].clock < t)
-            return 0;
-    return 1;
-}
-
 /* Whether b's outputs let it step at t: 1; 0 when one is full, with *next
  * the first cycle it may not be; -1 when that is not known yet, with
  * b->waits_out the output. */
@@ -269,16 +220,16 @@ static int room_for_step(block *b, cycle_t t, cycle_t *next)
     for (int p = 0; p < b->nbounded; p++) {
         const channel *c = b->bounded[p];
         /* Room found before stays, less what was pushed since. */
-        if (c->tail < b->room_until[p] && !b->ops->wide)
+        if (channel_pushes(c) < b->room_until[p] && !b->ops->wide)
             continue;
         cycle_t f;
         int room = channel_room_at(c, t, &f);
         if (room > 0)
-            b->room_until[p] = c->tail + channel_room(c, t);
+            b->room_until[p] = channel_pushes(c) + channel_room(c, t);
         if (room == 0) {
             full = 1;
             through = f > through ? f : through;
-        } else if (room < 0 || (b->ops->wide && !readers_reached(c, t))) {
+        } else if (room < 0 || (b->ops->wide && !channel_readers_reached(c, t))) {
             unknown = 1;
             b->waits_out = c;
         }
@@ -335,12 +286,18 @@ int block_next_cycle(block *b, cycle_t *t, cycle_t until)
     return 0;
 }
 
+/* Whether b has popped its fence input, since the run began. */
+static int fence_passed(const block *b)
+{
+    return b->fence && channel_taken(b->fence, b->fence_reader) != b->fence_head;
+}
+
 /* Once b has popped its fence input, its frozen inputs are final only as
  * far as their producers' clocks say (or the cycle after the pop, which t
  * is past): thaws them and returns the run's new end. */
 static cycle_t pass_fence(block *b, cycle_t t, cycle_t until)
 {
-    if (!b->fence || b->fence->head == b->fence_head)
+    if (!fence_passed(b))
         return until;
     for (int p = 0; p < b->nin; p++)
         b->in[p].frozen = 0;
@@ -358,7 +315,7 @@ static int room_known(const block *b)
     if (b->ops->wide)
         return 0;
     for (int p = 0; p < b->nbounded; p++)
-        if (b->bounded[p]->tail >= b->room_until[p])
+        if (channel_pushes(b->bounded[p]) >= b->room_until[p])
             return 0;
     return 1;
 }
@@ -375,7 +332,7 @@ void block_run(block *b, cycle_t until)
             t = step(b, t) ? block_changed(b, t) : block_unchanged(b, t, until);
         while (t < free_until && !b->done && !b->failed && !b->fault &&
                (!b->nbounded || room_known(b)) &&
-               (!b->fence || b->fence->head == b->fence_head));
+               !fence_passed(b));
         until = pass_fence(b, t, until);
     }
 }

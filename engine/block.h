@@ -103,11 +103,8 @@ typedef struct in_port {
      * this block pops its fence input, so what this input holds is final
      * until then, whatever the producer's clock. */
     uint8_t frozen;
-    /* What a search for the next entry to become visible learnt: every
-     * entry before seen was visible by cycle seen_at. A block's clock only
-     * moves on, so its next search starts there. */
-    uint64_t seen;
-    cycle_t seen_at;
+    /* Where the search for the next entry to become visible got to. */
+    channel_cursor seen;
 } in_port;
 
 typedef struct out_port {
@@ -156,9 +153,10 @@ struct block {
      * few tokens, its producer behind), or the output whose reader has
      * yet to decide its room; NULL when neither. */
     const channel *waits_in, *waits_out;
-    /* The reader whose pop ends a run with frozen inputs (NULL: none),
-     * and its head when the run began. */
-    const channel_reader *fence;
+    /* The channel and reader whose pop ends a run with frozen inputs
+     * (NULL: none), and what the reader had taken when the run began. */
+    const channel *fence;
+    int fence_reader;
     uint64_t fence_head;
     cycle_t thawed_horizon;     /* the horizon once the fence is passed */
 };

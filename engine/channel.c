@@ -13,57 +13,57 @@ int channel_init(channel *c, uint64_t capacity, uint32_t latency)
     c->latency = latency;
     c->producer = -1;
     c->stats.last_push = UINT64_MAX;
-    c->buf = malloc(CHANNEL_MIN_RING * sizeof *c->buf);
-    c->mask = CHANNEL_MIN_RING - 1;
-    return c->buf ? 0 : -1;
+    c->sealed.buf = malloc(CHANNEL_MIN_RING * sizeof *c->sealed.buf);
+    c->sealed.mask = CHANNEL_MIN_RING - 1;
+    return c->sealed.buf ? 0 : -1;
 }
 
 void channel_free(channel *c)
 {
-    for (int r = 0; r < c->nreaders; r++)
-        free(c->readers[r].pops);
-    free(c->buf);
+    for (int r = 0; r < c->sealed.nreaders; r++)
+        free(c->sealed.readers[r].pops);
+    free(c->sealed.buf);
     memset(c, 0, sizeof *c);
 }
 
 void channel_rearm(channel *c)
 {
-    c->tail = c->floor = c->pushed = 0;
+    c->sealed.tail = c->sealed.floor = c->pushed = 0;
     memset(&c->stats, 0, sizeof c->stats);
     c->stats.last_push = UINT64_MAX;
-    for (int r = 0; r < c->nreaders; r++)
-        c->readers[r].head = 0;
+    for (int r = 0; r < c->sealed.nreaders; r++)
+        c->sealed.readers[r].head = 0;
 }
 
 int channel_add_reader(channel *c, int block)
 {
-    if (c->nreaders == CHANNEL_MAX_READERS)
+    if (c->sealed.nreaders == CHANNEL_MAX_READERS)
         return -1;
-    c->readers[c->nreaders] =
-        (channel_reader){.head = c->tail, .block = block};
-    return c->nreaders++;
+    c->sealed.readers[c->sealed.nreaders] =
+        (channel_reader){.head = c->sealed.tail, .block = block};
+    return c->sealed.nreaders++;
 }
 
 static uint64_t slowest_head(const channel *c)
 {
-    uint64_t h = c->tail;
-    for (int r = 0; r < c->nreaders; r++)
-        if (c->readers[r].head < h)
-            h = c->readers[r].head;
+    uint64_t h = c->sealed.tail;
+    for (int r = 0; r < c->sealed.nreaders; r++)
+        if (c->sealed.readers[r].head < h)
+            h = c->sealed.readers[r].head;
     return h;
 }
 
 uint64_t channel_occupancy(const channel *c)
 {
-    return c->tail - slowest_head(c);
+    return c->sealed.tail - slowest_head(c);
 }
 
 int channel_visible(const channel *c, int r, cycle_t now, int limit)
 {
-    const channel_reader *rd = &c->readers[r];
+    const channel_reader *rd = &c->sealed.readers[r];
     int n = 0;
-    for (uint64_t h = rd->head; h < c->tail && n < limit; h++, n++)
-        if (c->buf[h & c->mask].visible > now)
+    for (uint64_t h = rd->head; h < c->sealed.tail && n < limit; h++, n++)
+        if (c->sealed.buf[h & c->sealed.mask].visible > now)
             break;
     return n;
 }
@@ -105,14 +105,14 @@ static cycle_t freed_from(const channel_reader *rd, uint64_t idx)
 
 int channel_room_at_readers(const channel *c, cycle_t now, cycle_t *full_through)
 {
-    if (!c->capacity || c->tail < c->capacity)
+    if (!c->capacity || c->sealed.tail < c->capacity)
         return 1;
     /* The entry `capacity` back from the tail must be gone for every reader. */
-    uint64_t idx = c->tail - c->capacity;
+    uint64_t idx = c->sealed.tail - c->capacity;
     int full = 0, unknown = 0;
     cycle_t through = 0;
-    for (int r = 0; r < c->nreaders; r++) {
-        const channel_reader *rd = &c->readers[r];
+    for (int r = 0; r < c->sealed.nreaders; r++) {
+        const channel_reader *rd = &c->sealed.readers[r];
         cycle_t from = freed_from(rd, idx), last;
         if (from <= now)
             continue;
@@ -137,12 +137,12 @@ uint64_t channel_room_run(const channel *c, cycle_t t, uint32_t every, uint64_t 
 {
     if (!c->capacity)
         return n;
-    uint64_t k = c->tail < c->capacity ? c->capacity - c->tail : 0;
+    uint64_t k = c->sealed.tail < c->capacity ? c->capacity - c->sealed.tail : 0;
     for (cycle_t at = t + k * every; k < n; k++, at += every) {
         /* Push k needs the entry `capacity` back from it gone before its cycle. */
-        uint64_t idx = c->tail + k - c->capacity;
-        for (int r = 0; r < c->nreaders; r++)
-            if (freed_from(&c->readers[r], idx) > at)
+        uint64_t idx = c->sealed.tail + k - c->capacity;
+        for (int r = 0; r < c->sealed.nreaders; r++)
+            if (freed_from(&c->sealed.readers[r], idx) > at)
                 return k;
     }
     return n;
@@ -151,28 +151,28 @@ uint64_t channel_room_run(const channel *c, cycle_t t, uint32_t every, uint64_t 
 /* Doubles the ring, keeping the entries not yet taken by every reader. */
 static int grow(channel *c)
 {
-    uint64_t size = c->mask + 1, base = slowest_head(c);
+    uint64_t size = c->sealed.mask + 1, base = slowest_head(c);
     channel_entry *nb = malloc(2 * size * sizeof *nb);
     if (!nb)
         return -1;
     /* In runs that wrap in neither ring: a backlog of millions moves here. */
-    for (uint64_t h = base, len; h < c->tail; h += len) {
-        uint64_t from = h & c->mask, to = h & (2 * size - 1);
-        len = c->tail - h;
+    for (uint64_t h = base, len; h < c->sealed.tail; h += len) {
+        uint64_t from = h & c->sealed.mask, to = h & (2 * size - 1);
+        len = c->sealed.tail - h;
         len = size - from < len ? size - from : len;
         len = 2 * size - to < len ? 2 * size - to : len;
-        memcpy(nb + to, c->buf + from, len * sizeof *nb);
+        memcpy(nb + to, c->sealed.buf + from, len * sizeof *nb);
     }
-    free(c->buf);
-    c->buf = nb;
-    c->mask = 2 * size - 1;
+    free(c->sealed.buf);
+    c->sealed.buf = nb;
+    c->sealed.mask = 2 * size - 1;
     return 0;
 }
 
 int channel_make_room(channel *c)
 {
-    c->floor = slowest_head(c);
-    return c->tail - c->floor > c->mask ? grow(c) : 0;
+    c->sealed.floor = slowest_head(c);
+    return c->sealed.tail - c->sealed.floor > c->sealed.mask ? grow(c) : 0;
 }
 
 int channel_push_positions(channel *c, cycle_t t, uint32_t every, const int64_t *crd,
@@ -180,17 +180,17 @@ int channel_push_positions(channel *c, cycle_t t, uint32_t every, const int64_t 
 {
     if (!n)
         return 0;
-    c->floor = slowest_head(c);
-    while (c->tail + n - c->floor > c->mask + 1)
+    c->sealed.floor = slowest_head(c);
+    while (c->sealed.tail + n - c->sealed.floor > c->sealed.mask + 1)
         if (grow(c))
             return -1;
     /* In at most two runs that do not wrap, a loop for each source: this
      * is where a scanner's every token is written. */
     cycle_t at = t + c->latency;
     for (uint64_t done = 0, len; done < n; done += len) {
-        uint64_t from = (c->tail + done) & c->mask;
-        len = n - done < c->mask + 1 - from ? n - done : c->mask + 1 - from;
-        channel_entry *e = c->buf + from;
+        uint64_t from = (c->sealed.tail + done) & c->sealed.mask;
+        len = n - done < c->sealed.mask + 1 - from ? n - done : c->sealed.mask + 1 - from;
+        channel_entry *e = c->sealed.buf + from;
         const token crd0 = token_crd(0);
         if (crd)
             for (uint64_t k = 0; k < len; k++, at += every) {
@@ -205,7 +205,7 @@ int channel_push_positions(channel *c, cycle_t t, uint32_t every, const int64_t 
                 e[k].visible = at;
             }
     }
-    c->tail += n;
+    c->sealed.tail += n;
     if (!c->pushed)
         c->stats.first_push = t;
     c->pushed += n;
@@ -218,14 +218,66 @@ int channel_push_positions(channel *c, cycle_t t, uint32_t every, const int64_t 
 uint64_t channel_room_readers(const channel *c, cycle_t now)
 {
     uint64_t held = 0;
-    for (int r = 0; r < c->nreaders; r++) {
-        const channel_reader *rd = &c->readers[r];
+    for (int r = 0; r < c->sealed.nreaders; r++) {
+        const channel_reader *rd = &c->sealed.readers[r];
         /* Pops in this cycle or later free nothing yet. */
         uint64_t h = rd->head;
         while (h > 0 && freed_from(rd, h - 1) > now)
             h--;
-        if (c->tail - h > held)
-            held = c->tail - h;
+        if (c->sealed.tail - h > held)
+            held = c->sealed.tail - h;
     }
     return held < c->capacity ? c->capacity - held : 0;
+}
+
+int channel_readers_reached(const channel *c, cycle_t t)
+{
+    for (int r = 0; r < c->sealed.nreaders; r++)
+        if (c->sealed.readers[r].clock && *c->sealed.readers[r].clock < t)
+            return 0;
+    return 1;
+}
+
+uint64_t channel_taken_all(const channel *c)
+{
+    uint64_t n = 0;
+    for (int r = 0; r < c->sealed.nreaders; r++)
+        n += c->sealed.readers[r].head;
+    return n;
+}
+
+/* The first of c's entries lo..hi-1 visible after t, hi when none is. */
+static uint64_t first_visible_after(const channel *c, uint64_t lo, uint64_t hi, cycle_t t)
+{
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (c->sealed.buf[mid & c->sealed.mask].visible > t)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo;
+}
+
+/* Entries become visible in the order they were pushed. The search
+ * gallops from where the last one ended, so a long queue before a slow
+ * reader costs little more than the entries that became visible since. */
+cycle_t channel_arrival_after(const channel *c, int r, cycle_t t, channel_cursor *cur)
+{
+    uint64_t lo = c->sealed.readers[r].head, hi = c->sealed.tail, step = 1;
+    if (t >= cur->seen_at && cur->seen > lo)
+        lo = cur->seen;
+    while (lo < hi && c->sealed.buf[lo & c->sealed.mask].visible <= t) {
+        uint64_t probe = hi - lo > step ? lo + step : hi;
+        if (probe < hi && c->sealed.buf[probe & c->sealed.mask].visible <= t) {
+            lo = probe + 1;
+            step *= 2;
+        } else {
+            lo = first_visible_after(c, lo + 1, probe, t);
+            break;
+        }
+    }
+    cur->seen = lo;
+    cur->seen_at = t;
+    return lo < c->sealed.tail ? c->sealed.buf[lo & c->sealed.mask].visible : CYCLE_NONE;
 }

@@ -56,19 +56,25 @@ typedef struct channel_stats {
 } channel_stats;
 
 typedef struct channel {
-    channel_entry *buf;     /* ring of cap_pow2 entries */
-    uint64_t mask;
-    uint64_t tail;          /* entries pushed so far */
-    uint64_t floor;         /* no reader's head is below this (refreshed when
-                               the ring looks full) */
+    /* The ring, its readers and their heads: this header's and
+     * channel.c's alone (scripts/check-layers refuses a reference to
+     * `sealed` anywhere else); blocks and the engine see a channel
+     * through the functions below. */
+    struct {
+        channel_entry *buf;     /* ring of a power of two entries */
+        uint64_t mask;
+        uint64_t tail;          /* entries pushed so far */
+        uint64_t floor;         /* no reader's head is below this (refreshed
+                                   when the ring looks full) */
+        channel_reader readers[CHANNEL_MAX_READERS];   /* in place: read every cycle */
+        int nreaders;
+    } sealed;
     uint64_t capacity;      /* 0: unbounded */
     uint32_t latency;
     int producer;           /* producing block, -1: tokens placed before the run */
     /* The producer's clock: it asks about room at no cycle before it, so
      * a pop older than that never needs its cycle again. NULL: any. */
     const cycle_t *producer_clock;
-    channel_reader readers[CHANNEL_MAX_READERS];   /* in place: read every cycle */
-    int nreaders;
     uint64_t pushed;        /* token moves, for statistics */
     channel_stats stats;
     const char *kind;       /* crd, ref, val or repsig: the graph's edge type */
@@ -85,13 +91,127 @@ void channel_rearm(channel *c);
 /* The new reader's index, or -1 when the channel has its maximum. */
 int channel_add_reader(channel *c, int block);
 
+/* The readers: how many, and reader r's block. */
+static inline int channel_readers(const channel *c)
+{
+    return c->sealed.nreaders;
+}
+
+static inline int channel_reader_block(const channel *c, int r)
+{
+    return c->sealed.readers[r].block;
+}
+
+/* Points reader r at its block's clock (channel_reader.clock). */
+static inline void channel_reader_clock(channel *c, int r, const cycle_t *clock)
+{
+    c->sealed.readers[r].clock = clock;
+}
+
+/* Whether every reader has made all its pops before cycle t. */
+int channel_readers_reached(const channel *c, cycle_t t);
+
+/* Tokens pushed so far (a count that only grows: a block notes it to see
+ * later whether anything came since). */
+static inline uint64_t channel_pushes(const channel *c)
+{
+    return c->sealed.tail;
+}
+
+/* Tokens reader r has taken so far, and those all readers have. */
+static inline uint64_t channel_taken(const channel *c, int r)
+{
+    return c->sealed.readers[r].head;
+}
+
+uint64_t channel_taken_all(const channel *c);
+
+/* Tokens pushed that reader r has not taken, visible or not. */
+static inline uint64_t channel_unread(const channel *c, int r)
+{
+    return c->sealed.tail - c->sealed.readers[r].head;
+}
+
+/* The cycle in which the newest token becomes visible; 0 without one. */
+static inline cycle_t channel_last_arrival(const channel *c)
+{
+    return c->sealed.tail ? c->sealed.buf[(c->sealed.tail - 1) & c->sealed.mask].visible : 0;
+}
+
+/* The cycle in which reader r's head token becomes visible, CYCLE_NONE
+ * when it holds none. */
+static inline cycle_t channel_head_arrival(const channel *c, int r)
+{
+    uint64_t h = c->sealed.readers[r].head;
+    return h < c->sealed.tail ? c->sealed.buf[h & c->sealed.mask].visible : CYCLE_NONE;
+}
+
+/* Where a search for reader r's next arrival got to: every entry before
+ * `seen` was visible by cycle seen_at. A reader's clock only moves on, so
+ * the next search starts there. */
+typedef struct channel_cursor {
+    uint64_t seen;
+    cycle_t seen_at;
+} channel_cursor;
+
+/* The cycle of the first of reader r's tokens that becomes visible after
+ * t, or CYCLE_NONE; cur carries the search from call to call. */
+cycle_t channel_arrival_after(const channel *c, int r, cycle_t t, channel_cursor *cur);
+
+/* A reader's view of up to n of its tokens from the head: at most two
+ * stretches of the ring, the second where it wraps. */
+typedef struct channel_span {
+    const channel_entry *part[2];
+    uint64_t len[2];
+} channel_span;
+
+static inline channel_span channel_unread_span(const channel *c, int r, uint64_t n)
+{
+    uint64_t h = c->sealed.readers[r].head, left = c->sealed.tail - h;
+    uint64_t from = h & c->sealed.mask, first = c->sealed.mask + 1 - from;
+    n = n < left ? n : left;
+    first = first < n ? first : n;
+    return (channel_span){{c->sealed.buf + from, c->sealed.buf}, {first, n - first}};
+}
+
+/* Entry k of a span, k < len[0] + len[1]. */
+static inline const channel_entry *channel_span_at(const channel_span *s, uint64_t k)
+{
+    return k < s->len[0] ? &s->part[0][k] : &s->part[1][k - s->len[0]];
+}
+
+/* The entries of a span from k on that lie in one stretch of the ring,
+ * the first of them in *at: a loop over them needs no masking. */
+static inline uint64_t channel_span_stretch(const channel_span *s, uint64_t k,
+                                            const channel_entry **at)
+{
+    int p = k >= s->len[0];
+    k -= p ? s->len[0] : 0;
+    *at = s->part[p] + k;
+    return s->len[p] - k;
+}
+
+/* Takes n of reader r's tokens at once, an unbounded channel's (a bounded
+ * one notes each pop's cycle: channel_pop). */
+static inline void channel_take_unbounded(channel *c, int r, uint64_t n)
+{
+    c->sealed.readers[r].head += n;
+}
+
+/* The k-th token ever pushed, while the ring still holds it: no reader
+ * has taken it. */
+static inline const channel_entry *channel_pushed_entry(const channel *c, uint64_t k)
+{
+    return &c->sealed.buf[k & c->sealed.mask];
+}
+
 /* Whether reader r has a token visible at cycle now, and which. */
 static inline int channel_peek(const channel *c, int r, cycle_t now, token *t)
 {
-    const channel_reader *rd = &c->readers[r];
-    if (rd->head == c->tail)
+    const channel_reader *rd = &c->sealed.readers[r];
+    if (rd->head == c->sealed.tail)
         return 0;
-    const channel_entry *e = &c->buf[rd->head & c->mask];
+    const channel_entry *e = &c->sealed.buf[rd->head & c->sealed.mask];
     if (e->visible > now)
         return 0;
     *t = e->tok;
@@ -102,8 +222,8 @@ static inline int channel_peek(const channel *c, int r, cycle_t now, token *t)
  * channel's tokens become visible in the order they were pushed. */
 static inline int channel_sees(const channel *c, int r, cycle_t now, uint64_t k)
 {
-    uint64_t h = c->readers[r].head + k;
-    return h < c->tail && c->buf[h & c->mask].visible <= now;
+    uint64_t h = c->sealed.readers[r].head + k;
+    return h < c->sealed.tail && c->sealed.buf[h & c->sealed.mask].visible <= now;
 }
 
 /* Number of tokens visible to reader r at cycle now (at most limit). */
@@ -112,7 +232,7 @@ int channel_visible(const channel *c, int r, cycle_t now, int limit);
 /* The k-th visible token after the head (0 = head); k < channel_visible. */
 static inline token channel_at(const channel *c, int r, int k)
 {
-    return c->buf[(c->readers[r].head + (uint64_t)k) & c->mask].tok;
+    return c->sealed.buf[(c->sealed.readers[r].head + (uint64_t)k) & c->sealed.mask].tok;
 }
 
 /* Records the cycle of a pop of a bounded channel; -1 when memory runs
@@ -136,7 +256,7 @@ static inline int channel_note_pop(channel *c, channel_reader *rd, cycle_t now)
  * every token passes here. */
 static inline int channel_pop(channel *c, int r, cycle_t now)
 {
-    channel_reader *rd = &c->readers[r];
+    channel_reader *rd = &c->sealed.readers[r];
     if (c->capacity && channel_note_pop(c, rd, now))
         return -1;
     rd->head++;
@@ -151,13 +271,13 @@ int channel_room_at_readers(const channel *c, cycle_t now, cycle_t *full_through
  * one reader most channels have: a run-ahead producer asks every step. */
 static inline int channel_room_at(const channel *c, cycle_t now, cycle_t *full_through)
 {
-    if (!c->capacity || c->tail < c->capacity)
+    if (!c->capacity || c->sealed.tail < c->capacity)
         return 1;
-    if (c->nreaders != 1)
+    if (c->sealed.nreaders != 1)
         return channel_room_at_readers(c, now, full_through);
     /* The entry `capacity` back from the tail must be gone before now. */
-    const channel_reader *rd = &c->readers[0];
-    uint64_t idx = c->tail - c->capacity;
+    const channel_reader *rd = &c->sealed.readers[0];
+    uint64_t idx = c->sealed.tail - c->capacity;
     if (idx < rd->head) {
         /* A pop older than the ring was made before the producer's clock. */
         if (idx + rd->pop_mask + 1 <= rd->head || rd->pops[idx & rd->pop_mask] < now)
@@ -192,11 +312,11 @@ int channel_make_room(channel *c);
  * stale, never lets the ring overwrite what a reader still needs. */
 static inline int channel_push(channel *c, cycle_t now, token t)
 {
-    if (c->tail - c->floor > c->mask && channel_make_room(c))
+    if (c->sealed.tail - c->sealed.floor > c->sealed.mask && channel_make_room(c))
         return -1;
     cycle_t at = now + c->latency;
-    c->buf[c->tail & c->mask] = (channel_entry){.tok = t, .visible = at};
-    c->tail++;
+    c->sealed.buf[c->sealed.tail & c->sealed.mask] = (channel_entry){.tok = t, .visible = at};
+    c->sealed.tail++;
     if (!c->pushed++)
         c->stats.first_push = now;
     c->stats.push_cycles += now != c->stats.last_push;
@@ -227,15 +347,15 @@ static inline uint64_t channel_room(const channel *c, cycle_t now)
 {
     if (c->capacity == 0)
         return UINT64_MAX;
-    if (c->nreaders != 1)
+    if (c->sealed.nreaders != 1)
         return channel_room_readers(c, now);
     /* Pops in this cycle or later free nothing yet; older ones than the
      * ring holds were made before the producer's clock. */
-    const channel_reader *rd = &c->readers[0];
+    const channel_reader *rd = &c->sealed.readers[0];
     uint64_t h = rd->head, oldest = h > rd->pop_mask ? h - rd->pop_mask - 1 : 0;
     while (h > oldest && rd->pops[(h - 1) & rd->pop_mask] >= now)
         h--;
-    return c->tail - h < c->capacity ? c->capacity - (c->tail - h) : 0;
+    return c->sealed.tail - h < c->capacity ? c->capacity - (c->sealed.tail - h) : 0;
 }
 
 #endif

@@ -15,9 +15,9 @@ void sim_engine_start(sim_engine *e)
     for (int c = 0; c < e->nchannels; c++) {
         channel *ch = &e->channels[c];
         ch->producer_clock = ch->producer >= 0 ? &e->blocks[ch->producer].clock : NULL;
-        for (int r = 0; r < ch->nreaders; r++)
-            if (ch->readers[r].block >= 0)
-                ch->readers[r].clock = &e->blocks[ch->readers[r].block].clock;
+        for (int r = 0; r < channel_readers(ch); r++)
+            if (channel_reader_block(ch, r) >= 0)
+                channel_reader_clock(ch, r, &e->blocks[channel_reader_block(ch, r)].clock);
         e->bounded |= ch->capacity != 0;
     }
     for (int i = 0; i < e->nblocks; i++) {
@@ -54,8 +54,8 @@ static cycle_t latest_arrival(const sim_engine *e)
     cycle_t latest = 0;
     for (int i = 0; i < e->nchannels; i++) {
         const channel *c = &e->channels[i];
-        if (c->tail && c->buf[(c->tail - 1) & c->mask].visible > latest)
-            latest = c->buf[(c->tail - 1) & c->mask].visible;
+        if (channel_last_arrival(c) > latest)
+            latest = channel_last_arrival(c);
     }
     return latest;
 }
@@ -181,8 +181,8 @@ static int rank_blocks(const sim_engine *e, ahead *a)
         return -1;
     }
     for (int c = 0; c < e->nchannels; c++)
-        for (int r = 0; r < e->channels[c].nreaders && e->channels[c].producer >= 0; r++)
-            pending[e->channels[c].readers[r].block]++;
+        for (int r = 0; r < channel_readers(&e->channels[c]) && e->channels[c].producer >= 0; r++)
+            pending[channel_reader_block(&e->channels[c], r)]++;
     int n = 0, done = 0, next_forced = 0;
     while (done < e->nblocks) {
         for (int i = 0; n == done && i < e->nblocks; i++)
@@ -194,8 +194,8 @@ static int rank_blocks(const sim_engine *e, ahead *a)
             placed[next_forced] = 1, a->order[n++] = next_forced;
         const block *b = &e->blocks[a->order[done++]];
         for (int p = 0; p < b->nout; p++)
-            for (int r = 0; b->out[p].ch && r < b->out[p].ch->nreaders; r++) {
-                int to = b->out[p].ch->readers[r].block;
+            for (int r = 0; b->out[p].ch && r < channel_readers(b->out[p].ch); r++) {
+                int to = channel_reader_block(b->out[p].ch, r);
                 if (--pending[to] == 0 && !placed[to])
                     placed[to] = 1, a->order[n++] = to;
             }
@@ -220,8 +220,8 @@ static void list_wakes(const sim_engine *e, ahead *a, int *n)
     memset(n, 0, ((size_t)e->nblocks + 1) * sizeof *n);
     for (int c = 0; c < e->nchannels; c++) {
         const channel *ch = &e->channels[c];
-        for (int r = 0; r < ch->nreaders && ch->producer >= 0; r++) {
-            const block *to = &e->blocks[ch->readers[r].block];
+        for (int r = 0; r < channel_readers(ch) && ch->producer >= 0; r++) {
+            const block *to = &e->blocks[channel_reader_block(ch, r)];
             int port = 0;
             while (to->in[port].ch != ch || to->in[port].reader != r)
                 port++;
@@ -330,8 +330,7 @@ static int dequeue(ahead *a)
 static int holds_room(const block *to, int p)
 {
     const channel *c = to->in[p].ch;
-    return c->capacity && c->tail >= c->capacity &&
-           c->readers[to->in[p].reader].head <= c->tail - c->capacity;
+    return c->capacity && channel_unread(c, to->in[p].reader) >= c->capacity;
 }
 
 /* Freezes the inputs of b whose producer is stopped for room that only a
@@ -350,8 +349,9 @@ static void freeze_inputs(const sim_engine *e, block *b)
         for (int q = 0; wait && !fence && q < b->nin; q++)
             if (b->in[q].ch == wait && holds_room(b, q)) {
                 fence = wait;
-                b->fence = &wait->readers[b->in[q].reader];
-                b->fence_head = b->fence->head;
+                b->fence = wait;
+                b->fence_reader = b->in[q].reader;
+                b->fence_head = channel_taken(wait, b->fence_reader);
             }
         b->in[p].frozen = wait && wait == fence;
     }
@@ -379,21 +379,13 @@ static cycle_t input_horizon(const sim_engine *e, const block *b)
     return h;
 }
 
-static uint64_t pops_made(const channel *c)
-{
-    uint64_t n = 0;
-    for (int r = 0; r < c->nreaders; r++)
-        n += c->readers[r].head;
-    return n;
-}
-
 /* What block b saw when it stopped, for may_go_on. */
 static void note_seen(ahead *a, const block *b)
 {
     for (int p = 0; p < b->nin; p++)
-        a->tails_seen[b->index][p] = b->in[p].ch->tail;
+        a->tails_seen[b->index][p] = channel_pushes(b->in[p].ch);
     if (b->waits_out)
-        a->pops_seen[b->index] = pops_made(b->waits_out);
+        a->pops_seen[b->index] = channel_taken_all(b->waits_out);
 }
 
 /* Whether block `from`, just stopped, waits on the clock of block `to`
@@ -420,12 +412,12 @@ static int may_go_on(const ahead *a, const block *from, const block *to, const w
     if (w->producer) {
         if (to->waits_out != w->ch || from->clock < to->clock)
             return 0;
-        return pops_made(w->ch) != a->pops_seen[to->index] || waits_on(from, to, w) ? 1 : 2;
+        return channel_taken_all(w->ch) != a->pops_seen[to->index] || waits_on(from, to, w) ? 1 : 2;
     }
     if (to->waits_out || (to->waits_in && to->waits_in != w->ch) ||
         to->clock >= from->clock + w->ch->latency)
         return 0;
-    return w->ch->tail != a->tails_seen[to->index][w->port] || waits_on(from, to, w) ? 1 : 2;
+    return channel_pushes(w->ch) != a->tails_seen[to->index][w->port] || waits_on(from, to, w) ? 1 : 2;
 }
 
 /* Block i's clock moved: wakes the blocks that may now go further. */

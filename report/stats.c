@@ -117,8 +117,8 @@ static int port_names(const sim_engine *e, const channel *c, char **ports)
         if (pb->out[p].ch == c)
             put_port(producer, pb->node->id, pb->out_names[p], 1);
     int n = 0;
-    for (int r = 0; readers && r < c->nreaders; r++) {
-        const block *b = &e->blocks[c->readers[r].block];
+    for (int r = 0; readers && r < channel_readers(c); r++) {
+        const block *b = &e->blocks[channel_reader_block(c, r)];
         for (int p = 0; p < b->nin; p++)
             if (b->in[p].ch == c && b->in[p].reader == r)
                 put_port(readers, b->node->id, b->in_names[p], n++ == 0);

@@ -238,7 +238,7 @@ static int wire(int fan_out, const block_ops *producer)
         assert_ptr_equal(e.blocks[0].in[1].ch, fb);
         assert_int_equal(e.blocks[0].nin, 2);
         assert_int_equal(fb->producer, 1);
-        assert_int_equal(fb->readers[0].block, 0);
+        assert_int_equal(channel_reader_block(fb, 0), 0);
         assert_int_equal(fb->latency, 2);
         assert_int_equal(fb->capacity, 0);
     }

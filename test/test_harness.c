@@ -157,11 +157,11 @@ static void check_split_run(const harness_spec *s, const harness_out *out, harne
                  (unsigned long long)b.last_step, out->done, (unsigned long long)out->done_cycle);
     for (int p = 0; p < b.nout; p++) {
         const channel *x = &hs->out[p], *y = &h2->out[p];
-        if (x->tail != y->tail)
+        if (channel_pushes(x) != channel_pushes(y))
             fail_msg("split run: output %d has %llu tokens, stepped %llu", p,
-                     (unsigned long long)y->tail, (unsigned long long)x->tail);
-        for (uint64_t k = 0; k < x->tail; k++) {
-            const channel_entry *ex = &x->buf[k & x->mask], *ey = &y->buf[k & y->mask];
+                     (unsigned long long)channel_pushes(y), (unsigned long long)channel_pushes(x));
+        for (uint64_t k = 0; k < channel_pushes(x); k++) {
+            const channel_entry *ex = channel_pushed_entry(x, k), *ey = channel_pushed_entry(y, k);
             if (ex->visible != ey->visible || !same_token(ex->tok, ey->tok))
                 fail_msg("split run: output %d token %llu differs", p, (unsigned long long)k);
         }

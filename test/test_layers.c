@@ -1,6 +1,7 @@
 /* The layering check (scripts/check-layers): the source tree passes it; a
  * tree with an include from a room above fails it, naming the file, the
- * line and the room; includes downward and within a room pass. */
+ * line and the room; includes downward and within a room pass. So does a
+ * file outside engine/channel.[ch] that names a channel's sealed part. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,11 +64,28 @@ static void test_upward_include_fails(void **state)
     test_tmpdir_remove(root);
 }
 
+static void test_reach_into_channel_fails(void **state)
+{
+    (void)state;
+    char *root = test_tmpdir(), *out;
+    room_file(root, "engine", "channel.h", "struct { int tail; } sealed;\n");
+    room_file(root, "engine", "channel.c", "int f(channel *c) { return c->sealed.tail; }\n");
+    room_file(root, "blocks", "scan.c", "int g(channel *c) { return channel_pushes(c); }\n");
+    assert_int_equal(check_layers(root, &out), 0);
+    free(out);
+    room_file(root, "blocks", "scan.c", "\nint g(channel *c) { return c->sealed.tail; }\n");
+    assert_int_equal(check_layers(root, &out), 1);
+    assert_string_equal(out, "blocks/scan.c:2: reaches into a channel's sealed part\n");
+    free(out);
+    test_tmpdir_remove(root);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_source_tree_passes),
         cmocka_unit_test(test_upward_include_fails),
+        cmocka_unit_test(test_reach_into_channel_fails),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
