@@ -379,6 +379,5 @@ int sim_rearm_planned(sim_engine *e, const sim_plan *p, const sim_data *d, sam_e
         return -1;
     }
     e->failed = 0;
-    sim_engine_start(e);
     return 0;
 }

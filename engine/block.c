@@ -403,7 +403,6 @@ static void clear_run(block *b)
         b->in[p] = (in_port){.ch = b->in[p].ch, .reader = b->in[p].reader};
     for (int k = 0; k < b->nbounded; k++)
         b->room_until[k] = 0;
-    b->nbounded = 0;
     b->done = b->failed = 0;
     b->fault = NULL;
     b->stats = (block_stats){.blocked_since = CYCLE_NONE};

@@ -209,7 +209,8 @@ void block_destroy(block *b);
 
 /* Readies b, built and run before, for another run on the data ctx
  * binds: its clock, statistics and what the engine noted at zero, its
- * state through its rearm, which it must have; ports and channels stay. */
+ * state through its rearm, which it must have; ports, channels and the
+ * list of bounded outputs (sim_engine_start) stay. */
 int block_rearm(block *b, const block_ctx *ctx, sam_error *err);
 
 /* The rearm of a block that keeps no state. */

@@ -437,6 +437,9 @@ static int run_block(sim_engine *e, ahead *a, int i, cycle_t limit, int native, 
 {
     block *b = &e->blocks[i];
     cycle_t from = b->clock, last = b->last_step;
+    /* Nothing to run, whatever the inputs: the window's end is reached. */
+    if (b->done || from >= limit)
+        return 0;
     int was_done = b->done, adapted = !b->ops->run || !native;
     b->horizon = input_horizon(e, b);
     if (adapted && e->bounded) {

@@ -6,7 +6,8 @@
  * and every stream's statistics, the result) with a build on the second
  * set alone. The second set differs in size and pattern, empty operands
  * included, and the first run is also cut short (max_cycles), as a tiled
- * run that stops in a point re-arms an engine that did not finish. */
+ * run that stops in a point re-arms an engine that did not finish;
+ * channels unbounded and of depth 2. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -93,13 +94,14 @@ static void result_of(sim_engine *e, const sam_graph *g, const sim_data *d, tens
     fibertree_free(&ft);
 }
 
-/* Graph g run on first (cut at max cycles when max > 0), then re-armed for
- * second, against a fresh build on second. */
-static void expect_rearm_fresh(const sam_graph *g, const operands *first,
+/* Graph g with channels of that depth (0: unbounded) run on first (cut at
+ * max cycles when max > 0), then re-armed for second, against a fresh
+ * build on second. */
+static void expect_rearm_fresh(const sam_graph *g, uint64_t depth, const operands *first,
                                const operands *second, cycle_t max)
 {
     sam_error err = {{0}};
-    sim_options o = {.depth = 0, .latency = 1};
+    sim_options o = {.depth = depth, .latency = 1};
     sim_plan plan;
     sim_data d1 = {0}, d2 = {0};
     sim_engine armed = {0}, fresh = {0};
@@ -153,11 +155,13 @@ static void test_rearm_equals_fresh_build(void **state)
         make_operands(&g, 5, 9, 1, &small);
         make_operands(&g, 9, 30, 7, &large);
         make_operands(&g, 4, 0, 3, &empty);
-        expect_rearm_fresh(&g, &small, &large, 0);
-        expect_rearm_fresh(&g, &large, &small, 0);
-        expect_rearm_fresh(&g, &large, &empty, 0);
-        expect_rearm_fresh(&g, &empty, &large, 0);
-        expect_rearm_fresh(&g, &large, &small, 7);
+        for (uint64_t depth = 0; depth <= 2; depth += 2) {
+            expect_rearm_fresh(&g, depth, &small, &large, 0);
+            expect_rearm_fresh(&g, depth, &large, &small, 0);
+            expect_rearm_fresh(&g, depth, &large, &empty, 0);
+            expect_rearm_fresh(&g, depth, &empty, &large, 0);
+            expect_rearm_fresh(&g, depth, &large, &small, 7);
+        }
         free_operands(&small), free_operands(&large), free_operands(&empty);
         graph_free(&g);
     }
