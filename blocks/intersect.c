@@ -264,21 +264,44 @@ static uint64_t advance_side(block *b, joiner *j, int k, cycle_t t, cycle_t unti
     return n;
 }
 
-/* Runs of advances from t, as long as one side falls behind: the cycle
- * of the next step. */
+/* The step at t in which equal heads (two coordinates, or two stop
+ * tokens) meet, as two_sided makes it, when its inputs allow, room at t
+ * known: whether it was made. No skips. */
+static int match(block *b, joiner *j, cycle_t t, cycle_t until)
+{
+    if (t >= until || !joiner_ready(b, j, t))
+        return 0;
+    joiner_emit(b, j, t, j->crd[0], j->ref);
+    joiner_advance(b, j, 0, t);
+    joiner_advance(b, j, 1, t);
+    return 1;
+}
+
+/* Runs of advances and matches from t, as long as both heads are
+ * coordinates or stop tokens: the cycle of the next step. Every step,
+ * an advance too, needs room on each output: the room found at t lasts
+ * until a match pushes, so with bounded outputs the run ends there and
+ * block_next_cycle decides the next step. */
 static cycle_t advance_run(block *b, joiner *j, cycle_t t, cycle_t until)
 {
     cycle_t first = t;
     uint64_t total = 0, n;
-    while (plain(j->crd[0]) && plain(j->crd[1]) && !token_equal(j->crd[0], j->crd[1]) &&
-           (n = advance_side(b, j, before(j->crd[0], j->crd[1]) ? 0 : 1, t, until))) {
+    while (plain(j->crd[0]) && plain(j->crd[1])) {
+        int meets = token_equal(j->crd[0], j->crd[1]);
+        if (meets)
+            n = match(b, j, t, until);
+        else
+            n = advance_side(b, j, before(j->crd[0], j->crd[1]) ? 0 : 1, t, until);
         total += n;
         t += n * b->ii;
+        if (!n || (meets && b->nbounded))
+            break;
     }
     return total ? block_changed_run(b, first, total) : first;
 }
 
-/* The native run: runs of advances in one go, the step elsewhere. */
+/* The native run: runs of advances and matches in one go, the step
+ * elsewhere. */
 static void intersect_run(block *b, cycle_t until)
 {
     joiner *j = b->state;
