@@ -337,43 +337,6 @@ void block_run(block *b, cycle_t until)
     }
 }
 
-int block_take_step(block *b, cycle_t now, block_take_fn *take)
-{
-    token t;
-    if (!in_peek(b, 0, now, &t))
-        return 0;
-    in_pop(b, 0, now);
-    take(b, t, now);
-    return 1;
-}
-
-/* Steps from t on while a token is visible in each one's cycle, within the
- * room the outputs have (one token each per step) and the run: how many.
- * A token at the head is final, so no producer's clock matters. */
-static uint64_t take_visible(block *b, cycle_t t, cycle_t until, block_take_fn *take)
-{
-    uint64_t n = 0, room = block_room(b, t, block_steps_below(b, t, until));
-    token tok;
-    for (; t < until && n < room && !b->done && !b->failed && !b->fault && in_peek(b, 0, t, &tok);
-         t += b->ii, n++) {
-        in_pop(b, 0, t);
-        take(b, tok, t);
-    }
-    return n;
-}
-
-void block_take_run(block *b, cycle_t until, block_take_fn *take)
-{
-    cycle_t t = b->clock;
-    while (block_next_cycle(b, &t, until)) {
-        uint64_t n = take_visible(b, t, until, take);
-        if (n)
-            t = block_changed_run(b, t, n);
-        else
-            t = block_take_step(b, t, take) ? block_changed(b, t) : block_unchanged(b, t, until);
-    }
-}
-
 void block_bulk_run(block *b, cycle_t until, block_bulk_fn *bulk)
 {
     cycle_t t = b->clock;

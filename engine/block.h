@@ -335,8 +335,46 @@ static inline uint64_t block_steps_below(const block *b, cycle_t t, cycle_t unti
  * writers): their step and a native run over the same take, which takes
  * every token visible in its cycle in one loop. */
 typedef void block_take_fn(block *b, token t, cycle_t now);
-int block_take_step(block *b, cycle_t now, block_take_fn *take);
-void block_take_run(block *b, cycle_t until, block_take_fn *take);
+
+static inline int block_take_step(block *b, cycle_t now, block_take_fn *take)
+{
+    token t;
+    if (!in_peek(b, 0, now, &t))
+        return 0;
+    in_pop(b, 0, now);
+    take(b, t, now);
+    return 1;
+}
+
+/* Steps from t on while a token is visible in each one's cycle, within the
+ * room the outputs have (one token each per step) and the run: how many.
+ * A token at the head is final, so no producer's clock matters. */
+static inline uint64_t block_take_visible(block *b, cycle_t t, cycle_t until,
+                                          block_take_fn *take)
+{
+    uint64_t n = 0, room = block_room(b, t, block_steps_below(b, t, until));
+    token tok;
+    for (; t < until && n < room && !b->done && !b->failed && !b->fault && in_peek(b, 0, t, &tok);
+         t += b->ii, n++) {
+        in_pop(b, 0, t);
+        take(b, tok, t);
+    }
+    return n;
+}
+
+/* Inline, so that each block's take is inlined into its own loop: every
+ * token of an array or a writer passes here. */
+static inline void block_take_run(block *b, cycle_t until, block_take_fn *take)
+{
+    cycle_t t = b->clock;
+    while (block_next_cycle(b, &t, until)) {
+        uint64_t n = block_take_visible(b, t, until, take);
+        if (n)
+            t = block_changed_run(b, t, n);
+        else
+            t = block_take_step(b, t, take) ? block_changed(b, t) : block_unchanged(b, t, until);
+    }
+}
 
 /* Blocks whose most common steps come in stretches a loop can make at
  * once (a repeat's repetitions, an ALU's pairs of values): bulk makes as
