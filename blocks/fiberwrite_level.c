@@ -106,7 +106,8 @@ static int writer_port(block *b, const graph_edge *e, int input, sam_error *err)
     return block_sink_port(b, e, input, "crd", err);
 }
 
-/* Hands the arrays to the level of the result that stores this mode. */
+/* Hands the arrays, cut to what they hold, to the level of the result
+ * that stores this mode. */
 static int writer_collect(block *b, fibertree *result, sam_error *err)
 {
     writer *w = b->state;
@@ -114,9 +115,11 @@ static int writer_collect(block *b, fibertree *result, sam_error *err)
         fiber_level *l = &result->lv[k];
         if (l->mode != w->mode)
             continue;
-        /* A level without coordinates still has an array to point at. */
-        if (!w->crd && !(w->crd = malloc(sizeof *w->crd)))
+        int64_t *crd = grow_fit(w->crd, w->ncrd, sizeof *crd);
+        if (!crd)
             return error_set(err, "out of memory");
+        w->crd = crd;
+        w->seg = grow_fit(w->seg, w->nseg, sizeof *w->seg);
         l->kind = 's';
         l->seg = w->seg, l->nseg = w->nseg;
         l->crd = w->crd, l->ncrd = w->ncrd;

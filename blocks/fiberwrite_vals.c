@@ -71,10 +71,10 @@ static int vals_port(block *b, const graph_edge *e, int input, sam_error *err)
 static int vals_collect(block *b, fibertree *result, sam_error *err)
 {
     vals_writer *w = b->state;
-    /* No values still make an array to point at. */
-    if (!w->vals && !(w->vals = malloc(sizeof *w->vals)))
+    double *vals = grow_fit(w->vals, w->n, sizeof *vals);
+    if (!vals)
         return error_set(err, "out of memory");
-    result->vals = w->vals;
+    result->vals = vals;
     result->nvals = w->n;
     w->vals = NULL;
     w->n = w->cap = 0;

@@ -23,6 +23,22 @@ int sim_data_add(sim_data *d, const char *name, const tensor *t, const level_for
     return 0;
 }
 
+int sim_data_adopt(sim_data *d, const char *name, fibertree *tree, sam_error *err)
+{
+    sim_binding *items = grow_array(d->items, (size_t)d->n, &d->cap, sizeof *items, 8);
+    char *own = strdup(name);
+    if (items)
+        d->items = items;
+    if (!items || !own) {
+        free(own);
+        return error_set(err, "out of memory");
+    }
+    items[d->n].name = own;
+    items[d->n++].tree = *tree;
+    memset(tree, 0, sizeof *tree);
+    return 0;
+}
+
 int sim_data_borrow(sim_data *d, const char *name, const fibertree *tree, sam_error *err)
 {
     sim_binding *items = grow_array(d->items, (size_t)d->n, &d->cap, sizeof *items, 8);

@@ -33,6 +33,9 @@ typedef struct sim_data {
 /* Stores t under name in format f (copied). */
 int sim_data_add(sim_data *d, const char *name, const tensor *t, const level_format *f,
                  sam_error *err);
+/* Stores tree under name: d owns it from now on (the caller's is
+ * cleared); on failure it stays the caller's. */
+int sim_data_adopt(sim_data *d, const char *name, fibertree *tree, sam_error *err);
 const fibertree *sim_data_find(const sim_data *d, const char *name);
 void sim_data_free(sim_data *d);
 

@@ -1,7 +1,14 @@
 #include "grow.h"
 
+#include <malloc.h>
 #include <stdint.h>
 #include <stdlib.h>
+
+/* An array moved this large leaves a hole that glibc's heap keeps
+ * resident (it returns only its top to the system): two arrays growing
+ * side by side, as a writer's coordinates and values do, would hold
+ * their earlier copies as well, as much again. */
+#define GROW_TRIM_BYTES ((size_t)1 << 20)
 
 void *grow_array(void *p, size_t n, size_t *cap, size_t elem, size_t first)
 {
@@ -11,7 +18,18 @@ void *grow_array(void *p, size_t n, size_t *cap, size_t elem, size_t first)
     if (c < *cap || c > SIZE_MAX / elem)
         return NULL;
     void *q = realloc(p, c * elem);
-    if (q)
-        *cap = c;
+    if (!q)
+        return NULL;
+#ifdef __GLIBC__
+    if (q != p && *cap * elem >= GROW_TRIM_BYTES)
+        malloc_trim(0);
+#endif
+    *cap = c;
     return q;
+}
+
+void *grow_fit(void *p, size_t n, size_t elem)
+{
+    void *q = realloc(p, (n ? n : 1) * elem);
+    return q ? q : p;
 }

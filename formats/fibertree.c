@@ -38,6 +38,36 @@ void fibertree_free(fibertree *ft)
     memset(ft, 0, sizeof *ft);
 }
 
+/* n elements of size elem from a and b agree (either may be NULL when
+ * n is 0). */
+static int same(const void *a, const void *b, size_t n, size_t elem)
+{
+    return n == 0 || memcmp(a, b, n * elem) == 0;
+}
+
+static int same_level(const fiber_level *x, const fiber_level *y)
+{
+    int crd = x->kind == 's' || x->kind == 'l';
+    return x->kind == y->kind && x->mode == y->mode && x->dim == y->dim &&
+           x->nseg == y->nseg && x->ncrd == y->ncrd && x->nbits == y->nbits &&
+           x->nhead == y->nhead && same(x->seg, y->seg, x->nseg, sizeof *x->seg) &&
+           (!crd || same(x->crd, y->crd, x->ncrd, sizeof *x->crd)) &&
+           same(x->bits, y->bits, x->nbits, sizeof *x->bits) &&
+           same(x->head, y->head, x->nhead, sizeof *x->head) &&
+           (x->kind != 'l' || same(x->next, y->next, x->ncrd, sizeof *x->next));
+}
+
+int fibertree_equal(const fibertree *a, const fibertree *b)
+{
+    if (a->order != b->order || memcmp(a->dims, b->dims, sizeof a->dims) ||
+        a->nvals != b->nvals || !same(a->vals, b->vals, a->nvals, sizeof *a->vals))
+        return 0;
+    for (int k = 0; k < a->order; k++)
+        if (!same_level(&a->lv[k], &b->lv[k]))
+            return 0;
+    return 1;
+}
+
 void fibertree_format(const fibertree *ft, level_format *f)
 {
     memset(f, 0, sizeof *f);
@@ -116,30 +146,63 @@ int fibertree_check_dense(const fibertree *ft, int64_t limit, sam_error *err)
     return 0;
 }
 
-/* Builds compressed level l from entries in storage order: pos[i] holds the
- * parent position of sorted entry i on entry and its own position on exit. */
-static int build_compressed(fiber_level *l, const int64_t *crd, const size_t *perm, size_t n,
-                            int64_t parents, int64_t *pos, sam_error *err)
+/* The entries as a level builder sees them, in storage order: entry i is
+ * the tensor's entry perm[i] (i itself when perm is NULL), at position
+ * above[i] of the level above (0 when above is NULL, the top level). A
+ * builder writes entry i's own position to pos[i], after reading its
+ * coordinate and position above: pos may be above, or without perm the
+ * coordinates themselves, so that a taken tensor's columns turn into
+ * positions in place. */
+typedef struct level_input {
+    const int64_t *crd;
+    const size_t *perm;
+    const int64_t *above;
+    int64_t *pos;
+    size_t n;
+    int64_t parents;            /* positions of the level above */
+} level_input;
+
+static inline int64_t input_crd(const level_input *in, size_t i)
 {
-    l->nseg = (size_t)parents + 1;
+    return in->crd[in->perm ? in->perm[i] : i];
+}
+
+static inline int64_t input_above(const level_input *in, size_t i)
+{
+    return in->above ? in->above[i] : 0;
+}
+
+/* An array of n entries allocated for at most that many, cut to the
+ * count it holds. */
+static int64_t *trim(int64_t *a, size_t count, size_t n)
+{
+    int64_t *t = count && count < n ? realloc(a, count * sizeof *a) : NULL;
+    return t ? t : a;
+}
+
+/* Builds compressed level l. */
+static int build_compressed(fiber_level *l, const level_input *in, sam_error *err)
+{
+    l->nseg = (size_t)in->parents + 1;
     l->seg = error_alloc(err, l->nseg, sizeof *l->seg);
-    l->crd = error_alloc(err, n, sizeof *l->crd);
+    l->crd = error_alloc(err, in->n, sizeof *l->crd);
     if (!l->seg || !l->crd)
         return -1;
     size_t count = 0;
     int64_t prev_parent = -1;
-    for (size_t i = 0; i < n; i++) {
-        int64_t c = crd[perm[i]];
-        if (pos[i] != prev_parent || c != l->crd[count - 1]) {
+    for (size_t i = 0; i < in->n; i++) {
+        int64_t c = input_crd(in, i), parent = input_above(in, i);
+        if (parent != prev_parent || c != l->crd[count - 1]) {
             l->crd[count++] = c;
-            l->seg[pos[i] + 1]++;
+            l->seg[parent + 1]++;
         }
-        prev_parent = pos[i];
-        pos[i] = (int64_t)count - 1;
+        prev_parent = parent;
+        in->pos[i] = (int64_t)count - 1;
     }
     for (size_t p = 1; p < l->nseg; p++)
         l->seg[p] += l->seg[p - 1];
     l->ncrd = count;
+    l->crd = trim(l->crd, count, in->n);
     return 0;
 }
 
@@ -147,31 +210,30 @@ static int build_compressed(fiber_level *l, const int64_t *crd, const size_t *pe
  * its rank in (parent, coordinate) order, which is what the popcount
  * prefix gives. The words count against the dense limit: like a dense
  * level, a bitvector stores its whole shape (a word per 64 positions). */
-static int build_bitvector(fiber_level *l, int k, const int64_t *crd, const size_t *perm,
-                           size_t n, int64_t parents, int64_t limit, int64_t *pos,
+static int build_bitvector(fiber_level *l, int k, const level_input *in, int64_t limit,
                            sam_error *err)
 {
     int64_t stride = (l->dim + 63) / 64;
-    if (over_limit(l, k, parents, limit, err))
+    if (over_limit(l, k, in->parents, limit, err))
         return -1;
-    l->nseg = (size_t)parents + 1;
-    l->nbits = (size_t)(parents * stride);
+    l->nseg = (size_t)in->parents + 1;
+    l->nbits = (size_t)(in->parents * stride);
     l->seg = error_alloc(err, l->nseg, sizeof *l->seg);
     l->bits = error_alloc(err, l->nbits, sizeof *l->bits);
     if (!l->seg || !l->bits)
         return -1;
     size_t count = 0;
     int64_t prev_parent = -1, prev_crd = -1;
-    for (size_t i = 0; i < n; i++) {
-        int64_t c = crd[perm[i]];
-        if (pos[i] != prev_parent || c != prev_crd) {
-            l->bits[pos[i] * stride + c / 64] |= (uint64_t)1 << (c % 64);
-            l->seg[pos[i] + 1]++;
+    for (size_t i = 0; i < in->n; i++) {
+        int64_t c = input_crd(in, i), parent = input_above(in, i);
+        if (parent != prev_parent || c != prev_crd) {
+            l->bits[parent * stride + c / 64] |= (uint64_t)1 << (c % 64);
+            l->seg[parent + 1]++;
             count++;
         }
-        prev_parent = pos[i];
+        prev_parent = parent;
         prev_crd = c;
-        pos[i] = (int64_t)count - 1;
+        in->pos[i] = (int64_t)count - 1;
     }
     for (size_t p = 1; p < l->nseg; p++)
         l->seg[p] += l->seg[p - 1];
@@ -181,35 +243,62 @@ static int build_bitvector(fiber_level *l, int k, const int64_t *crd, const size
 
 /* Builds linked-list level l with its nodes numbered in (parent,
  * coordinate) order, each fiber's nodes chained in that order. */
-static int build_linked(fiber_level *l, const int64_t *crd, const size_t *perm, size_t n,
-                        int64_t parents, int64_t *pos, sam_error *err)
+static int build_linked(fiber_level *l, const level_input *in, sam_error *err)
 {
-    l->nhead = (size_t)parents;
+    l->nhead = (size_t)in->parents;
     l->head = error_alloc(err, l->nhead, sizeof *l->head);
-    l->crd = error_alloc(err, n, sizeof *l->crd);
-    l->next = error_alloc(err, n, sizeof *l->next);
+    l->crd = error_alloc(err, in->n, sizeof *l->crd);
+    l->next = error_alloc(err, in->n, sizeof *l->next);
     if (!l->head || !l->crd || !l->next)
         return -1;
     for (size_t f = 0; f < l->nhead; f++)
         l->head[f] = -1;
     size_t count = 0;
     int64_t prev_parent = -1;
-    for (size_t i = 0; i < n; i++) {
-        int64_t c = crd[perm[i]];
-        int new_fiber = pos[i] != prev_parent;
+    for (size_t i = 0; i < in->n; i++) {
+        int64_t c = input_crd(in, i), parent = input_above(in, i);
+        int new_fiber = parent != prev_parent;
         if (new_fiber || c != l->crd[count - 1]) {
             l->crd[count] = c;
             l->next[count] = -1;
             if (new_fiber)
-                l->head[pos[i]] = (int64_t)count;
+                l->head[parent] = (int64_t)count;
             else
                 l->next[count - 1] = (int64_t)count;
             count++;
         }
-        prev_parent = pos[i];
-        pos[i] = (int64_t)count - 1;
+        prev_parent = parent;
+        in->pos[i] = (int64_t)count - 1;
     }
     l->ncrd = count;
+    l->crd = trim(l->crd, count, in->n);
+    l->next = trim(l->next, count, in->n);
+    return 0;
+}
+
+/* Builds level k, its positions counted into *positions (those of the
+ * level above on entry). */
+static int build_level(fiber_level *l, int k, const level_input *in, int64_t limit,
+                       int64_t *positions, sam_error *err)
+{
+    int rc = 0;
+    if (l->kind == 's')
+        rc = build_compressed(l, in, err);
+    else if (l->kind == 'b')
+        rc = build_bitvector(l, k, in, limit, err);
+    else if (l->kind == 'l')
+        rc = build_linked(l, in, err);
+    if (rc)
+        return -1;
+    if (l->kind != 'd') {
+        *positions = (int64_t)l->ncrd;
+        return 0;
+    }
+    if (over_limit(l, k, *positions, limit, err))
+        return -1;
+    for (size_t i = 0; i < in->n; i++)
+        in->pos[i] = input_above(in, i) * l->dim + input_crd(in, i);
+    *positions *= l->dim;
     return 0;
 }
 
@@ -221,32 +310,17 @@ static int build_levels(const tensor *t, fibertree *ft, const size_t *perm, int6
         return -1;
     for (int k = 0; k < ft->order; k++) {
         fiber_level *l = &ft->lv[k];
-        const int64_t *crd = t->crd[l->mode];
-        int rc = 0;
-        if (l->kind == 's')
-            rc = build_compressed(l, crd, perm, t->nnz, positions, pos, err);
-        else if (l->kind == 'b')
-            rc = build_bitvector(l, k, crd, perm, t->nnz, positions, limit, pos, err);
-        else if (l->kind == 'l')
-            rc = build_linked(l, crd, perm, t->nnz, positions, pos, err);
-        if (rc)
+        level_input in = {.crd = t->crd[l->mode], .perm = perm, .above = k ? pos : NULL,
+                          .pos = pos, .n = t->nnz, .parents = positions};
+        if (build_level(l, k, &in, limit, &positions, err))
             return -1;
-        if (l->kind != 'd') {
-            positions = (int64_t)l->ncrd;
-            continue;
-        }
-        if (over_limit(l, k, positions, limit, err))
-            return -1;
-        for (size_t i = 0; i < t->nnz; i++)
-            pos[i] = pos[i] * l->dim + crd[perm[i]];
-        positions *= l->dim;
     }
     ft->nvals = (size_t)positions;
     ft->vals = error_alloc(err, ft->nvals, sizeof *ft->vals);
     if (!ft->vals)
         return -1;
     for (size_t i = 0; i < t->nnz; i++)
-        ft->vals[pos[i]] = t->vals[perm[i]];
+        ft->vals[pos[i]] = t->vals[perm ? perm[i] : i];
     return 0;
 }
 
@@ -262,7 +336,8 @@ static int check_entries(const tensor *t, sam_error *err)
     return 0;
 }
 
-int fibertree_build(const tensor *t, const level_format *f, fibertree *out, sam_error *err)
+/* The tree's shape and level kinds, once t is found to fit f. */
+static int start_tree(const tensor *t, const level_format *f, fibertree *out, sam_error *err)
 {
     memset(out, 0, sizeof *out);
     if (f->nlevels != t->order)
@@ -277,15 +352,109 @@ int fibertree_build(const tensor *t, const level_format *f, fibertree *out, sam_
         out->lv[k].mode = f->mode[k];
         out->lv[k].dim = t->dims[f->mode[k]];
     }
-    size_t *perm = error_alloc(err, t->nnz, sizeof *perm);
+    return 0;
+}
+
+int fibertree_build(const tensor *t, const level_format *f, fibertree *out, sam_error *err)
+{
+    if (start_tree(t, f, out, err))
+        return -1;
+    /* Entries already in storage order need no permutation. */
+    size_t *perm = tensor_is_sorted(t, f->mode, 0) ? NULL
+                                                   : error_alloc(err, t->nnz, sizeof *perm);
     int64_t *pos = error_alloc(err, t->nnz, sizeof *pos);
     int rc = -1;
-    if (perm && pos && tensor_sort_perm(t, f->mode, perm, err) == 0)
+    if (pos && (!perm || tensor_sort_perm(t, f->mode, perm, err) == 0))
         rc = build_levels(t, out, perm, pos, err);
     free(perm);
     free(pos);
     if (rc)
         fibertree_free(out);
+    return rc;
+}
+
+/* The last level of a taken tensor, compressed: each entry is its own
+ * element, so its coordinates are the column itself, and seg counts the
+ * entries under each position above. */
+static int take_compressed(fiber_level *l, int64_t *crd, const level_input *in, sam_error *err)
+{
+    l->crd = crd;
+    l->ncrd = in->n;
+    l->nseg = (size_t)in->parents + 1;
+    l->seg = error_alloc(err, l->nseg, sizeof *l->seg);
+    if (!l->seg)
+        return -1;
+    for (size_t i = 0; i < in->n; i++)
+        l->seg[input_above(in, i) + 1]++;
+    for (size_t p = 1; p < l->nseg; p++)
+        l->seg[p] += l->seg[p - 1];
+    return 0;
+}
+
+/* Level k of a taken tensor, its entries in storage order, each once:
+ * the column of its mode becomes the entries' positions here, or the
+ * level's own coordinates (the last level, compressed). */
+static int take_level(tensor *t, fibertree *ft, int k, int64_t limit, int64_t *positions,
+                      sam_error *err)
+{
+    fiber_level *l = &ft->lv[k];
+    int64_t *col = t->crd[l->mode], *above = k ? t->crd[ft->lv[k - 1].mode] : NULL;
+    level_input in = {.crd = col, .above = above, .pos = col, .n = t->nnz,
+                      .parents = *positions};
+    int rc;
+    if (k == ft->order - 1 && l->kind == 's') {
+        rc = take_compressed(l, col, &in, err);
+        t->crd[l->mode] = NULL;
+        *positions = (int64_t)t->nnz;
+    } else {
+        rc = build_level(l, k, &in, limit, positions, err);
+    }
+    if (above) {
+        free(above);
+        t->crd[ft->lv[k - 1].mode] = NULL;
+    }
+    return rc;
+}
+
+/* Entries in storage order, each once: below a last level that is not
+ * dense, entry i is value position i, so the values are taken too. */
+static int take_levels(tensor *t, fibertree *ft, sam_error *err)
+{
+    int64_t positions = 1, limit;
+    if (fibertree_dense_limit(t->nnz, &limit, err))
+        return -1;
+    for (int k = 0; k < ft->order; k++)
+        if (take_level(t, ft, k, limit, &positions, err))
+            return -1;
+    ft->nvals = (size_t)positions;
+    if (ft->lv[ft->order - 1].kind != 'd') {
+        ft->vals = t->vals;
+        t->vals = NULL;
+        return 0;
+    }
+    ft->vals = error_alloc(err, ft->nvals, sizeof *ft->vals);
+    if (!ft->vals)
+        return -1;
+    const int64_t *pos = t->crd[ft->lv[ft->order - 1].mode];
+    for (size_t i = 0; i < t->nnz; i++)
+        ft->vals[pos[i]] = t->vals[i];
+    return 0;
+}
+
+int fibertree_build_taking(tensor *t, const level_format *f, fibertree *out, sam_error *err)
+{
+    int rc = start_tree(t, f, out, err);
+    int whole = rc == 0 && t->order > 0 && t->nnz > 0;
+    if (whole && tensor_sort(t, f->mode, err))
+        rc = -1;
+    if (rc == 0 && whole && tensor_is_sorted(t, f->mode, 1)) {
+        rc = take_levels(t, out, err);
+        if (rc)
+            fibertree_free(out);
+    } else if (rc == 0) {
+        rc = fibertree_build(t, f, out, err);
+    }
+    tensor_drop_entries(t);
     return rc;
 }
 
@@ -365,6 +534,78 @@ int fibertree_to_tensor(const fibertree *ft, tensor *out, sam_error *err)
         rc = tensor_canonicalize(out, NULL, err);
     if (rc)
         tensor_free(out);
+    return rc;
+}
+
+/* The entries of a tree of compressed levels in the order the walk meets
+ * them, that of the last level's positions: its coordinates and the
+ * values are taken as they stand, and each level above gives its
+ * coordinate to the entries below each of its positions, found from the
+ * seg of the level below (bottom up, one column at a time). */
+/* The column of level l's mode for entries at positions pos of l (NULL:
+ * entry i at position i): pos turned into coordinates in place, or the
+ * level's coordinates taken as they are. */
+static int64_t *name_positions(fiber_level *l, int64_t *pos, size_t n)
+{
+    if (!pos) {
+        int64_t *crd = l->crd;
+        l->crd = NULL;
+        return crd;
+    }
+    for (size_t i = 0; i < n; i++)
+        pos[i] = l->crd[pos[i]];
+    return pos;
+}
+
+static int take_entries(fibertree *ft, tensor *out, sam_error *err)
+{
+    size_t n = ft->nvals;
+    int64_t *pos = NULL;        /* each entry's position one level down */
+    for (int k = ft->order - 2; k >= 0; k--) {
+        fiber_level *below = &ft->lv[k + 1];
+        int64_t *col = error_alloc(err, n, sizeof *col);
+        if (!col) {
+            free(pos);
+            return -1;
+        }
+        int64_t p = 0;
+        for (size_t i = 0; i < n; i++) {
+            int64_t q = pos ? pos[i] : (int64_t)i;
+            while (below->seg[p + 1] <= q)
+                p++;
+            col[i] = p;
+        }
+        out->crd[below->mode] = name_positions(below, pos, n);
+        pos = col;
+    }
+    out->crd[ft->lv[0].mode] = name_positions(&ft->lv[0], pos, n);
+    out->vals = ft->vals;
+    ft->vals = NULL;
+    out->nnz = out->cap = n;
+    return 0;
+}
+
+static int all_compressed(const fibertree *ft)
+{
+    for (int k = 0; k < ft->order; k++)
+        if (ft->lv[k].kind != 's')
+            return 0;
+    return ft->order > 0;
+}
+
+int fibertree_to_tensor_taking(fibertree *ft, tensor *out, sam_error *err)
+{
+    int rc;
+    if (!all_compressed(ft) || !ft->nvals) {
+        rc = fibertree_to_tensor(ft, out, err);
+    } else if ((rc = tensor_init(out, ft->order, ft->dims, err)) == 0) {
+        rc = take_entries(ft, out, err);
+        if (rc == 0)
+            rc = tensor_canonicalize(out, NULL, err);
+        if (rc)
+            tensor_free(out);
+    }
+    fibertree_free(ft);
     return rc;
 }
 

@@ -77,10 +77,23 @@ typedef struct fibertree {
  * and dense levels beyond fibertree_dense_limit. */
 int fibertree_build(const tensor *t, const level_format *f, fibertree *out, sam_error *err);
 
+/* fibertree_build for a tensor that is not needed afterwards: its
+ * entries (sorted in place first when they are not in storage order)
+ * become the levels where they can, a compressed last level keeping the
+ * coordinate column and the values as they are, so that the tensor and
+ * its tree are not both held whole. t keeps its order and dimensions but
+ * no entries, whether or not the build succeeds. */
+int fibertree_build_taking(tensor *t, const level_format *f, fibertree *out, sam_error *err);
+
 /* The entries back as a canonical tensor. Positions that only exist because
  * a dense level lies below the last compressed one are padding, so those
  * holding 0 are not entries; explicit zeros under compressed levels are. */
 int fibertree_to_tensor(const fibertree *ft, tensor *out, sam_error *err);
+
+/* fibertree_to_tensor for a tree not needed afterwards: a tree of
+ * compressed levels hands its last level's coordinates and its values to
+ * the tensor as they are. ft is freed whether or not it succeeds. */
+int fibertree_to_tensor_taking(fibertree *ft, tensor *out, sam_error *err);
 
 /* Number of positions of level k (fibers' elements), which is the number
  * of fibers of level k+1 and, for the last level, the number of values. */
@@ -125,6 +138,10 @@ double fibertree_bytes(const fibertree *ft, double crd, double ref, double val);
 
 /* The share of fibertree_bytes that level k takes. */
 double fibertree_level_bytes(const fibertree *ft, int k, double crd, double ref);
+
+/* 1 when both trees hold the same levels, arrays and values (compared
+ * bit for bit). */
+int fibertree_equal(const fibertree *a, const fibertree *b);
 
 void fibertree_format(const fibertree *ft, level_format *f);
 void fibertree_free(fibertree *ft);

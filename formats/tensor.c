@@ -91,12 +91,22 @@ static int entry_cmp(const tensor *t, const int *mode_order, size_t a, size_t b)
     return 0;
 }
 
-static int is_sorted(const tensor *t, const int *mode_order)
+static int is_sorted(const tensor *t, const int *mode_order, int strictly)
 {
     for (size_t e = 1; e < t->nnz; e++)
-        if (entry_cmp(t, mode_order, e - 1, e) > 0)
+        if (entry_cmp(t, mode_order, e - 1, e) >= !strictly)
             return 0;
     return 1;
+}
+
+int tensor_is_sorted(const tensor *t, const int *mode_order, int strictly)
+{
+    int natural[TENSOR_MAX_ORDER];
+    if (!mode_order) {
+        natural_order(t->order, natural);
+        mode_order = natural;
+    }
+    return is_sorted(t, mode_order, strictly);
 }
 
 static int bits_needed(const int64_t *c, size_t n)
@@ -134,7 +144,7 @@ int tensor_sort_perm(const tensor *t, const int *mode_order, size_t *perm, sam_e
     }
     for (size_t e = 0; e < t->nnz; e++)
         perm[e] = e;
-    if (is_sorted(t, mode_order))
+    if (is_sorted(t, mode_order, 0))
         return 0;
     size_t *tmp = error_alloc(err, t->nnz, sizeof *tmp);
     if (!tmp)
@@ -192,6 +202,20 @@ static void sum_duplicates(tensor *t, const int *mode_order)
     t->nnz = out + 1;
 }
 
+int tensor_sort(tensor *t, const int *mode_order, sam_error *err)
+{
+    if (tensor_is_sorted(t, mode_order, 0))
+        return 0;
+    size_t *perm = error_alloc(err, t->nnz, sizeof *perm);
+    if (!perm)
+        return -1;
+    int rc = tensor_sort_perm(t, mode_order, perm, err);
+    if (rc == 0)
+        rc = gather_all(t, perm, err);
+    free(perm);
+    return rc;
+}
+
 int tensor_canonicalize(tensor *t, const int *mode_order, sam_error *err)
 {
     int natural[TENSOR_MAX_ORDER];
@@ -199,17 +223,8 @@ int tensor_canonicalize(tensor *t, const int *mode_order, sam_error *err)
         natural_order(t->order, natural);
         mode_order = natural;
     }
-    if (!is_sorted(t, mode_order)) {
-        size_t *perm = error_alloc(err, t->nnz, sizeof *perm);
-        if (!perm)
-            return -1;
-        int rc = tensor_sort_perm(t, mode_order, perm, err);
-        if (rc == 0)
-            rc = gather_all(t, perm, err);
-        free(perm);
-        if (rc)
-            return -1;
-    }
+    if (tensor_sort(t, mode_order, err))
+        return -1;
     sum_duplicates(t, mode_order);
     return 0;
 }

@@ -49,6 +49,14 @@ int tensor_append(tensor *t, const int64_t *coords, double value, sam_error *err
  * zeros stay entries. mode_order NULL means the natural order 0,1,... */
 int tensor_canonicalize(tensor *t, const int *mode_order, sam_error *err);
 
+/* The sort of tensor_canonicalize alone (stable: entries with equal
+ * coordinates keep their order, none is summed). */
+int tensor_sort(tensor *t, const int *mode_order, sam_error *err);
+
+/* Whether the entries are in order by mode_order (NULL: natural); when
+ * strictly, no two in a row with the same coordinates either. */
+int tensor_is_sorted(const tensor *t, const int *mode_order, int strictly);
+
 /* The permutation that visits entries sorted by mode_order (stable), without
  * moving them. perm must hold t->nnz entries. */
 int tensor_sort_perm(const tensor *t, const int *mode_order, size_t *perm, sam_error *err);

@@ -1,3 +1,5 @@
+/* madvise: handing back the pages of a mapped file already read. */
+#define _DEFAULT_SOURCE
 #include "text_scan.h"
 
 #include <errno.h>
@@ -90,6 +92,22 @@ int scan_at_eol(text_scan *s)
     return *s->p == '\n' || scan_at_eof(s);
 }
 
+/* The pages of a mapped file are handed back this many bytes at a time,
+ * that far behind the cursor. */
+#define SCAN_RELEASE_BYTES ((size_t)1 << 20)
+
+/* Hands back the mapping's pages that lie wholly a release's length
+ * behind the cursor: the readers only look at the line they are on. */
+static void release_behind(text_scan *s)
+{
+    size_t at = (size_t)(s->p - s->buf);
+    if (!s->mapped || at < s->released + 2 * SCAN_RELEASE_BYTES)
+        return;
+    size_t page = (size_t)sysconf(_SC_PAGESIZE), end = (at - SCAN_RELEASE_BYTES) / page * page;
+    if (end > s->released && madvise(s->buf + s->released, end - s->released, MADV_DONTNEED) == 0)
+        s->released = end;
+}
+
 void scan_next_line(text_scan *s)
 {
     const char *nl = memchr(s->p, '\n', (size_t)(s->buf + s->len - s->p));
@@ -99,6 +117,7 @@ void scan_next_line(text_scan *s)
     } else {
         s->p = s->buf + s->len;
     }
+    release_behind(s);
 }
 
 int scan_line_blank(text_scan *s)

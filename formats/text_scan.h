@@ -14,6 +14,7 @@ typedef struct text_scan {
     char *buf;          /* the file, NUL-terminated */
     size_t len;
     size_t mapped;      /* bytes mapped when buf is a file mapping, else 0 */
+    size_t released;    /* bytes of the mapping handed back (scan_next_line) */
     const char *p;      /* cursor */
     long line;          /* 1-based line of the cursor */
 } text_scan;
@@ -28,7 +29,10 @@ void scan_blanks(text_scan *s);
 int scan_at_eol(text_scan *s);
 int scan_at_eof(const text_scan *s);
 
-/* Moves past the rest of the line and its newline. */
+/* Moves past the rest of the line and its newline. The pages of a mapped
+ * file well behind the cursor are handed back as it goes, so that a large
+ * file read once is not held whole beside what is made of it (a page
+ * looked at again is read again from the file). */
 void scan_next_line(text_scan *s);
 
 /* 1 when the line at the cursor holds only blanks. */

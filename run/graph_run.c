@@ -99,14 +99,26 @@ static int bind_one(const run_ctx *c, int k, sam_error *err)
     return derive_shifted(g, gt, &g->tensors[k - 1], &c->operands[k - 1], &c->operands[k], err);
 }
 
-/* Stores operand k as the graph's levels say. */
-static int store_one(const sam_graph *g, int k, const tensor *t, sim_data *d, sam_error *err)
+/* Stores operand k as the graph's levels say; when taking, of t's
+ * entries, which it is left without (its shape stays, for the checks of
+ * sizes), so that the list and the levels are not both held whole. */
+static int store_one(const sam_graph *g, int k, tensor *t, int taking, sim_data *d,
+                     sam_error *err)
 {
     const graph_tensor *gt = &g->tensors[k];
     if (t->order != gt->format.nlevels)
         return error_at(err, g->path, 0, "tensor %s has order %d, but the graph stores it in %d "
                         "levels", gt->name, t->order, gt->format.nlevels);
-    return d ? sim_data_add(d, gt->name, t, &gt->format, err) : 0;
+    if (!d || !taking)
+        return d ? sim_data_add(d, gt->name, t, &gt->format, err) : 0;
+    fibertree ft;
+    if (fibertree_build_taking(t, &gt->format, &ft, err))
+        return error_wrap(err, "tensor %s", gt->name);
+    if (sim_data_adopt(d, gt->name, &ft, err)) {
+        fibertree_free(&ft);
+        return -1;
+    }
+    return 0;
 }
 
 /* Whether the graph only writes tensor name (mat_mask_tri_fiberwrite also
@@ -157,7 +169,7 @@ static void free_operands(tensor *t, int n)
 
 /* The operands as the graph stores them: split into out (which the
  * caller frees) when it iterates splits, else the operands themselves. */
-static const tensor *graph_operands(run_ctx *c, tensor **out, sam_error *err)
+static tensor *graph_operands(run_ctx *c, tensor **out, sam_error *err)
 {
     const sam_graph *g = c->g;
     *out = NULL;
@@ -177,8 +189,6 @@ static const tensor *graph_operands(run_ctx *c, tensor **out, sam_error *err)
     return *out;
 }
 
-/* Binds every operand; c->operands[k] keeps tensor k when it is checked.
- * Without d (a tiled run, which stores tiles instead) only the lists. */
 /* Reads and stores each operand in turn, its list dropped once it is
  * stored (with --shift, once the next is derived from it), so that one
  * operand is held as a list at a time: a run without --check, tiles or
@@ -194,17 +204,17 @@ static int bind_streamed(run_ctx *c, sim_data *d, sam_error *err)
             return -1;
         if (before)
             tensor_drop_entries(&c->operands[before]);
-        if (store_one(g, k, &c->operands[k], d, err))
+        if (store_one(g, k, &c->operands[k], !c->r->shift, d, err))
             return -1;
         before = k;
-        if (!c->r->shift)
-            tensor_drop_entries(&c->operands[k]);
     }
     if (before)
         tensor_drop_entries(&c->operands[before]);
     return check_index_sizes(g, c->operands, err);
 }
 
+/* Binds every operand; c->operands[k] keeps tensor k when it is checked.
+ * Without d (a tiled run, which stores tiles instead) only the lists. */
 static int bind_operands(run_ctx *c, sim_data *d, sam_error *err)
 {
     const sam_graph *g = c->g;
@@ -216,10 +226,11 @@ static int bind_operands(run_ctx *c, sim_data *d, sam_error *err)
         if (!written_only(g, g->tensors[k].name) && bind_one(c, k, err))
             return -1;
     tensor *split;
-    const tensor *stored = graph_operands(c, &split, err);
-    int rc = !stored;
+    tensor *stored = graph_operands(c, &split, err);
+    int rc = !stored, taking = split || !c->r->check;
     for (int k = 1; !rc && k < g->ntensors; k++)
-        rc = !written_only(g, g->tensors[k].name) && store_one(g, k, &stored[k], d, err);
+        rc = !written_only(g, g->tensors[k].name) &&
+             store_one(g, k, &stored[k], taking, d, err);
     rc = rc || check_index_sizes(g, stored, err);
     free_operands(split, g->ntensors);
     if (rc)
@@ -311,8 +322,8 @@ static int complete(run_ctx *c, graph_run *run, const sim_outcome *out,
 
 /* The sinks' tensor as the expression's result, joined when the graph
  * iterates splits. The engine and the operands' levels go once the
- * result tree holds what the writers wrote, so that the tree and the
- * tensor made of it are the only copies of the result alive. */
+ * result tree holds what the writers wrote, and the tensor takes the
+ * tree's arrays where it can, so that the result is held about once. */
 static int result_tensor(const run_ctx *c, sim_engine *e, sim_data *d, tensor *result,
                          sam_error *err)
 {
@@ -323,8 +334,7 @@ static int result_tensor(const run_ctx *c, sim_engine *e, sim_data *d, tensor *r
     if (rc)
         return -1;
     tensor stored;
-    rc = fibertree_to_tensor(&ft, c->splits ? &stored : result, err);
-    fibertree_free(&ft);
+    rc = fibertree_to_tensor_taking(&ft, c->splits ? &stored : result, err);
     if (rc || !c->splits)
         return rc;
     rc = itersplit_join(c->splits, &stored, c->split_dims, result, err);

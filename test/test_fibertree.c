@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../formats/fibertree.h"
+#include "../formats/prng.h"
 #include "test_util.h"
 
 typedef struct entry {
@@ -56,7 +57,35 @@ static void expect_vals(const fibertree *ft, const double *vals, size_t n)
 
 #define VALS(...) ((const double[]){__VA_ARGS__}), (sizeof((const double[]){__VA_ARGS__}) / 8)
 
-/* Builds format fmt of t, and checks that it converts back to t. */
+/* fibertree_build_taking of a copy of t gives the tree fibertree_build
+ * gave (ft), leaving the copy its shape and no entries; and
+ * fibertree_to_tensor_taking of it gives what fibertree_to_tensor gives. */
+static void expect_taking_agrees(const tensor *t, const level_format *f, const fibertree *ft)
+{
+    sam_error err;
+    tensor copy, back, taken_back;
+    fibertree taken;
+    assert_int_equal(tensor_copy(&copy, t, &err), 0);
+    assert_int_equal(fibertree_build_taking(&copy, f, &taken, &err), 0);
+    assert_true(fibertree_equal(&taken, ft));
+    assert_int_equal(copy.order, t->order);
+    assert_memory_equal(copy.dims, t->dims, sizeof t->dims);
+    assert_int_equal(copy.nnz, 0);
+    assert_null(copy.vals);
+    for (int m = 0; m < TENSOR_MAX_ORDER; m++)
+        assert_null(copy.crd[m]);
+    assert_int_equal(fibertree_to_tensor(ft, &back, &err), 0);
+    assert_int_equal(fibertree_to_tensor_taking(&taken, &taken_back, &err), 0);
+    assert_true(tensor_equal(&taken_back, &back));
+    assert_int_equal(taken.nvals, 0);
+    assert_null(taken.vals);
+    tensor_free(&back);
+    tensor_free(&taken_back);
+    tensor_free(&copy);
+}
+
+/* Builds format fmt of t, and checks that it converts back to t, and
+ * that building and converting by taking agree. */
 static void build(const tensor *t, const char *fmt, fibertree *ft)
 {
     sam_error err;
@@ -70,6 +99,7 @@ static void build(const tensor *t, const char *fmt, fibertree *ft)
     assert_true(tensor_equal(&back, &canon));
     tensor_free(&back);
     tensor_free(&canon);
+    expect_taking_agrees(t, &f, ft);
 }
 
 static void with_matrix(const char *fmt, fibertree *ft)
@@ -335,6 +365,142 @@ static void test_format_strings(void **state)
     tensor_free(&t);
 }
 
+/* A random tensor (duplicates when dups, explicit zeros sometimes) in a
+ * random format of every level kind and mode order. */
+static void random_case(prng *r, int dups, tensor *t, level_format *f)
+{
+    sam_error err;
+    int order = 1 + (int)prng_below(r, 3);
+    int64_t dims[3];
+    for (int m = 0; m < order; m++)
+        dims[m] = 1 + (int64_t)prng_below(r, 6);
+    assert_int_equal(tensor_init(t, order, dims, &err), 0);
+    for (uint64_t e = 0, n = prng_below(r, 24); e < n; e++) {
+        int64_t c[3];
+        for (int m = 0; m < order; m++)
+            c[m] = (int64_t)prng_below(r, (uint64_t)dims[m]);
+        assert_int_equal(tensor_append(t, c, (double)prng_below(r, 4) - 1.5 * (e % 2), &err),
+                         0);
+    }
+    if (!dups)
+        assert_int_equal(tensor_canonicalize(t, NULL, &err), 0);
+    f->nlevels = order;
+    for (int k = 0; k < order; k++) {
+        f->kind[k] = "dsbl"[prng_below(r, 4)];
+        f->mode[k] = k;
+    }
+    for (int k = order - 1; k > 0; k--) {
+        int j = (int)prng_below(r, (uint64_t)k + 1), m = f->mode[k];
+        f->mode[k] = f->mode[j];
+        f->mode[j] = m;
+    }
+}
+
+/* Taking agrees with building on tensors in and out of order, with and
+ * without repeated coordinates, in every level kind and mode order. */
+static void test_taking_agrees_on_random_tensors(void **state)
+{
+    (void)state;
+    prng r;
+    prng_seed(&r, 30);
+    for (int i = 0; i < 3000; i++) {
+        tensor t;
+        level_format f;
+        random_case(&r, i % 2, &t, &f);
+        sam_error err;
+        fibertree ft;
+        assert_int_equal(fibertree_build(&t, &f, &ft, &err), 0);
+        expect_taking_agrees(&t, &f, &ft);
+        fibertree_free(&ft);
+        tensor_free(&t);
+    }
+}
+
+/* build refuses t in format fmt with message; so does build_taking, which
+ * leaves t its shape and no entries. */
+static void expect_both_refuse(const tensor *t, const char *fmt, const char *message)
+{
+    sam_error err;
+    level_format f;
+    fibertree ft;
+    tensor copy;
+    assert_int_equal(level_format_parse(fmt, &f, &err), 0);
+    assert_int_equal(fibertree_build(t, &f, &ft, &err), -1);
+    assert_string_equal(err.msg, message);
+    assert_int_equal(tensor_copy(&copy, t, &err), 0);
+    assert_int_equal(fibertree_build_taking(&copy, &f, &ft, &err), -1);
+    assert_string_equal(err.msg, message);
+    assert_int_equal(copy.nnz, 0);
+    assert_null(copy.vals);
+    assert_memory_equal(copy.dims, t->dims, sizeof t->dims);
+    tensor_free(&copy);
+}
+
+static void test_taking_refuses_as_building_does(void **state)
+{
+    (void)state;
+    static const entry outside[] = {{{0, 1}, 1}, {{1, 4}, 2}};
+    tensor t;
+    make_tensor(&t, 2, (const int64_t[]){2, 4}, outside, 2);
+    expect_both_refuse(&t, "ss01", "entry 2 has coordinate 4 in mode 1, outside 0..3");
+    expect_both_refuse(&t, "sss", "a format of 3 levels for a tensor of order 2");
+    tensor_free(&t);
+    make_tensor(&t, 2, (const int64_t[]){4, 4}, matrix_b, 5);
+    setenv(FIBERTREE_DENSE_ENV, "3", 1);
+    expect_both_refuse(&t, "sd01", "dense level 1 would hold 3 x 4 positions, more than the "
+                                   "limit of 3 (set " FIBERTREE_DENSE_ENV " to raise it)");
+    expect_both_refuse(&t, "sb10", "bitvector level 1 would hold 4 x 1 words, more than the "
+                                   "limit of 3 (set " FIBERTREE_DENSE_ENV " to raise it)");
+    unsetenv(FIBERTREE_DENSE_ENV);
+    tensor_free(&t);
+}
+
+static int64_t *ints(const int64_t *a, size_t n)
+{
+    int64_t *p = malloc(n * sizeof *p);
+    assert_non_null(p);
+    memcpy(p, a, n * sizeof *p);
+    return p;
+}
+
+/* A 3 x 4 tree as writers hand one over: row 1 an empty fiber, row 0's
+ * coordinates out of order, row 2 holding column 2 twice. */
+static void writer_tree(fibertree *ft)
+{
+    memset(ft, 0, sizeof *ft);
+    ft->order = 2;
+    ft->dims[0] = 3, ft->dims[1] = 4;
+    ft->lv[0] = (fiber_level){.kind = 's', .mode = 0, .dim = 3, .seg = ints(ARR(0, 3)), .nseg = 2,
+                              .crd = ints(ARR(0, 1, 2)), .ncrd = 3};
+    ft->lv[1] = (fiber_level){.kind = 's', .mode = 1, .dim = 4, .seg = ints(ARR(0, 2, 2, 5)),
+                              .nseg = 4, .crd = ints(ARR(3, 1, 2, 0, 2)), .ncrd = 5};
+    static const double v[] = {1, 2, 3, 4, 5};
+    ft->vals = malloc(sizeof v);
+    assert_non_null(ft->vals);
+    memcpy(ft->vals, v, sizeof v);
+    ft->nvals = 5;
+}
+
+static void test_tensor_of_a_writers_tree(void **state)
+{
+    (void)state;
+    static const entry want[] = {{{0, 1}, 2}, {{0, 3}, 1}, {{2, 0}, 4}, {{2, 2}, 8}};
+    tensor expect, walked, taken;
+    make_tensor(&expect, 2, (const int64_t[]){3, 4}, want, 4);
+    sam_error err;
+    fibertree ft;
+    writer_tree(&ft);
+    assert_int_equal(fibertree_validate(&ft, &err), 0);
+    assert_int_equal(fibertree_to_tensor(&ft, &walked, &err), 0);
+    assert_int_equal(fibertree_to_tensor_taking(&ft, &taken, &err), 0);
+    assert_true(tensor_equal(&walked, &expect));
+    assert_true(tensor_equal(&taken, &expect));
+    assert_null(ft.vals);
+    tensor_free(&expect);
+    tensor_free(&walked);
+    tensor_free(&taken);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -355,6 +521,9 @@ int main(void)
         cmocka_unit_test(test_explicit_zeros),
         cmocka_unit_test(test_level_stats),
         cmocka_unit_test(test_format_strings),
+        cmocka_unit_test(test_taking_agrees_on_random_tensors),
+        cmocka_unit_test(test_taking_refuses_as_building_does),
+        cmocka_unit_test(test_tensor_of_a_writers_tree),
     };
     return cmocka_run_group_tests_name("fibertree", tests, NULL, NULL);
 }

@@ -220,6 +220,93 @@ static void test_reference_vectors(void **state)
     free(dir);
 }
 
+/* Rows of 1000 entries: entry e at (e / 1000, e % 1000), valued e % 97 / 2. */
+#define BIG_ENTRIES 1500000
+
+/* A general Matrix Market file of BIG_ENTRIES lines, some 30 MB: large
+ * enough that the reader hands back pages it has read. With spoil, the
+ * value on the entry line before the last is 'x'. Its length not a whole
+ * number of pages, so that it is mapped. */
+static char *big_mtx_text(int spoil, size_t *len)
+{
+    size_t cap = (size_t)BIG_ENTRIES * 24 + 256, n = 0;
+    char *text = malloc(cap);
+    assert_non_null(text);
+    n += (size_t)snprintf(text, cap, "%%%%MatrixMarket matrix coordinate real general\n%d %d %d\n",
+                          BIG_ENTRIES / 1000, 1000, BIG_ENTRIES);
+    for (int e = 0; e < BIG_ENTRIES; e++) {
+        if (spoil && e == BIG_ENTRIES - 2)
+            n += (size_t)snprintf(text + n, cap - n, "%d %d x\n", e / 1000 + 1, e % 1000 + 1);
+        else
+            n += (size_t)snprintf(text + n, cap - n, "%d %d %g\n", e / 1000 + 1, e % 1000 + 1,
+                                  (e % 97) / 2.0);
+    }
+    if (n % 4096 == 0)
+        n += (size_t)snprintf(text + n, cap - n, "%%\n");
+    *len = n;
+    return text;
+}
+
+/* The scanner hands back the pages of a mapped file it has passed, and
+ * what it looks at again reads back as the file. */
+static void test_scan_hands_back_pages_read(void **state)
+{
+    (void)state;
+    size_t len;
+    char *text = big_mtx_text(0, &len);
+    char *dir = test_tmpdir();
+    char *path = test_write_file(dir, "big.mtx", text);
+    text_scan s;
+    sam_error err;
+    assert_int_equal(scan_open(&s, path, &err), 0);
+    assert_int_equal(s.mapped, len);
+    while (!scan_at_eof(&s))
+        scan_next_line(&s);
+    assert_int_equal(s.line, BIG_ENTRIES + 3);
+    /* Pages are handed back 1 MiB at a time, 1 MiB behind the cursor. */
+    assert_true(s.released > len - ((size_t)2 << 20));
+    assert_true(s.released <= len - ((size_t)1 << 20));
+    assert_memory_equal(s.buf, text, len);
+    scan_close(&s);
+    free(text);
+    free(path);
+    test_tmpdir_remove(dir);
+}
+
+/* A file read in pieces gives every entry, and an error at its end names
+ * its line as ever. */
+static void test_mtx_large_file(void **state)
+{
+    (void)state;
+    size_t len;
+    char *text = big_mtx_text(0, &len);
+    char *dir = test_tmpdir();
+    char *path = test_write_file(dir, "big.mtx", text);
+    tensor_file f = {.path = path};
+    tensor t;
+    sam_error err;
+    assert_int_equal(tensor_file_read(&f, &t, &err), 0);
+    assert_int_equal(t.nnz, BIG_ENTRIES);
+    assert_int_equal(t.dims[0], BIG_ENTRIES / 1000);
+    for (int e = 0; e < BIG_ENTRIES; e++)
+        if (t.crd[0][e] != e / 1000 || t.crd[1][e] != e % 1000 || t.vals[e] != (e % 97) / 2.0)
+            fail_msg("entry %d is (%lld,%lld)=%g", e, (long long)t.crd[0][e],
+                     (long long)t.crd[1][e], t.vals[e]);
+    tensor_free(&t);
+    free(text);
+    free(path);
+    text = big_mtx_text(1, &len);
+    path = test_write_file(dir, "spoilt.mtx", text);
+    f.path = path;
+    assert_int_equal(tensor_file_read(&f, &t, &err), -1);
+    char want[512];
+    snprintf(want, sizeof want, "%s:%d: expected a value, found 'x'", path, BIG_ENTRIES + 1);
+    assert_string_equal(err.msg, want);
+    free(text);
+    free(path);
+    test_tmpdir_remove(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -231,6 +318,8 @@ int main(void)
         cmocka_unit_test(test_tns_orders_and_shape_comment),
         cmocka_unit_test(test_tns_scalar_and_empty),
         cmocka_unit_test(test_reference_vectors),
+        cmocka_unit_test(test_scan_hands_back_pages_read),
+        cmocka_unit_test(test_mtx_large_file),
     };
     return cmocka_run_group_tests_name("text formats", tests, NULL, NULL);
 }

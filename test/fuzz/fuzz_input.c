@@ -78,6 +78,35 @@ void fuzz_limits(void)
     setenv(FIBERTREE_DENSE_ENV, "4096", 1);
 }
 
+/* Building and converting by taking the arrays (what a run does) must
+ * give what building and converting by copying gives. */
+static void take_as(const tensor *t, const level_format *f, const fibertree *ft,
+                    const tensor *back)
+{
+    tensor copy, taken_back;
+    fibertree taken;
+    sam_error err;
+    if (tensor_copy(&copy, t, &err) || fibertree_build_taking(&copy, f, &taken, &err) ||
+        !fibertree_equal(&taken, ft) || fibertree_to_tensor_taking(&taken, &taken_back, &err))
+        abort();
+    if (!tensor_equal(&taken_back, back))
+        abort();
+    tensor_free(&taken_back);
+    tensor_free(&copy);
+}
+
+/* Building by taking refuses what building refuses, with its message. */
+static void take_refused(const tensor *t, const level_format *f, const char *message)
+{
+    tensor copy;
+    fibertree taken;
+    sam_error err;
+    if (tensor_copy(&copy, t, &err) || !fibertree_build_taking(&copy, f, &taken, &err) ||
+        strcmp(err.msg, message))
+        abort();
+    tensor_free(&copy);
+}
+
 /* Compressed, bitvector and linked-list levels keep every entry, explicit
  * zeros included, so the round trip through them must give the tensor back
  * exactly. */
@@ -86,12 +115,15 @@ static void store_as(const tensor *t, const level_format *f, int exact)
     fibertree ft;
     tensor back;
     sam_error err;
-    if (fibertree_build(t, f, &ft, &err))
+    if (fibertree_build(t, f, &ft, &err)) {
+        take_refused(t, f, err.msg);
         return;
+    }
     if (fibertree_validate(&ft, &err) || fibertree_to_tensor(&ft, &back, &err))
         abort();
     if (exact && !tensor_equal(t, &back))
         abort();
+    take_as(t, f, &ft, &back);
     tensor_free(&back);
     fibertree_free(&ft);
 }
