@@ -142,8 +142,9 @@ static void writer_destroy(block *b)
 
 /* The rest of both tables: one writer, serving two formats. */
 #define WRITER_OPS \
-    .type = "fiberwrite", .create = writer_create, .rearm = writer_rearm, .port = writer_port, .step = writer_step, \
-    .run = writer_run, .peek = 1, .destroy = writer_destroy, .collect = writer_collect
+    .type = "fiberwrite", .create = writer_create, .rearm = writer_rearm, .port = writer_port, \
+    .step = writer_step, .run = writer_run, .peek = 1, .destroy = writer_destroy, \
+    .collect = writer_collect
 
 const block_ops fiberwrite_compressed_ops = {
     .impl = "compressed",

@@ -34,7 +34,8 @@ int sim_data_adopt(sim_data *d, const char *name, fibertree *tree, sam_error *er
         return error_set(err, "out of memory");
     }
     items[d->n].name = own;
-    items[d->n++].tree = *tree;
+    items[d->n].borrowed = NULL;
+    items[d->n++].own = *tree;
     memset(tree, 0, sizeof *tree);
     return 0;
 }
