@@ -235,15 +235,16 @@ static uint64_t advance_side(block *b, joiner *j, int k, cycle_t t, cycle_t unti
             len = len < last - n ? len : last - n;
             uint64_t m = 0;
             for (; m < len; m++, t += ii) {
-                if (c[m].visible > t || r[m].visible > t)
+                if (channel_entry_visible(&c[m]) > t || channel_entry_visible(&r[m]) > t)
                     break;
-                cur = c[m].tok;
-                if (cur.kind != TOKEN_CRD || cur.i >= bound) {
+                if (channel_entry_kind(&c[m]) != TOKEN_CRD || c[m].payload >= bound) {
                     m++, t += ii;
                     behind = 0;
                     break;
                 }
             }
+            if (m)
+                cur = channel_entry_token(&c[m - 1]);
             n += m;
             if (m < len && behind)
                 break;
@@ -251,13 +252,13 @@ static uint64_t advance_side(block *b, joiner *j, int k, cycle_t t, cycle_t unti
     }
     for (; n < steps && t < until && plain(cur) && before(cur, other); t += ii, n++) {
         const channel_entry *c = channel_span_at(&cs, n);
-        if (c->visible > t || channel_span_at(&rs, n)->visible > t)
+        if (channel_entry_visible(c) > t || channel_entry_visible(channel_span_at(&rs, n)) > t)
             break;
-        cur = c->tok;
+        cur = channel_entry_token(c);
     }
     if (n) {
         j->crd[k] = cur;
-        j->ref[k] = channel_span_at(&rs, n - 1)->tok;
+        j->ref[k] = channel_entry_token(channel_span_at(&rs, n - 1));
         channel_take_unbounded(cc, cr, n);
         channel_take_unbounded(rc, rr, n);
     }

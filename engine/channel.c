@@ -63,7 +63,7 @@ int channel_visible(const channel *c, int r, cycle_t now, int limit)
     const channel_reader *rd = &c->sealed.readers[r];
     int n = 0;
     for (uint64_t h = rd->head; h < c->sealed.tail && n < limit; h++, n++)
-        if (c->sealed.buf[h & c->sealed.mask].visible > now)
+        if (channel_entry_visible(&c->sealed.buf[h & c->sealed.mask]) > now)
             break;
     return n;
 }
@@ -191,19 +191,16 @@ int channel_push_positions(channel *c, cycle_t t, uint32_t every, const int64_t 
         uint64_t from = (c->sealed.tail + done) & c->sealed.mask;
         len = n - done < c->sealed.mask + 1 - from ? n - done : c->sealed.mask + 1 - from;
         channel_entry *e = c->sealed.buf + from;
-        const token crd0 = token_crd(0);
+        /* A coordinate's tag is its cycle alone. */
+        uint64_t tag = channel_entry_make(token_crd(0), at).tag, step = (uint64_t)every
+                                                                        << CHANNEL_TAG_BITS;
+        at += len * every;
         if (crd)
-            for (uint64_t k = 0; k < len; k++, at += every) {
-                e[k].tok = crd0;
-                e[k].tok.i = crd[first + (int64_t)(done + k)];
-                e[k].visible = at;
-            }
+            for (uint64_t k = 0; k < len; k++, tag += step)
+                e[k] = (channel_entry){tag, crd[first + (int64_t)(done + k)]};
         else
-            for (uint64_t k = 0; k < len; k++, at += every) {
-                e[k].tok = crd0;
-                e[k].tok.i = first + (int64_t)(done + k);
-                e[k].visible = at;
-            }
+            for (uint64_t k = 0; k < len; k++, tag += step)
+                e[k] = (channel_entry){tag, first + (int64_t)(done + k)};
     }
     c->sealed.tail += n;
     if (!c->pushed)
@@ -251,7 +248,7 @@ static uint64_t first_visible_after(const channel *c, uint64_t lo, uint64_t hi, 
 {
     while (lo < hi) {
         uint64_t mid = lo + (hi - lo) / 2;
-        if (c->sealed.buf[mid & c->sealed.mask].visible > t)
+        if (channel_entry_visible(&c->sealed.buf[mid & c->sealed.mask]) > t)
             hi = mid;
         else
             lo = mid + 1;
@@ -267,9 +264,9 @@ cycle_t channel_arrival_after(const channel *c, int r, cycle_t t, channel_cursor
     uint64_t lo = c->sealed.readers[r].head, hi = c->sealed.tail, step = 1;
     if (t >= cur->seen_at && cur->seen > lo)
         lo = cur->seen;
-    while (lo < hi && c->sealed.buf[lo & c->sealed.mask].visible <= t) {
+    while (lo < hi && channel_entry_visible(&c->sealed.buf[lo & c->sealed.mask]) <= t) {
         uint64_t probe = hi - lo > step ? lo + step : hi;
-        if (probe < hi && c->sealed.buf[probe & c->sealed.mask].visible <= t) {
+        if (probe < hi && channel_entry_visible(&c->sealed.buf[probe & c->sealed.mask]) <= t) {
             lo = probe + 1;
             step *= 2;
         } else {
@@ -279,5 +276,6 @@ cycle_t channel_arrival_after(const channel *c, int r, cycle_t t, channel_cursor
     }
     cur->seen = lo;
     cur->seen_at = t;
-    return lo < c->sealed.tail ? c->sealed.buf[lo & c->sealed.mask].visible : CYCLE_NONE;
+    return lo < c->sealed.tail ? channel_entry_visible(&c->sealed.buf[lo & c->sealed.mask])
+                                : CYCLE_NONE;
 }

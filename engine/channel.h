@@ -28,10 +28,44 @@ typedef uint64_t cycle_t;
 /* Readers of one stream; SAM graphs fan a stream out to a handful. */
 #define CHANNEL_MAX_READERS 16
 
+/* An entry: a token and the cycle in which it becomes visible, in 16
+ * bytes, since a run's memory is mostly its backlogs of entries (a side
+ * of an intersection millions of tokens ahead of the other): the cycle in
+ * the high bits of tag, above the token's kind, level and hollow; its
+ * coordinate or value in payload. Read through the functions below. */
 typedef struct channel_entry {
-    token tok;
-    cycle_t visible;
+    uint64_t tag;
+    int64_t payload;        /* token.i, or the bits of token.v */
 } channel_entry;
+
+#define CHANNEL_TAG_BITS 19
+/* The last cycle an entry can hold: sim_engine_run stops a run before it. */
+#define CHANNEL_MAX_CYCLE ((UINT64_C(1) << (64 - CHANNEL_TAG_BITS)) - 1)
+
+static inline channel_entry channel_entry_make(token t, cycle_t visible)
+{
+    return (channel_entry){visible << CHANNEL_TAG_BITS | (uint64_t)t.kind << 16 |
+                               (uint64_t)t.level << 8 | t.hollow,
+                           t.i};
+}
+
+static inline cycle_t channel_entry_visible(const channel_entry *e)
+{
+    return e->tag >> CHANNEL_TAG_BITS;
+}
+
+static inline int channel_entry_kind(const channel_entry *e)
+{
+    return (int)(e->tag >> 16 & 7);
+}
+
+static inline token channel_entry_token(const channel_entry *e)
+{
+    token t = {.kind = (uint8_t)(e->tag >> 16 & 7), .level = (uint8_t)(e->tag >> 8),
+               .hollow = (uint8_t)e->tag};
+    t.i = e->payload;
+    return t;
+}
 
 typedef struct channel_reader {
     uint64_t head;          /* entries taken so far */
@@ -135,7 +169,8 @@ static inline uint64_t channel_unread(const channel *c, int r)
 /* The cycle in which the newest token becomes visible; 0 without one. */
 static inline cycle_t channel_last_arrival(const channel *c)
 {
-    return c->sealed.tail ? c->sealed.buf[(c->sealed.tail - 1) & c->sealed.mask].visible : 0;
+    return c->sealed.tail ? channel_entry_visible(&c->sealed.buf[(c->sealed.tail - 1) & c->sealed.mask])
+                           : 0;
 }
 
 /* The cycle in which reader r's head token becomes visible, CYCLE_NONE
@@ -143,7 +178,8 @@ static inline cycle_t channel_last_arrival(const channel *c)
 static inline cycle_t channel_head_arrival(const channel *c, int r)
 {
     uint64_t h = c->sealed.readers[r].head;
-    return h < c->sealed.tail ? c->sealed.buf[h & c->sealed.mask].visible : CYCLE_NONE;
+    return h < c->sealed.tail ? channel_entry_visible(&c->sealed.buf[h & c->sealed.mask])
+                              : CYCLE_NONE;
 }
 
 /* Where a search for reader r's next arrival got to: every entry before
@@ -212,9 +248,9 @@ static inline int channel_peek(const channel *c, int r, cycle_t now, token *t)
     if (rd->head == c->sealed.tail)
         return 0;
     const channel_entry *e = &c->sealed.buf[rd->head & c->sealed.mask];
-    if (e->visible > now)
+    if (channel_entry_visible(e) > now)
         return 0;
-    *t = e->tok;
+    *t = channel_entry_token(e);
     return 1;
 }
 
@@ -223,7 +259,7 @@ static inline int channel_peek(const channel *c, int r, cycle_t now, token *t)
 static inline int channel_sees(const channel *c, int r, cycle_t now, uint64_t k)
 {
     uint64_t h = c->sealed.readers[r].head + k;
-    return h < c->sealed.tail && c->sealed.buf[h & c->sealed.mask].visible <= now;
+    return h < c->sealed.tail && channel_entry_visible(&c->sealed.buf[h & c->sealed.mask]) <= now;
 }
 
 /* Number of tokens visible to reader r at cycle now (at most limit). */
@@ -232,7 +268,8 @@ int channel_visible(const channel *c, int r, cycle_t now, int limit);
 /* The k-th visible token after the head (0 = head); k < channel_visible. */
 static inline token channel_at(const channel *c, int r, int k)
 {
-    return c->sealed.buf[(c->sealed.readers[r].head + (uint64_t)k) & c->sealed.mask].tok;
+    return channel_entry_token(
+        &c->sealed.buf[(c->sealed.readers[r].head + (uint64_t)k) & c->sealed.mask]);
 }
 
 /* Records the cycle of a pop of a bounded channel; -1 when memory runs
@@ -315,7 +352,7 @@ static inline int channel_push(channel *c, cycle_t now, token t)
     if (c->sealed.tail - c->sealed.floor > c->sealed.mask && channel_make_room(c))
         return -1;
     cycle_t at = now + c->latency;
-    c->sealed.buf[c->sealed.tail & c->sealed.mask] = (channel_entry){.tok = t, .visible = at};
+    c->sealed.buf[c->sealed.tail & c->sealed.mask] = channel_entry_make(t, at);
     c->sealed.tail++;
     if (!c->pushed++)
         c->stats.first_push = now;

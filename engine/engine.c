@@ -575,6 +575,8 @@ int sim_engine_run(sim_engine *e, engine_mode mode, cycle_t max_cycles, sim_outc
                    char *report, size_t report_size, sam_error *err)
 {
     run_state rs = {0};
+    if (max_cycles > ENGINE_MAX_CYCLES)
+        max_cycles = ENGINE_MAX_CYCLES;
     for (int i = 0; i < e->nblocks; i++)
         rs.remaining += e->blocks[i].ops->collect != NULL;
     cycle_t t = 0;

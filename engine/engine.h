@@ -62,9 +62,15 @@ void sim_engine_start(sim_engine *e);
 /* Token moves so far over all channels. */
 uint64_t sim_engine_tokens(const sim_engine *e);
 
+/* The most cycles a run goes: a channel entry holds cycles below
+ * CHANNEL_MAX_CYCLE, 2^45, and a window or a latency goes past the run's
+ * limit by far less than as much again. */
+#define ENGINE_MAX_CYCLES (CHANNEL_MAX_CYCLE / 2)
+
 /* Runs until every sink is done (0), or until nothing can happen any more
  * (1, deadlock: out has the cycle; report describes who waits on what), or
- * max_cycles pass (1). -1 on running out of memory. */
+ * max_cycles pass (1; at most ENGINE_MAX_CYCLES). -1 on running out of
+ * memory. */
 int sim_engine_run(sim_engine *e, engine_mode mode, cycle_t max_cycles, sim_outcome *out,
                    char *report, size_t report_size, sam_error *err);
 

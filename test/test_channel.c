@@ -1,7 +1,10 @@
 /* Channels: order, visibility by cycle, several readers at different
- * speeds over ring growth, capacity counted from the next cycle, and the
- * room of a run of pushes. */
+ * speeds over ring growth, capacity counted from the next cycle, the
+ * room of a run of pushes, and entries packed in 16 bytes that give back
+ * every token and cycle whole. */
+#include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../engine/channel.h"
 #include "test_util.h"
@@ -102,12 +105,51 @@ static void test_room_of_a_run(void **state)
     channel_free(&c);
 }
 
+/* Every field at its extremes survives the packing: the cycle up to
+ * CHANNEL_MAX_CYCLE, each kind, a level and hollow of 255, any payload
+ * (the bits of a double included), and a push at the largest cycle a run
+ * reaches comes out visible then. */
+static void test_entry_packing(void **state)
+{
+    (void)state;
+    const cycle_t cycles[] = {0, 1, 12345, CHANNEL_MAX_CYCLE - 1, CHANNEL_MAX_CYCLE};
+    const double values[] = {0.0, -0.0, 1.5, -1e308, INFINITY, NAN};
+    for (size_t c = 0; c < sizeof cycles / sizeof *cycles; c++)
+        for (int kind = 0; kind < TOKEN_KINDS; kind++)
+            for (size_t v = 0; v < sizeof values / sizeof *values; v++) {
+                token t = {.kind = (uint8_t)kind, .level = (uint8_t)(255 - v), .hollow = 255};
+                if (kind == TOKEN_VAL)
+                    t.v = values[v];
+                else
+                    t.i = v ? INT64_MIN + (int64_t)v : INT64_MAX;
+                channel_entry e = channel_entry_make(t, cycles[c]);
+                token back = channel_entry_token(&e);
+                assert_int_equal(channel_entry_visible(&e), cycles[c]);
+                assert_int_equal(channel_entry_kind(&e), kind);
+                assert_int_equal(back.kind, t.kind);
+                assert_int_equal(back.level, t.level);
+                assert_int_equal(back.hollow, t.hollow);
+                assert_memory_equal(&back.i, &t.i, sizeof t.i);
+            }
+    channel ch;
+    assert_int_equal(channel_init(&ch, 0, 1), 0);
+    int r = channel_add_reader(&ch, -1);
+    assert_int_equal(channel_push(&ch, (CHANNEL_MAX_CYCLE / 2 + 1000), token_stop(3)), 0);
+    token t;
+    assert_false(channel_peek(&ch, r, (CHANNEL_MAX_CYCLE / 2 + 1000), &t));
+    assert_true(channel_peek(&ch, r, (CHANNEL_MAX_CYCLE / 2 + 1000) + 1, &t));
+    assert_int_equal(t.kind, TOKEN_STOP);
+    assert_int_equal(t.level, 3);
+    channel_free(&ch);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_readers_at_different_speeds),
         cmocka_unit_test(test_visibility_and_capacity),
         cmocka_unit_test(test_room_of_a_run),
+        cmocka_unit_test(test_entry_packing),
     };
     return cmocka_run_group_tests_name("channel", tests, NULL, NULL);
 }

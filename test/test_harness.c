@@ -162,7 +162,8 @@ static void check_split_run(const harness_spec *s, const harness_out *out, harne
                      (unsigned long long)channel_pushes(y), (unsigned long long)channel_pushes(x));
         for (uint64_t k = 0; k < channel_pushes(x); k++) {
             const channel_entry *ex = channel_pushed_entry(x, k), *ey = channel_pushed_entry(y, k);
-            if (ex->visible != ey->visible || !same_token(ex->tok, ey->tok))
+            if (channel_entry_visible(ex) != channel_entry_visible(ey) ||
+                !same_token(channel_entry_token(ex), channel_entry_token(ey)))
                 fail_msg("split run: output %d token %llu differs", p, (unsigned long long)k);
         }
     }
