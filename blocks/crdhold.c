@@ -103,12 +103,13 @@ static int hold_step(block *b, cycle_t now)
     return changed;
 }
 
-/* Up to max steps from t on in which an inner element passes through
- * and the repeat sends the held outer coordinate for the element read the
+/* Up to max steps from t on in which an inner token passes through and
+ * the repeat sends the held outer coordinate for the element read the
  * step before: nearly every step of a product. Each takes the R signal
  * waiting from the step before and leaves another, so the FIFO stays
- * empty; the outer input only grows the repeat's ref FIFO. The number of
- * steps made. */
+ * empty; the outer input only grows the repeat's ref FIFO. The inner
+ * fiber's stop token ends the stretch, leaving its S signal. The number
+ * of steps made. */
 static uint64_t hold_elements(block *b, cycle_t t, uint64_t max, int *idle)
 {
     holder *h = b->state;
@@ -127,15 +128,18 @@ static uint64_t hold_elements(block *b, cycle_t t, uint64_t max, int *idle)
     uint64_t n = 0, moved = (uint64_t)h->moved;
     int failed = 0;
     token in;
-    for (; n < max && channel_peek(inner, in_reader, t, &in) && !token_is_stop(in) &&
-           !token_is_done(in);
-         t += ii, n++) {
+    while (n < max && channel_peek(inner, in_reader, t, &in) && !token_is_done(in)) {
         failed |= channel_pop(inner, in_reader, t);
         if (inner_out)
             failed |= channel_push(inner_out, t, in);
         moved += channel_sees(outer, out_reader, t, moved);
         if (outer_out)
             failed |= channel_push(outer_out, t, cur);
+        t += ii, n++;
+        if (token_is_stop(in)) {
+            h->signal = TOKEN_REPSTOP;
+            break;
+        }
     }
     h->moved = (int)moved;
     b->failed |= failed != 0;
