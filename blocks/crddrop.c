@@ -111,6 +111,44 @@ static int drop_step(block *b, cycle_t now)
     return changed;
 }
 
+/* Up to max steps from t on that pass an inner element through and do
+ * nothing else: the elements of an outer coordinate's inner fiber, or the
+ * stop tokens inside it (levels between). They look at the inner head
+ * only, which is final once visible. The number of steps made; *idle set
+ * when the next would find no inner token. */
+static uint64_t drop_elements(block *b, cycle_t t, uint64_t max, int *idle)
+{
+    dropper *d = b->state;
+    if (d->get_o || !d->get_i || d->need_stop)
+        return 0;
+    channel *inner = b->in[INDEX_INNER].ch, *out = b->out[INDEX_INNER].ch;
+    const int reader = b->in[INDEX_INNER].reader;
+    const uint32_t ii = b->ii;
+    uint64_t n = 0;
+    int failed = 0, elements = 0;
+    token in;
+    for (; n < max; t += ii, n++) {
+        if (!channel_peek(inner, reader, t, &in)) {
+            *idle = 1;
+            break;
+        }
+        if (!is_element(in) && !(token_is_stop(in) && in.level < d->inner_levels))
+            break;
+        failed |= channel_pop(inner, reader, t);
+        if (out)
+            failed |= channel_push(out, t, in);
+        elements |= is_element(in);
+    }
+    d->has_crd |= elements;
+    b->failed |= failed != 0;
+    return n;
+}
+
+static void drop_run(block *b, cycle_t until)
+{
+    block_stretch_run(b, until, drop_elements);
+}
+
 /* How many levels the inner stream lies below the outer one, less one. */
 static int levels_between(block *b, const block_ctx *ctx, const index_names *names)
 {
@@ -169,5 +207,6 @@ const block_ops crddrop_ops = {
     .rearm = drop_rearm,
     .port = drop_port,
     .step = drop_step,
+    .run = drop_run,
     .peek = 1,
 };

@@ -103,6 +103,57 @@ static int hold_step(block *b, cycle_t now)
     return changed;
 }
 
+/* Up to max steps from t on in which an inner token passes through and
+ * the repeat sends the held outer coordinate for the element read the
+ * step before: nearly every step of a product. Each takes the R signal
+ * waiting from the step before and leaves another, so the FIFO stays
+ * empty; the outer input only grows the repeat's ref FIFO. The inner
+ * fiber's stop token ends the stretch, leaving its S signal. The number
+ * of steps made. */
+static uint64_t hold_elements(block *b, cycle_t t, uint64_t max, int *idle)
+{
+    holder *h = b->state;
+    const token cur = h->rep.cur;
+    (void)idle;     /* never: a step with an R signal waiting always changes something */
+    if (h->signal != TOKEN_REPEAT || ring_count(&h->sig) || !h->rep.held || h->rep.pend_stop ||
+        token_is_stop(cur) || token_is_done(cur))
+        return 0;
+    /* The channels in locals: the pushes could alias the block for all
+     * the compiler knows. */
+    channel *inner = b->in[INDEX_INNER].ch, *inner_out = b->out[INDEX_INNER].ch,
+            *outer_out = b->out[INDEX_OUTER].ch;
+    const channel *outer = b->in[INDEX_OUTER].ch;
+    const int in_reader = b->in[INDEX_INNER].reader, out_reader = b->in[INDEX_OUTER].reader;
+    const uint32_t ii = b->ii;
+    uint64_t n = 0, moved = (uint64_t)h->moved;
+    int failed = 0;
+    token in;
+    while (n < max && channel_peek(inner, in_reader, t, &in) && !token_is_done(in)) {
+        failed |= channel_pop(inner, in_reader, t);
+        if (inner_out)
+            failed |= channel_push(inner_out, t, in);
+        moved += channel_sees(outer, out_reader, t, moved);
+        if (outer_out)
+            failed |= channel_push(outer_out, t, cur);
+        t += ii, n++;
+        if (token_is_stop(in)) {
+            h->signal = TOKEN_REPSTOP;
+            break;
+        }
+    }
+    h->moved = (int)moved;
+    b->failed |= failed != 0;
+    return n;
+}
+
+/* The native run: stretches of elements in one loop, the step between
+ * them. crdhold looks past its inputs' heads, so the engine runs it only
+ * as far as its producers' clocks: below until every input is final. */
+static void hold_run(block *b, cycle_t until)
+{
+    block_stretch_run(b, until, hold_elements);
+}
+
 static int hold_create(block *b, const block_ctx *ctx, sam_error *err)
 {
     index_names names;
@@ -149,5 +200,6 @@ const block_ops crdhold_ops = {
     .rearm = hold_rearm,
     .port = hold_port,
     .step = hold_step,
+    .run = hold_run,
     .destroy = hold_destroy,
 };

@@ -52,6 +52,46 @@ static int reduce_step(block *b, cycle_t now)
     return 1;
 }
 
+/* Up to max steps from t on that sum a value, close a fiber or send the
+ * stop token a fiber's close owes, as reduce_step makes them: all but the
+ * steps around D. They look at the input's head only, which is final once
+ * visible, and push at most one token each. The number of steps made;
+ * *idle set when the next would find nothing to do. */
+static uint64_t reduce_fibers(block *b, cycle_t t, uint64_t max, int *idle)
+{
+    reducer *r = b->state;
+    uint64_t n = 0;
+    token x;
+    for (; n < max && !r->after_done; t += b->ii, n++) {
+        if (token_is_stop(r->pend)) {
+            out_push(b, 0, t, token_stop_above(r->pend));
+            r->pend = token_empty();
+            continue;
+        }
+        if (!in_peek(b, 0, t, &x)) {
+            *idle = 1;
+            break;
+        }
+        if (token_is_done(x))
+            break;
+        in_pop(b, 0, t);
+        if (!token_is_stop(x)) {
+            r->sum += x.kind == TOKEN_VAL ? x.v : x.kind == TOKEN_CRD ? (double)x.i : 0.0;
+            continue;
+        }
+        if (!x.hollow)
+            out_push(b, 0, t, token_val(r->sum));
+        r->sum = 0.0;
+        r->pend = x.level > 0 ? x : token_empty();
+    }
+    return n;
+}
+
+static void reduce_run(block *b, cycle_t until)
+{
+    block_stretch_run(b, until, reduce_fibers);
+}
+
 static int reduce_create(block *b, const block_ctx *ctx, sam_error *err)
 {
     (void)ctx;
@@ -76,5 +116,6 @@ const block_ops reduce_ops = {
     .create = reduce_create,
     .port = reduce_port,
     .step = reduce_step,
+    .run = reduce_run,
     .peek = 1,
 };

@@ -349,6 +349,51 @@ void block_bulk_run(block *b, cycle_t until, block_bulk_fn *bulk)
     }
 }
 
+void block_stretch_run(block *b, cycle_t until, block_stretch_fn *stretch)
+{
+    int (*step)(block *, cycle_t) = b->ops->step;
+    cycle_t t = b->clock;
+    int go = block_next_cycle(b, &t, until);
+    while (go) {
+        /* Room for none (after an arrival, which block_next_cycle did not
+         * vet): block_next_cycle says what to do at t. */
+        const cycle_t first = t;
+        const uint64_t steps = block_steps_below(b, t, until);
+        const uint64_t room = b->nbounded ? block_room(b, t, steps) : steps;
+        uint64_t n = 0;
+        int changed = 1;
+        for (;;) {
+            /* A stretch that stops short stops at a step of another kind,
+             * or at one that changes nothing. */
+            int idle = 0;
+            uint64_t k = stretch(b, t, room - n, &idle);
+            n += k;
+            t += k * b->ii;
+            if (n == room || b->failed || (n && t >= b->horizon && t >= block_final_until(b)))
+                break;
+            if (idle || !step(b, t)) {
+                changed = 0;
+                break;
+            }
+            n++;
+            t += b->ii;
+            if (n == room || b->done || b->failed || b->fault)
+                break;
+        }
+        if (n)
+            t = block_changed_run(b, first, n);
+        if (changed) {
+            go = block_next_cycle(b, &t, until);
+            continue;
+        }
+        /* Straight on to the next arrival if the inputs are final there;
+         * its room is asked for above. */
+        t = block_unchanged(b, t, until);
+        go = (t < until && (t < b->horizon || t < block_final_until(b))) ||
+             block_next_cycle(b, &t, until);
+    }
+}
+
 void block_close_stats(block *b, cycle_t end)
 {
     block_stats *s = &b->stats;

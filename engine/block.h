@@ -384,6 +384,20 @@ static inline void block_take_run(block *b, cycle_t until, block_take_fn *take)
 typedef uint64_t block_bulk_fn(block *b, cycle_t t, cycle_t until);
 void block_bulk_run(block *b, cycle_t until, block_bulk_fn *bulk);
 
+/* Blocks whose steps mostly come in stretches a loop can make at once,
+ * with steps of other kinds between them too often to go back to
+ * block_next_cycle for each (a fiber's end): stretch makes up to max of
+ * the common steps from t on, looking at no more than the tokens visible
+ * in each one's cycle, and says how many, setting *idle when it stopped
+ * at a step that would change nothing (no token to take), which saves
+ * asking the step. The run makes stretches and steps one after another
+ * while each changes something, the outputs have room (a step pushes at
+ * most one token on each) and the inputs are final (block_final_until),
+ * and from a step that changed nothing goes straight on to the next
+ * arrival. */
+typedef uint64_t block_stretch_fn(block *b, cycle_t t, uint64_t max, int *idle);
+void block_stretch_run(block *b, cycle_t until, block_stretch_fn *stretch);
+
 /* Ends the statistics of a run that ended at cycle end: an open blocked
  * stretch led to no progress, and a busy one ends with the run. */
 void block_close_stats(block *b, cycle_t end);
