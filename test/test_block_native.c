@@ -210,7 +210,7 @@ static int drain_step(block *b, cycle_t now)
     if (!in_peek(b, 0, now, &t))
         return 0;
     assert_true(d->n < MAX_TOKENS);
-    d->got[d->n] = (taken){t, c->buf[c->readers[b->in[0].reader].head & c->mask].visible, now};
+    d->got[d->n] = (taken){t, channel_head_arrival(c, b->in[0].reader), now};
     in_pop(b, 0, now);
     d->wait = d->pause[d->n++];
     b->done = token_is_done(t);
