@@ -10,7 +10,10 @@
  * The parent input carries one follower reference per leader fiber, as the
  * follower's scanner would have taken it, and the stops above: the
  * leader's S(k+1) closes a fiber and the parent's Sk with it. An N parent
- * is a follower fiber that does not exist: nothing in it is found.
+ * is a follower fiber that does not exist: nothing in it is found. An
+ * outer fiber without inner fibers (an empty operand's) has no parent
+ * ref: the leader's S(k+1) that starts a fiber meets the parent's Sk
+ * alone, and both are taken in one cycle.
  *
  * Ports: inputs the parent ref, whose edge names the follower ("in-c"),
  * and the leader's crd and ref; outputs crd, the leader's ref and the
@@ -112,6 +115,14 @@ static int take_parent(block *b, locator *l, cycle_t now, int *popped)
     return 1;
 }
 
+/* Whether the leader's stop crd at the start of a fiber closes an outer
+ * fiber that holds none (S(k+1) from a scanner given no ref, as for an
+ * empty operand): the parent sent no ref for it, only its own stop. */
+static int closes_absent(const locator *l, token crd)
+{
+    return token_is_stop(crd) && token_is_stop(l->parent) && l->parent.level == crd.level - 1;
+}
+
 static int locate_step(block *b, cycle_t now)
 {
     locator *l = b->state;
@@ -129,6 +140,13 @@ static int locate_step(block *b, cycle_t now)
         int popped = 0;
         if (!take_parent(b, l, now, &popped))
             return popped;
+        if (closes_absent(l, crd)) {
+            in_pop(b, LOC_IN_PARENT, now);
+            in_pop(b, LOC_IN_CRD, now);
+            in_pop(b, LOC_IN_REF, now);
+            emit3(b, now, crd, crd, crd);
+            return 1;
+        }
         if ((crd.kind == TOKEN_DONE) != (l->parent.kind == TOKEN_DONE)) {
             b->fault = "the leader and the parent references end at different points";
             return 0;
