@@ -18,6 +18,7 @@
  * Ports: inputs the parent ref, whose edge names the follower ("in-c"),
  * and the leader's crd and ref; outputs crd, the leader's ref and the
  * located ref ("out-c"). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "blocks.h"
@@ -29,6 +30,7 @@ enum { LOC_OUT_CRD, LOC_OUT_REF, LOC_OUT_LOCATED };
 
 typedef struct locator {
     const char *tensor;
+    int mode;
     const fiber_level *lv;
     int64_t fibers;             /* follower fibers: the parent refs that exist */
     int64_t search;             /* cycles a search of a compressed fiber takes */
@@ -174,31 +176,41 @@ static const param locate_params[] = {
     {NULL, NULL, NULL, 0, 0, 0, 0, 0},
 };
 
-static int locate_create(block *b, const block_ctx *ctx, sam_error *err)
+/* A locator of l's tensor, mode and search at the start of its stream,
+ * on that level of the data ctx binds. */
+static int locate_start(block *b, locator *l, const block_ctx *ctx, sam_error *err)
 {
-    int64_t mode;
     const fibertree *ft;
-    const char *tensor = block_attr(ctx, "tensor", err);
-    if (!tensor || block_attr_int(ctx, "mode", &mode, err))
-        return -1;
-    const fiber_level *lv = block_level(ctx, tensor, (int)mode, &ft, err);
+    const fiber_level *lv = block_level(ctx, l->tensor, l->mode, &ft, err);
     if (!lv)
         return -1;
     /* position() computes or searches; a bitvector or list has no seg/crd. */
     if (lv->kind != 'd' && lv->kind != 's')
-        return block_error(b, err, "tensor %s stores mode %lld as a %s level; locate finds "
-                           "coordinates in dense and compressed levels only", tensor,
-                           (long long)mode, level_kind_name(lv->kind));
-    int64_t search;
-    if (block_param_get(b, ctx, "search", &search, err))
+        return block_error(b, err, "tensor %s stores mode %d as a %s level; locate finds "
+                           "coordinates in dense and compressed levels only", l->tensor,
+                           l->mode, level_kind_name(lv->kind));
+    int k = (int)(lv - ft->lv);
+    int64_t above = k ? fibertree_positions(ft, k - 1) : 1;
+    *l = (locator){.tensor = l->tensor, .mode = l->mode, .lv = lv, .close_level = -1,
+                   .search = l->search, .fibers = lv->kind == 's' ? (int64_t)lv->nseg - 1 : above};
+    return 0;
+}
+
+static int locate_create(block *b, const block_ctx *ctx, sam_error *err)
+{
+    int64_t mode;
+    const char *tensor = block_attr(ctx, "tensor", err);
+    if (!tensor || block_attr_int(ctx, "mode", &mode, err))
         return -1;
     locator *l = block_state_new(b, sizeof *l, err);
     if (!l)
         return -1;
-    int k = (int)(lv - ft->lv);
-    int64_t above = k ? fibertree_positions(ft, k - 1) : 1;
-    *l = (locator){.tensor = tensor, .lv = lv, .close_level = -1, .search = search,
-                   .fibers = lv->kind == 's' ? (int64_t)lv->nseg - 1 : above};
+    *l = (locator){.tensor = tensor, .mode = (int)mode};
+    if (locate_start(b, l, ctx, err) || block_param_get(b, ctx, "search", &l->search, err)) {
+        free(l);
+        b->state = NULL;
+        return -1;
+    }
     b->nin = 3;
     b->nout = 3;
     b->in_names[LOC_IN_CRD] = "crd";
@@ -208,6 +220,11 @@ static int locate_create(block *b, const block_ctx *ctx, sam_error *err)
     b->out_names[LOC_OUT_REF] = "ref";
     b->out_names[LOC_OUT_LOCATED] = "located";
     return 0;
+}
+
+static int locate_rearm(block *b, const block_ctx *ctx, sam_error *err)
+{
+    return locate_start(b, b->state, ctx, err);
 }
 
 static int locate_port(block *b, const graph_edge *e, int input, sam_error *err)
@@ -231,6 +248,7 @@ const block_ops locate_ops = {
              "compressed by a search of `search` cycles",
     .params = locate_params,
     .create = locate_create,
+    .rearm = locate_rearm,
     .port = locate_port,
     .step = locate_step,
     .peek = 2,
