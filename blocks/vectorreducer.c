@@ -152,6 +152,19 @@ int vecred_create_with(block *b, const block_ctx *ctx, const vecred_store_ops *s
     return 0;
 }
 
+/* The lanes and rate stay; the storage empties itself. */
+int vecred_rearm(block *b, const block_ctx *ctx, sam_error *err)
+{
+    vecred *r = b->state;
+    r->draining = 0;
+    r->stop = (token){0};
+    r->next_lane = 0;
+    r->nclosed = r->ndone = 0;
+    memset(r->closed, 0, sizeof r->closed);
+    memset(r->done, 0, sizeof r->done);
+    return r->ops->rearm(r->store, b, ctx, err);
+}
+
 int vecred_port(block *b, const graph_edge *e, int input, sam_error *err)
 {
     static const char *const kinds[] = {"crd", "val"};
@@ -234,6 +247,15 @@ static int sorted_add(void *store, int64_t crd, double v, const char **fault)
     return 0;
 }
 
+static int sorted_rearm(void *store, const block *b, const block_ctx *ctx, sam_error *err)
+{
+    (void)b, (void)ctx, (void)err;
+    sorted_store *st = store;
+    st->n = st->next = 0;
+    st->seq = 0;
+    return 0;
+}
+
 static void *sorted_create(block *b, const block_ctx *ctx, sam_error *err)
 {
     (void)b, (void)ctx;
@@ -255,6 +277,7 @@ static const vecred_store_ops sorted_store_ops = {
     .add = sorted_add,
     .close = sorted_close,
     .read = sorted_read,
+    .rearm = sorted_rearm,
     .destroy = sorted_destroy,
 };
 
@@ -275,6 +298,7 @@ const block_ops vectorreducer_ops = {
              "distinct coordinates leave back to back, one a cycle",
     .params = vecred_params,
     .create = sorted_block_create,
+    .rearm = vecred_rearm,
     .port = vecred_port,
     .step = vecred_step,
     .peek = 1,
