@@ -132,6 +132,10 @@ int vecred_step(block *b, cycle_t now)
 int vecred_create_with(block *b, const block_ctx *ctx, const vecred_store_ops *store,
                        sam_error *err)
 {
+    int lanes;
+    int64_t rate;
+    if (lanes_count(b, ctx, &lanes, err) || block_param_get(b, ctx, "rate", &rate, err))
+        return -1;
     vecred *r = block_state_new(b, sizeof *r, err);
     if (!r)
         return -1;
@@ -141,8 +145,8 @@ int vecred_create_with(block *b, const block_ctx *ctx, const vecred_store_ops *s
         b->state = NULL;
         return -1;
     }
-    if (lanes_count(b, ctx, &r->lanes, err) || block_param_get(b, ctx, "rate", &r->rate, err))
-        return -1;
+    r->lanes = lanes;
+    r->rate = rate;
     b->nin = 2 * r->lanes;
     b->nout = 2;
     for (int p = 0; p < b->nin; p++)

@@ -145,6 +145,10 @@ static void test_refusals_leave_nothing(void **state)
     harness_refused(&s, "depth=17: a stream 0 to 16 levels below the lanes'");
     s = (harness_spec){.ops = &serialize_ops, .attrs = "lanes=99"};
     harness_refused(&s, "lanes=99: a node has 1 to");
+    s = (harness_spec){.ops = &vectorreducer_ops, .attrs = "lanes=0"};
+    harness_refused(&s, "lanes=0: a node has 1 to");
+    s = (harness_spec){.ops = &vectorreducer_dense_ops, .attrs = "lanes=2,rate=99"};
+    harness_refused(&s, "rate = 99 is not a whole number");
     fibertree_free(&ft);
 }
 
