@@ -1,5 +1,7 @@
 /* arrayvals (SAM-BLOCKS.md 5.3): loads the value at each reference; stop
  * and done tokens pass through and the empty reference N loads 0. */
+#include <stdlib.h>
+
 #include "blocks.h"
 
 typedef struct array {
@@ -53,8 +55,11 @@ static int array_create(block *b, const block_ctx *ctx, sam_error *err)
     if (!a)
         return -1;
     a->tensor = name;
-    if (array_bind(b, a, ctx, err))
+    if (array_bind(b, a, ctx, err)) {
+        free(a);
+        b->state = NULL;
         return -1;
+    }
     b->nin = b->nout = 1;
     b->in_names[0] = "ref";
     b->out_names[0] = "val";

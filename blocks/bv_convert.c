@@ -53,6 +53,7 @@
  *   that does not pair with its coordinate token. */
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bitvector.h"
@@ -63,7 +64,10 @@ enum { IN_CRD, IN_REF };
 enum { OUT_BV, OUT_REF };
 
 typedef struct bv_convert {
-    int64_t width, size;
+    int64_t width;
+    int64_t sized;          /* the node's size, 0: the dimension of index */
+    const char *index;
+    int64_t size;           /* the dimension this run's fibers have */
     int64_t words;          /* a fiber's */
     int64_t limit;          /* coordinates go up to limit - 1 */
     /* The open fiber. */
@@ -285,27 +289,45 @@ static int fits_limit(block *b, const block_ctx *ctx, int64_t size, int64_t widt
                        (long long)limit);
 }
 
+/* A converter of the node's width and size at the start of its stream,
+ * its fibers as wide as the data ctx binds makes them. */
+static int bv_convert_start(block *b, bv_convert *c, const block_ctx *ctx, sam_error *err)
+{
+    int64_t size = c->sized ? c->sized : dense_acc_index_dim(ctx, c->index);
+    if (fits_limit(b, ctx, size, c->width, err))
+        return -1;
+    *c = (bv_convert){.width = c->width, .sized = c->sized, .index = c->index, .size = size,
+                      .words = size ? bv_words(size, c->width) : 1,
+                      .limit = size ? size : c->width};
+    return 0;
+}
+
 static int bv_convert_create(block *b, const block_ctx *ctx, sam_error *err)
 {
     int64_t width, size;
     if (block_param_get(b, ctx, "width", &width, err) ||
         block_param_get(b, ctx, "size", &size, err) || count_inputs(b, ctx, err))
         return -1;
-    if (!size)
-        size = dense_acc_index_dim(ctx, graph_node_attr(ctx->node, "index"));
-    if (fits_limit(b, ctx, size, width, err))
-        return -1;
     bv_convert *c = block_state_new(b, sizeof *c, err);
     if (!c)
         return -1;
-    *c = (bv_convert){.width = width, .size = size, .words = size ? bv_words(size, width) : 1,
-                      .limit = size ? size : width};
+    *c = (bv_convert){.width = width, .sized = size, .index = graph_node_attr(ctx->node, "index")};
+    if (bv_convert_start(b, c, ctx, err)) {
+        free(c);
+        b->state = NULL;
+        return -1;
+    }
     b->nout = 2;
     b->in_names[IN_CRD] = "crd";
     b->in_names[IN_REF] = "ref";
     b->out_names[OUT_BV] = "bv";
     b->out_names[OUT_REF] = "ref";
     return 0;
+}
+
+static int bv_convert_rearm(block *b, const block_ctx *ctx, sam_error *err)
+{
+    return bv_convert_start(b, b->state, ctx, err);
 }
 
 /* A word stream may be drawn as type=bv or as type=crd. */
@@ -342,6 +364,7 @@ const block_ops bv_ops = {
     .params = bv_convert_params,
     .serves = bv_convert_serves,
     .create = bv_convert_create,
+    .rearm = bv_convert_rearm,
     .port = bv_convert_port,
     .step = bv_convert_step,
     .peek = 1,

@@ -140,6 +140,12 @@ int bv_join_step(block *b, bv_join *x, cycle_t now)
     return 1;
 }
 
+void bv_join_restart(bv_join *x)
+{
+    *x = (bv_join){.n = x->n, .op = x->op, .width = x->width, .emit_zeros = x->emit_zeros,
+                   .out_bv = x->out_bv, .out_crd = x->out_crd, .out_ref = x->out_ref};
+}
+
 /* ---- the intersect and the union ---------------------------------------- */
 
 /* The ports of side k read bv where a joiner reads crd; the names point
@@ -205,6 +211,16 @@ int64_t bv_joiner_word_width(const block *b, int port, int input)
     if (input)
         return port % 2 == 0 && port < 2 * v->j.n ? v->x.width : 0;
     return port == v->x.out_bv ? v->x.width : 0;
+}
+
+/* Only the word join runs: the joiner's part holds the sides and labels
+ * the ports were wired by, which stay. */
+int bv_joiner_rearm(block *b, const block_ctx *ctx, sam_error *err)
+{
+    (void)ctx, (void)err;
+    bv_joiner *v = b->state;
+    bv_join_restart(&v->x);
+    return 0;
 }
 
 int bv_joiner_step(block *b, cycle_t now)

@@ -42,6 +42,9 @@ typedef struct bv_join {
 /* One cycle; whether anything changed. */
 int bv_join_step(block *b, bv_join *x, cycle_t now);
 
+/* x at the start of its stream, as configured. */
+void bv_join_restart(bv_join *x);
+
 /* The intersect and the union: a joiner's sides and port names (joiner.h,
  * bv in place of crd: inputs bv_in-X and ref_in-X), outputs the word
  * ("bv"), the refs (ref_out-X) and the coordinates ("crd"). j comes
@@ -57,11 +60,12 @@ int bv_joiner_create(block *b, const block_ctx *ctx, bv_op op, sam_error *err);
 int bv_joiner_port(block *b, const graph_edge *e, int input, sam_error *err);
 int64_t bv_joiner_word_width(const block *b, int port, int input);
 int bv_joiner_step(block *b, cycle_t now);
+int bv_joiner_rearm(block *b, const block_ctx *ctx, sam_error *err);
 
 /* The rest of both block_ops tables, which differ only in what they
  * declare. */
 #define BV_JOINER_OPS \
-    .serves = bv_serves, .port = bv_joiner_port, .step = bv_joiner_step, .peek = 1, \
-    .word_width = bv_joiner_word_width
+    .serves = bv_serves, .rearm = bv_joiner_rearm, .port = bv_joiner_port, \
+    .step = bv_joiner_step, .peek = 1, .word_width = bv_joiner_word_width
 
 #endif

@@ -36,6 +36,7 @@
 
 typedef struct bv_scan {
     scanner s;
+    scanner_source src;
     const fiber_level *l;
     int64_t width;
     int64_t words;          /* per fiber */
@@ -133,11 +134,11 @@ static const param bv_scan_params[] = {
     {NULL, NULL, NULL, 0, 0, 0, 0, 0},
 };
 
-/* The level's shape: its storage must hold every fiber's words. */
-static int take_level(block *b, bv_scan *v, const fiber_level *l, const char *tensor,
-                      sam_error *err)
+/* A scanner of level l at the start of its stream: the level's shape,
+ * whose storage must hold every fiber's words. */
+static int take_level(block *b, bv_scan *v, const fiber_level *l, sam_error *err)
 {
-    v->l = l;
+    *v = (bv_scan){.s = SCANNER_START, .src = v->src, .width = v->width, .l = l};
     v->nfibers = l->nseg ? (int64_t)l->nseg - 1 : 0;
     v->words = bv_words(l->dim, v->width);
     v->stride = bv_words(l->dim, 64);
@@ -145,8 +146,8 @@ static int take_level(block *b, bv_scan *v, const fiber_level *l, const char *te
         return block_error(b, err,
                            "tensor %s mode %d holds %zu storage words where its fibers (%lld of "
                            "dimension %lld) need %lld",
-                           tensor, l->mode, l->nbits, (long long)v->nfibers, (long long)l->dim,
-                           (long long)(v->nfibers * v->stride));
+                           v->src.tensor, l->mode, l->nbits, (long long)v->nfibers,
+                           (long long)l->dim, (long long)(v->nfibers * v->stride));
     return 0;
 }
 
@@ -164,13 +165,21 @@ static int bv_scan_create(block *b, const block_ctx *ctx, sam_error *err)
     bv_scan *v = block_state_new(b, sizeof *v, err);
     if (!v)
         return -1;
-    *v = (bv_scan){.s = SCANNER_START, .width = width};
-    if (take_level(b, v, l, graph_node_attr(ctx->node, "tensor"), err)) {
+    *v = (bv_scan){.src = src, .width = width};
+    if (take_level(b, v, l, err)) {
         free(v);
         b->state = NULL;
         return -1;
     }
     return 0;
+}
+
+static int bv_scan_rearm(block *b, const block_ctx *ctx, sam_error *err)
+{
+    bv_scan *v = b->state;
+    const fibertree *ft;
+    const fiber_level *l = scanner_level(b, ctx, &v->src, &ft, err);
+    return l ? take_level(b, v, l, err) : -1;
 }
 
 /* The word output may be drawn as type=bv or as type=crd. */
@@ -195,6 +204,7 @@ const block_ops fiberlookup_bitvector_ops = {
     .params = bv_scan_params,
     .serves = bv_serves,
     .create = bv_scan_create,
+    .rearm = bv_scan_rearm,
     .port = bv_scan_port,
     .step = bv_scan_step,
     .peek = 2,

@@ -51,6 +51,13 @@ static int bv_to_crd_create(block *b, const block_ctx *ctx, sam_error *err)
     return 0;
 }
 
+static int bv_to_crd_rearm(block *b, const block_ctx *ctx, sam_error *err)
+{
+    (void)ctx, (void)err;
+    bv_join_restart(b->state);
+    return 0;
+}
+
 /* The words may come on an edge of type bv or crd. */
 static int bv_to_crd_port(block *b, const graph_edge *e, int input, sam_error *err)
 {
@@ -79,6 +86,7 @@ const block_ops bv_to_crd_ops = {
     .params = bv_to_crd_params,
     .serves = bv_to_crd_serves,
     .create = bv_to_crd_create,
+    .rearm = bv_to_crd_rearm,
     .port = bv_to_crd_port,
     .step = bv_to_crd_step,
     .peek = 1,

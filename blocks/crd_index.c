@@ -1,6 +1,7 @@
 #include "crd_index.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "../common/grow.h"
 
@@ -50,6 +51,13 @@ int64_t crd_index_number(crd_index *x, int64_t c)
     crd[x->n++] = c;
     x->slot[s] = x->n;
     return (int64_t)x->n - 1;
+}
+
+void crd_index_clear(crd_index *x)
+{
+    if (x->n)
+        memset(x->slot, 0, x->nslot * sizeof *x->slot);
+    x->n = 0;
 }
 
 void crd_index_free(crd_index *x)

@@ -20,6 +20,9 @@ typedef struct crd_index {
  * runs out. An index starts zeroed. */
 int64_t crd_index_number(crd_index *x, int64_t c);
 
+/* Forgets every coordinate, keeping the memory for those to come. */
+void crd_index_clear(crd_index *x);
+
 void crd_index_free(crd_index *x);
 
 #endif

@@ -169,6 +169,42 @@ dense_acc_out dense_acc_read(dense_acc *a, int64_t *r, int64_t *c, double *v)
     return DENSE_ENTRY;
 }
 
+/* a empty, its rows kept when its dimensions are known and stay. */
+static void restart(dense_acc *a, int64_t row_dim, int64_t col_dim)
+{
+    if (!row_dim || !col_dim || row_dim != a->row_dim || col_dim != a->col_dim) {
+        dense_acc_free(a);
+        dense_acc_init(a, row_dim, col_dim, a->scan);
+        return;
+    }
+    for (int64_t r = 0; a->entries && r < a->nrows; r++)
+        if (a->rows[r].cap)
+            memset(a->rows[r].bits, 0, (size_t)(a->rows[r].cap + 63) / 64 * sizeof(uint64_t));
+    dense_row *rows = a->rows;
+    int64_t nrows = a->nrows, slots = a->slots;
+    dense_acc_init(a, row_dim, col_dim, a->scan);
+    a->rows = rows;
+    a->nrows = nrows;
+    a->slots = slots;
+}
+
+int dense_acc_rearm(dense_acc *a, int n, int64_t row_dim, int64_t col_dim, const block *b,
+                    const block_ctx *ctx, sam_error *err)
+{
+    for (int k = 0; k < n; k++)
+        restart(&a[k], row_dim, col_dim);
+    if (dense_acc_bound(a, n, b, ctx, err))
+        return -1;
+    /* Where the bound is below the whole array, a fresh one's allocations
+     * decide its faults: it starts without rows. */
+    for (int k = 0; k < n; k++)
+        if (a[k].nrows && a[k].row_dim * a[k].col_dim > a[k].max_slots) {
+            dense_acc_free(&a[k]);
+            a[k].slots = 0;
+        }
+    return 0;
+}
+
 void dense_acc_free(dense_acc *a)
 {
     for (int64_t r = 0; r < a->nrows; r++) {

@@ -71,6 +71,15 @@ int dense_acc_add(dense_acc *a, int64_t r, int64_t c, double v, const char **fau
  * cycle spent on an empty word, DENSE_IDLE when the array is empty. */
 dense_acc_out dense_acc_read(dense_acc *a, int64_t *r, int64_t *c, double *v);
 
+/* The n arrays a block keeps, empty again for another run (block_ops.rearm)
+ * with dimensions row_dim x col_dim (0: unknown) and bound anew
+ * (dense_acc_bound) for the data ctx binds: as dense_acc_init and
+ * dense_acc_bound leave them, but for the rows of a known size allocated
+ * before, which are kept where the bound lets every row be allocated (so
+ * that no fault differs). */
+int dense_acc_rearm(dense_acc *a, int n, int64_t row_dim, int64_t col_dim, const block *b,
+                    const block_ctx *ctx, sam_error *err);
+
 void dense_acc_free(dense_acc *a);
 
 /* The dimension of index variable idx: that of a mode some fiberlookup of

@@ -27,6 +27,7 @@
 
 typedef struct list_scan {
     scanner s;
+    scanner_source src;
     const fiber_level *l;
 } list_scan;
 
@@ -100,7 +101,18 @@ static int list_scan_create(block *b, const block_ctx *ctx, sam_error *err)
     list_scan *v = block_state_new(b, sizeof *v, err);
     if (!v)
         return -1;
-    *v = (list_scan){.s = SCANNER_START, .l = l};
+    *v = (list_scan){.s = SCANNER_START, .src = src, .l = l};
+    return 0;
+}
+
+static int list_scan_rearm(block *b, const block_ctx *ctx, sam_error *err)
+{
+    list_scan *v = b->state;
+    const fibertree *ft;
+    const fiber_level *l = scanner_level(b, ctx, &v->src, &ft, err);
+    if (!l)
+        return -1;
+    *v = (list_scan){.s = SCANNER_START, .src = v->src, .l = l};
     return 0;
 }
 
@@ -110,6 +122,7 @@ const block_ops fiberlookup_linkedlist_ops = {
     .about = "coordinates and node numbers of a linked-list level, one per cycle",
     .serves = list_scan_serves,
     .create = list_scan_create,
+    .rearm = list_scan_rearm,
     .port = scanner_port,
     .step = list_scan_step,
     .peek = 2,

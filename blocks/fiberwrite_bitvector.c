@@ -218,6 +218,18 @@ static int bv_writer_create(block *b, const block_ctx *ctx, sam_error *err)
     return 0;
 }
 
+/* Empty, as created, under the dense limit of the data ctx binds; the
+ * arrays are kept for the next run. */
+static int bv_writer_rearm(block *b, const block_ctx *ctx, sam_error *err)
+{
+    bv_writer *w = b->state;
+    if (block_dense_limit(ctx, &w->limit, err))
+        return -1;
+    w->nword = w->nstart = 0;
+    w->open = 0;
+    return append_start(w) ? error_set(err, "out of memory") : 0;
+}
+
 /* The words may come on an edge of type bv or crd. */
 static int bv_writer_port(block *b, const graph_edge *e, int input, sam_error *err)
 {
@@ -231,6 +243,7 @@ const block_ops fiberwrite_bitvector_ops = {
     .params = bv_writer_params,
     .serves = bv_serves,
     .create = bv_writer_create,
+    .rearm = bv_writer_rearm,
     .port = bv_writer_port,
     .step = bv_writer_step,
     .run = bv_writer_run,

@@ -282,6 +282,18 @@ static int list_writer_create(block *b, const block_ctx *ctx, sam_error *err)
     return 0;
 }
 
+/* Empty, as created; the arrays are kept for the next run. */
+static int list_writer_rearm(block *b, const block_ctx *ctx, sam_error *err)
+{
+    (void)ctx, (void)err;
+    list_writer *w = b->state;
+    w->own = 0;
+    w->have_own = 0;
+    crd_index_clear(&w->parents);
+    w->nnodes = 0;
+    return 0;
+}
+
 /* The edge whose comment (or label) names the node's parent index is the
  * parent's coordinates; the other the level's own. */
 static int list_writer_port(block *b, const graph_edge *e, int input, sam_error *err)
@@ -299,6 +311,7 @@ const block_ops fiberwrite_linkedlist_ops = {
     .about = "writes a linked-list level in any fiber order, a node a cycle",
     .serves = list_writer_serves,
     .create = list_writer_create,
+    .rearm = list_writer_rearm,
     .port = list_writer_port,
     .step = list_writer_step,
     .peek = 1,

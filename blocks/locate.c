@@ -10,11 +10,15 @@
  * The parent input carries one follower reference per leader fiber, as the
  * follower's scanner would have taken it, and the stops above: the
  * leader's S(k+1) closes a fiber and the parent's Sk with it. An N parent
- * is a follower fiber that does not exist: nothing in it is found.
+ * is a follower fiber that does not exist: nothing in it is found. An
+ * outer fiber without inner fibers (an empty operand's) has no parent
+ * ref: the leader's S(k+1) that starts a fiber meets the parent's Sk
+ * alone, and both are taken in one cycle.
  *
  * Ports: inputs the parent ref, whose edge names the follower ("in-c"),
  * and the leader's crd and ref; outputs crd, the leader's ref and the
  * located ref ("out-c"). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "blocks.h"
@@ -26,6 +30,7 @@ enum { LOC_OUT_CRD, LOC_OUT_REF, LOC_OUT_LOCATED };
 
 typedef struct locator {
     const char *tensor;
+    int mode;
     const fiber_level *lv;
     int64_t fibers;             /* follower fibers: the parent refs that exist */
     int64_t search;             /* cycles a search of a compressed fiber takes */
@@ -112,6 +117,14 @@ static int take_parent(block *b, locator *l, cycle_t now, int *popped)
     return 1;
 }
 
+/* Whether the leader's stop crd at the start of a fiber closes an outer
+ * fiber that holds none (S(k+1) from a scanner given no ref, as for an
+ * empty operand): the parent sent no ref for it, only its own stop. */
+static int closes_absent(const locator *l, token crd)
+{
+    return token_is_stop(crd) && token_is_stop(l->parent) && l->parent.level == crd.level - 1;
+}
+
 static int locate_step(block *b, cycle_t now)
 {
     locator *l = b->state;
@@ -129,6 +142,13 @@ static int locate_step(block *b, cycle_t now)
         int popped = 0;
         if (!take_parent(b, l, now, &popped))
             return popped;
+        if (closes_absent(l, crd)) {
+            in_pop(b, LOC_IN_PARENT, now);
+            in_pop(b, LOC_IN_CRD, now);
+            in_pop(b, LOC_IN_REF, now);
+            emit3(b, now, crd, crd, crd);
+            return 1;
+        }
         if ((crd.kind == TOKEN_DONE) != (l->parent.kind == TOKEN_DONE)) {
             b->fault = "the leader and the parent references end at different points";
             return 0;
@@ -156,31 +176,41 @@ static const param locate_params[] = {
     {NULL, NULL, NULL, 0, 0, 0, 0, 0},
 };
 
-static int locate_create(block *b, const block_ctx *ctx, sam_error *err)
+/* A locator of l's tensor, mode and search at the start of its stream,
+ * on that level of the data ctx binds. */
+static int locate_start(block *b, locator *l, const block_ctx *ctx, sam_error *err)
 {
-    int64_t mode;
     const fibertree *ft;
-    const char *tensor = block_attr(ctx, "tensor", err);
-    if (!tensor || block_attr_int(ctx, "mode", &mode, err))
-        return -1;
-    const fiber_level *lv = block_level(ctx, tensor, (int)mode, &ft, err);
+    const fiber_level *lv = block_level(ctx, l->tensor, l->mode, &ft, err);
     if (!lv)
         return -1;
     /* position() computes or searches; a bitvector or list has no seg/crd. */
     if (lv->kind != 'd' && lv->kind != 's')
-        return block_error(b, err, "tensor %s stores mode %lld as a %s level; locate finds "
-                           "coordinates in dense and compressed levels only", tensor,
-                           (long long)mode, level_kind_name(lv->kind));
-    int64_t search;
-    if (block_param_get(b, ctx, "search", &search, err))
+        return block_error(b, err, "tensor %s stores mode %d as a %s level; locate finds "
+                           "coordinates in dense and compressed levels only", l->tensor,
+                           l->mode, level_kind_name(lv->kind));
+    int k = (int)(lv - ft->lv);
+    int64_t above = k ? fibertree_positions(ft, k - 1) : 1;
+    *l = (locator){.tensor = l->tensor, .mode = l->mode, .lv = lv, .close_level = -1,
+                   .search = l->search, .fibers = lv->kind == 's' ? (int64_t)lv->nseg - 1 : above};
+    return 0;
+}
+
+static int locate_create(block *b, const block_ctx *ctx, sam_error *err)
+{
+    int64_t mode;
+    const char *tensor = block_attr(ctx, "tensor", err);
+    if (!tensor || block_attr_int(ctx, "mode", &mode, err))
         return -1;
     locator *l = block_state_new(b, sizeof *l, err);
     if (!l)
         return -1;
-    int k = (int)(lv - ft->lv);
-    int64_t above = k ? fibertree_positions(ft, k - 1) : 1;
-    *l = (locator){.tensor = tensor, .lv = lv, .close_level = -1, .search = search,
-                   .fibers = lv->kind == 's' ? (int64_t)lv->nseg - 1 : above};
+    *l = (locator){.tensor = tensor, .mode = (int)mode};
+    if (locate_start(b, l, ctx, err) || block_param_get(b, ctx, "search", &l->search, err)) {
+        free(l);
+        b->state = NULL;
+        return -1;
+    }
     b->nin = 3;
     b->nout = 3;
     b->in_names[LOC_IN_CRD] = "crd";
@@ -190,6 +220,11 @@ static int locate_create(block *b, const block_ctx *ctx, sam_error *err)
     b->out_names[LOC_OUT_REF] = "ref";
     b->out_names[LOC_OUT_LOCATED] = "located";
     return 0;
+}
+
+static int locate_rearm(block *b, const block_ctx *ctx, sam_error *err)
+{
+    return locate_start(b, b->state, ctx, err);
 }
 
 static int locate_port(block *b, const graph_edge *e, int input, sam_error *err)
@@ -213,6 +248,7 @@ const block_ops locate_ops = {
              "compressed by a search of `search` cycles",
     .params = locate_params,
     .create = locate_create,
+    .rearm = locate_rearm,
     .port = locate_port,
     .step = locate_step,
     .peek = 2,

@@ -51,6 +51,13 @@ static int parallelize_create(block *b, const block_ctx *ctx, sam_error *err)
     return 0;
 }
 
+static int parallelize_rearm(block *b, const block_ctx *ctx, sam_error *err)
+{
+    (void)ctx, (void)err;
+    ((dealer *)b->state)->next = 0;
+    return 0;
+}
+
 static int parallelize_port(block *b, const graph_edge *e, int input, sam_error *err)
 {
     const dealer *d = b->state;
@@ -63,6 +70,7 @@ const block_ops parallelize_ops = {
     .about = "deals a stream out to lanes: element e of each fiber to lane e mod N, stop "
              "tokens to all, one token a cycle",
     .create = parallelize_create,
+    .rearm = parallelize_rearm,
     .port = parallelize_port,
     .step = parallelize_step,
     .peek = 1,

@@ -103,6 +103,13 @@ static int reduce_create(block *b, const block_ctx *ctx, sam_error *err)
     return 0;
 }
 
+static int reduce_rearm(block *b, const block_ctx *ctx, sam_error *err)
+{
+    (void)ctx, (void)err;
+    *(reducer *)b->state = (reducer){0};
+    return 0;
+}
+
 static int reduce_port(block *b, const graph_edge *e, int input, sam_error *err)
 {
     static const char *const kinds[] = {"val"};
@@ -114,6 +121,7 @@ const block_ops reduce_ops = {
     .impl = "ideal",
     .about = "sum of each innermost fiber, one token per cycle",
     .create = reduce_create,
+    .rearm = reduce_rearm,
     .port = reduce_port,
     .step = reduce_step,
     .run = reduce_run,

@@ -301,6 +301,20 @@ static int serialize_create(block *b, const block_ctx *ctx, sam_error *err)
     return 0;
 }
 
+/* The lanes, depth and value streams stay; the queues keep their memory. */
+static int serialize_rearm(block *b, const block_ctx *ctx, sam_error *err)
+{
+    (void)ctx, (void)err;
+    serializer *s = b->state;
+    s->cur = s->in_unit = s->any = s->finishing = 0;
+    memset(s->closed, 0, sizeof s->closed);
+    memset(s->promised, 0, sizeof s->promised);
+    for (int lane = 0; lane < s->lanes; lane++)
+        ring_clear(&s->queued[lane]);
+    s->close = (token){0};
+    return 0;
+}
+
 static int serialize_port(block *b, const graph_edge *e, int input, sam_error *err)
 {
     const serializer *s = b->state;
@@ -325,6 +339,7 @@ const block_ops serialize_ops = {
     .about = "joins lanes back in order: element e's tokens from lane e mod N, one token a "
              "cycle",
     .create = serialize_create,
+    .rearm = serialize_rearm,
     .port = serialize_port,
     .step = serialize_step,
     /* It looks at lanes other than the one it takes from (the next

@@ -55,7 +55,8 @@ static int pair_create(block *b, const block_ctx *ctx, sam_error *err)
 
 /* The rest of both tables: the pairing, with or without the drop. */
 #define PAIR_OPS \
-    .serves = serves_values, .create = pair_create, .port = block_port_by_name, .peek = 1
+    .serves = serves_values, .create = pair_create, .rearm = block_rearm_stateless, \
+    .port = block_port_by_name, .peek = 1
 
 const block_ops crddrop_values_ops = {
     .type = "crddrop",

@@ -132,6 +132,10 @@ int vecred_step(block *b, cycle_t now)
 int vecred_create_with(block *b, const block_ctx *ctx, const vecred_store_ops *store,
                        sam_error *err)
 {
+    int lanes;
+    int64_t rate;
+    if (lanes_count(b, ctx, &lanes, err) || block_param_get(b, ctx, "rate", &rate, err))
+        return -1;
     vecred *r = block_state_new(b, sizeof *r, err);
     if (!r)
         return -1;
@@ -141,8 +145,8 @@ int vecred_create_with(block *b, const block_ctx *ctx, const vecred_store_ops *s
         b->state = NULL;
         return -1;
     }
-    if (lanes_count(b, ctx, &r->lanes, err) || block_param_get(b, ctx, "rate", &r->rate, err))
-        return -1;
+    r->lanes = lanes;
+    r->rate = rate;
     b->nin = 2 * r->lanes;
     b->nout = 2;
     for (int p = 0; p < b->nin; p++)
@@ -150,6 +154,19 @@ int vecred_create_with(block *b, const block_ctx *ctx, const vecred_store_ops *s
     b->out_names[CRD] = "crd";
     b->out_names[VAL] = "val";
     return 0;
+}
+
+/* The lanes and rate stay; the storage empties itself. */
+int vecred_rearm(block *b, const block_ctx *ctx, sam_error *err)
+{
+    vecred *r = b->state;
+    r->draining = 0;
+    r->stop = (token){0};
+    r->next_lane = 0;
+    r->nclosed = r->ndone = 0;
+    memset(r->closed, 0, sizeof r->closed);
+    memset(r->done, 0, sizeof r->done);
+    return r->ops->rearm(r->store, b, ctx, err);
 }
 
 int vecred_port(block *b, const graph_edge *e, int input, sam_error *err)
@@ -234,6 +251,15 @@ static int sorted_add(void *store, int64_t crd, double v, const char **fault)
     return 0;
 }
 
+static int sorted_rearm(void *store, const block *b, const block_ctx *ctx, sam_error *err)
+{
+    (void)b, (void)ctx, (void)err;
+    sorted_store *st = store;
+    st->n = st->next = 0;
+    st->seq = 0;
+    return 0;
+}
+
 static void *sorted_create(block *b, const block_ctx *ctx, sam_error *err)
 {
     (void)b, (void)ctx;
@@ -255,6 +281,7 @@ static const vecred_store_ops sorted_store_ops = {
     .add = sorted_add,
     .close = sorted_close,
     .read = sorted_read,
+    .rearm = sorted_rearm,
     .destroy = sorted_destroy,
 };
 
@@ -275,6 +302,7 @@ const block_ops vectorreducer_ops = {
              "distinct coordinates leave back to back, one a cycle",
     .params = vecred_params,
     .create = sorted_block_create,
+    .rearm = vecred_rearm,
     .port = vecred_port,
     .step = vecred_step,
     .peek = 1,

@@ -26,6 +26,9 @@ typedef struct vecred_store_ops {
      * its sum, VECRED_BUSY for a cycle spent without one, VECRED_IDLE when
      * the fiber has been read out (the storage is then empty). */
     vecred_read (*read)(void *store, int64_t *crd, double *v);
+    /* Empties the storage for another run on the data ctx binds
+     * (block_ops.rearm): 0, or -1 with err set. */
+    int (*rearm)(void *store, const block *b, const block_ctx *ctx, sam_error *err);
     void (*destroy)(void *store);
 } vecred_store_ops;
 
@@ -34,10 +37,11 @@ typedef struct vecred_store_ops {
     {"rate", "pairs", "pairs the lanes' merger takes a cycle (0: one from every lane)", 0, 0, \
      LANES_MAX, 1, 0}
 
-/* The create, port, step and destroy of a vectorreducer implementation
- * whose storage is store. */
+/* The create, rearm, port, step and destroy of a vectorreducer
+ * implementation whose storage is store. */
 int vecred_create_with(block *b, const block_ctx *ctx, const vecred_store_ops *store,
                        sam_error *err);
+int vecred_rearm(block *b, const block_ctx *ctx, sam_error *err);
 int vecred_port(block *b, const graph_edge *e, int input, sam_error *err);
 int vecred_step(block *b, cycle_t now);
 void vecred_destroy(block *b);

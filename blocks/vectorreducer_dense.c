@@ -20,15 +20,23 @@
 #include "dense_acc.h"
 #include "vectorreducer.h"
 
+/* The row, and the index whose dimension it has. */
+typedef struct dense_store {
+    dense_acc row;
+    const char *index;
+} dense_store;
+
 static int dense_add(void *store, int64_t crd, double v, const char **fault)
 {
-    return dense_acc_add(store, 0, crd, v, fault);
+    dense_store *st = store;
+    return dense_acc_add(&st->row, 0, crd, v, fault);
 }
 
 static vecred_read dense_read(void *store, int64_t *crd, double *v)
 {
+    dense_store *st = store;
     int64_t row;
-    switch (dense_acc_read(store, &row, crd, v)) {
+    switch (dense_acc_read(&st->row, &row, crd, v)) {
     case DENSE_ENTRY:
         return VECRED_POINT;
     case DENSE_SCAN:
@@ -46,8 +54,9 @@ static const param dense_params[] = {
 
 static void dense_destroy(void *store)
 {
-    dense_acc_free(store);
-    free(store);
+    dense_store *st = store;
+    dense_acc_free(&st->row);
+    free(st);
 }
 
 static void *dense_create(block *b, const block_ctx *ctx, sam_error *err)
@@ -58,23 +67,32 @@ static void *dense_create(block *b, const block_ctx *ctx, sam_error *err)
     const char *idx = graph_node_attr(ctx->node, "accum_index");
     if (!idx)
         idx = graph_node_attr(ctx->node, "index");
-    dense_acc *a = malloc(sizeof *a);
-    if (!a) {
+    dense_store *st = malloc(sizeof *st);
+    if (!st) {
         error_set(err, "out of memory");
         return NULL;
     }
-    dense_acc_init(a, 1, dense_acc_index_dim(ctx, idx), scan);
-    if (dense_acc_bound(a, 1, b, ctx, err)) {
-        dense_destroy(a);
+    st->index = idx;
+    dense_acc_init(&st->row, 1, dense_acc_index_dim(ctx, idx), scan);
+    if (dense_acc_bound(&st->row, 1, b, ctx, err)) {
+        dense_destroy(st);
         return NULL;
     }
-    return a;
+    return st;
+}
+
+/* The row as wide as the data ctx binds makes the index. */
+static int dense_rearm(void *store, const block *b, const block_ctx *ctx, sam_error *err)
+{
+    dense_store *st = store;
+    return dense_acc_rearm(&st->row, 1, 1, dense_acc_index_dim(ctx, st->index), b, ctx, err);
 }
 
 static const vecred_store_ops dense_store_ops = {
     .create = dense_create,
     .add = dense_add,
     .read = dense_read,
+    .rearm = dense_rearm,
     .destroy = dense_destroy,
 };
 
@@ -91,6 +109,7 @@ const block_ops vectorreducer_dense_ops = {
              "first and last entry",
     .params = dense_params,
     .create = vecred_dense_create,
+    .rearm = vecred_rearm,
     .port = vecred_port,
     .step = vecred_step,
     .peek = 1,

@@ -103,6 +103,21 @@ static void test_locate_absent(void **state)
     fibertree_free(&ft);
 }
 
+/* An outer fiber holding no inner fiber (the leader's scanner given a
+ * stop for a ref, as an empty operand's is) has no parent ref, only the
+ * parent's stop, taken with the leader's in one cycle: alone, and after a
+ * fiber that was there. */
+static void test_locate_outer_fiber_without_fibers(void **state)
+{
+    (void)state;
+    fibertree ft;
+    dense_follower(&ft);
+    locate(&ft, "tensor=c,mode=1", "S1 D", "S1 D", "S0 D", "S1 D", "S1 D", "S1 D", 1);
+    locate(&ft, "tensor=c,mode=1", "1 S1 S2 D", "0 S1 S2 D", "1 S0 S1 D", "1 S1 S2 D",
+           "0 S1 S2 D", "5 S1 S2 D", 1);
+    fibertree_free(&ft);
+}
+
 /* The parent refs waiting behind the leader: nothing moves without them. */
 static void test_locate_waits_for_the_parent(void **state)
 {
@@ -130,6 +145,10 @@ static void test_refusals_leave_nothing(void **state)
     harness_refused(&s, "depth=17: a stream 0 to 16 levels below the lanes'");
     s = (harness_spec){.ops = &serialize_ops, .attrs = "lanes=99"};
     harness_refused(&s, "lanes=99: a node has 1 to");
+    s = (harness_spec){.ops = &vectorreducer_ops, .attrs = "lanes=0"};
+    harness_refused(&s, "lanes=0: a node has 1 to");
+    s = (harness_spec){.ops = &vectorreducer_dense_ops, .attrs = "lanes=2,rate=99"};
+    harness_refused(&s, "rate = 99 is not a whole number");
     fibertree_free(&ft);
 }
 
@@ -142,6 +161,7 @@ int main(void)
         cmocka_unit_test(test_locate_compressed),
         cmocka_unit_test(test_locate_search_cycles),
         cmocka_unit_test(test_locate_absent),
+        cmocka_unit_test(test_locate_outer_fiber_without_fibers),
         cmocka_unit_test(test_locate_waits_for_the_parent),
     };
     return cmocka_run_group_tests_name("block_locate", tests, NULL, NULL);

@@ -114,6 +114,15 @@ static void test_arrayvals(void **state)
     array("N 0 1 2 S0 N N S0 2 3 4 S0 N N S1 D", a5, 5, "0 1 2 3 S0 0 0 S0 3 4 5 S0 0 0 S1 D");
 }
 
+/* A tensor not bound to data is refused, leaving no state behind (the
+ * engine never destroys a block whose create failed). */
+static void test_arrayvals_unbound(void **state)
+{
+    (void)state;
+    harness_spec s = {.ops = &arrayvals_ops, .attrs = "tensor=C"};
+    harness_refused(&s, "tensor C is not bound to data");
+}
+
 static void write_crd(const char *in, const int64_t *crd, size_t ncrd, const int64_t *seg,
                       size_t nseg)
 {
@@ -203,6 +212,7 @@ int main(void)
         cmocka_unit_test(test_scanner_waits_for_the_next_ref),
         cmocka_unit_test(test_scanner_vector_seg_off_by_one),
         cmocka_unit_test(test_arrayvals),
+        cmocka_unit_test(test_arrayvals_unbound),
         cmocka_unit_test(test_fiberwrite_compressed),
         cmocka_unit_test(test_fiberwrite_vals),
     };
