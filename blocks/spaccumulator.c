@@ -51,6 +51,7 @@
 #include "../common/grow.h"
 #include "../common/ring.h"
 #include "blocks.h"
+#include "spacc_sort.h"
 
 enum { IN_OUTER, IN_INNER, IN_VAL, IN_EXTRA };
 enum { OUT_OUTER, OUT_INNER, OUT_VAL };
@@ -214,19 +215,13 @@ static void table_clear(table *t)
     }
 }
 
-static int point_cmp(const void *a, const void *b)
-{
-    const point *p = a, *q = b;
-    if (p->o != q->o)
-        return p->o < q->o ? -1 : 1;
-    return (p->i > q->i) - (p->i < q->i);
-}
-
 /* ---- the default storage, sparse: hashed, sorted when a run completes - */
 
 typedef struct sparse_store {
     table tab;          /* the open run */
     ring done;          /* points of completed runs, sorted, waiting to leave */
+    point *scratch;     /* the sort's, as large as the table's array */
+    size_t scratch_cap;
 } sparse_store;
 
 static void *sparse_create(block *b, const block_ctx *ctx, int order, sam_error *err)
@@ -257,7 +252,14 @@ static int sparse_close(void *store)
 {
     sparse_store *st = store;
     table *t = &st->tab;
-    qsort(t->e, t->n, sizeof *t->e, point_cmp);
+    if (st->scratch_cap < t->cap) {
+        point *scratch = realloc(st->scratch, t->cap * sizeof *scratch);
+        if (!scratch)
+            return -1;
+        st->scratch = scratch;
+        st->scratch_cap = t->cap;
+    }
+    spacc_sort(t->e, t->n, st->scratch);
     if (ring_append(&st->done, t->e, t->n))
         return -1;
     table_clear(t);
@@ -279,6 +281,7 @@ static void sparse_destroy(void *store)
     sparse_store *st = store;
     free(st->tab.e);
     free(st->tab.slots);
+    free(st->scratch);
     ring_free(&st->done);
     free(st);
 }
