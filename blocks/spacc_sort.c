@@ -75,8 +75,9 @@ static packing packing_of(const spacc_point *p, size_t n)
 static void radix_pass(const spacc_point *from, spacc_point *to, size_t n, const packing *k,
                        int shift, int d)
 {
-    size_t count[1 << DIGIT_MAX] = {0};
+    size_t count[1 << DIGIT_MAX];
     const uint64_t mask = ((uint64_t)1 << d) - 1;
+    memset(count, 0, (mask + 1) * sizeof *count);
     for (size_t e = 0; e < n; e++)
         count[key_of(k, &from[e]) >> shift & mask]++;
     size_t sum = 0;
