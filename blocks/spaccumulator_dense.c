@@ -153,6 +153,7 @@ const block_ops spaccumulator_dense_ops = {
     .create = spacc_dense_create,
     .port = spacc_port,
     .step = spacc_step,
+    .run = spacc_run,
     .peek = 1,
     .destroy = spacc_destroy,
 };
