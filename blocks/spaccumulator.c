@@ -683,6 +683,8 @@ static inline int accumulate(block *b, spacc *s, cycle_t now)
             b->failed = 1;
         changed = rc != 0;
     }
+    if (!s->unread && !s->seen_done)
+        return changed;
     return read_out(b, s, now) | changed;
 }
 
@@ -806,18 +808,61 @@ static int lanes_cycle(block *b, spacc *s, lane *in, cycle_t now)
     return changed;
 }
 
-/* Steps from *t on, one every ii cycles, while each changes the block:
- * the first where block_next_cycle let the block step, the others below
- * the cycle its inputs are final to and within the room its outputs had
- * at *t, which only the steps that push use up. Returns how many changed
- * the block; *idle when the step at *t then changed nothing. */
+/* A window is worth finding when it would span at least this many
+ * steps: it costs about as much to set up as that many steps made one by
+ * one. */
+#define WINDOW_MIN 8
+
+/* Whether the run may make the next steps a window at a time: a
+ * two-dimensional accumulator before its last output, whose storage, if
+ * it has anything to emit, is the default one. */
+static int windows_serve(const spacc *s)
+{
+    return !s->onedim && !s->acc_done &&
+           (s->store_ops == &sparse_store_ops ||
+            (!s->unread && !ring_count(&s->box) && !s->conv.emit_stop));
+}
+
+/* Whether the crd and val inputs each hold WINDOW_MIN tokens. */
+static int inputs_hold_window(const block *b)
+{
+    for (int p = 0; p < 3; p++) {
+        const channel *c = b->in[p].ch;
+        if (c->tail - c->readers[b->in[p].reader].head < WINDOW_MIN)
+            return 0;
+    }
+    return 1;
+}
+
+/* Whether the default storage holds WINDOW_MIN points to emit. */
+static int store_holds_window(const spacc *s)
+{
+    return s->store_ops == &sparse_store_ops &&
+           ring_count(&((const sparse_store *)s->store)->done) >= WINDOW_MIN;
+}
+
+/* Whether windows serve and would pay: the inputs or the storage hold
+ * enough for one. With short channels neither is often so, and the steps
+ * go one by one. */
+static int windows_pay(const block *b, const spacc *s)
+{
+    return windows_serve(s) && (store_holds_window(s) || inputs_hold_window(b));
+}
+
+/* Steps from *t on, one every ii cycles, while each changes the block and
+ * windows would not pay: the first where block_next_cycle let the block
+ * step, the others below the cycle its inputs are final to and with room
+ * on its outputs. Returns how many changed the block; *idle when the step
+ * at *t then changed nothing. */
 static uint64_t step_on(block *b, spacc *s, cycle_t *t, cycle_t until, int *idle)
 {
     lane in[BLOCK_MAX_PORTS];
     if (!s->onedim)
         lanes_init(b, in);
+    /* Inputs only lose tokens while the block runs. */
+    const int inputs_window = inputs_hold_window(b);
     cycle_t now = *t, limit = step_limit(b, until);
-    uint64_t n = 0, pushes = 0, room = block_room(b, now, block_steps_below(b, now, until));
+    uint64_t n = 0;
     for (;;) {
         s->pushed = s->emptied = 0;
         if (!(s->onedim ? spacc_cycle(b, s, now) : lanes_cycle(b, s, in, now))) {
@@ -826,10 +871,15 @@ static uint64_t step_on(block *b, spacc *s, cycle_t *t, cycle_t until, int *idle
         }
         n++;
         now += b->ii;
-        pushes += s->pushed;
         if (s->emptied)
             limit = step_limit(b, until);
-        if (now >= limit || pushes >= room || b->fault || b->failed)
+        if (now >= limit || b->fault || b->failed)
+            break;
+        /* The room the first step had holds while nothing is pushed; after
+         * a push, the readers' pops so far must make room for one more. */
+        if (s->pushed && b->nbounded && !block_room(b, now, 1))
+            break;
+        if (windows_serve(s) && (inputs_window || store_holds_window(s)))
             break;
     }
     *t = now;
@@ -1050,16 +1100,6 @@ static int output_steps(const spacc *s, int w)
     return work < (uint64_t)w ? (int)work : w;
 }
 
-/* Whether the run may make the next steps a window at a time: a
- * two-dimensional accumulator before its last output, whose storage, if
- * it has anything to emit, is the default one. */
-static int windows_serve(const spacc *s)
-{
-    return !s->onedim && !s->acc_done &&
-           (s->store_ops == &sparse_store_ops ||
-            (!s->unread && !ring_count(&s->box) && !s->conv.emit_stop));
-}
-
 /* Makes the steps of a window from *t on: returns how many changed the
  * block (*t then the cycle after them), and sets *idle when the step
  * after them would change nothing; 0 and no *idle when the step at *t
@@ -1067,12 +1107,13 @@ static int windows_serve(const spacc *s)
 static uint64_t window(block *b, spacc *s, cycle_t *t, cycle_t until, int *idle)
 {
     const cycle_t t0 = *t;
-    int w = steps_before(b, t0, until, WINDOW);
-    int out = s->store_ops == &sparse_store_ops ? output_steps(s, w) : 0;
-    if (out) {
+    int w = steps_before(b, t0, until, WINDOW), out = 0;
+    if (s->store_ops == &sparse_store_ops &&
+        (s->unread || ring_count(&s->box) || s->conv.emit_stop)) {
+        /* Steps that may push: as many as there is room for. */
         uint64_t room = block_room(b, t0, (uint64_t)w);
         w = room < (uint64_t)w ? (int)room : w;
-        out = out < w ? out : w;
+        out = output_steps(s, w);
     }
     if (fifo3_reserve(&s->in, w)) {
         b->failed = 1;
@@ -1127,18 +1168,9 @@ void spacc_run(block *b, cycle_t until)
     while (block_next_cycle(b, &t, until)) {
         cycle_t first = t;
         int idle = 0;
-        uint64_t n;
-        if (windows_serve(s)) {
-            n = window(b, s, &t, until, &idle);
-            if (!n && !idle && spacc_cycle(b, s, t)) {
-                n = 1;
-                t += b->ii;
-            } else if (!n) {
-                idle = 1;
-            }
-        } else {
+        uint64_t n = windows_pay(b, s) ? window(b, s, &t, until, &idle) : 0;
+        if (!n && !idle)
             n = step_on(b, s, &t, until, &idle);
-        }
         if (n)
             block_changed_run(b, first, n);
         if (idle)
