@@ -12,8 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Runs up to this long are sorted by insertion. */
-#define INSERTION_MAX 24
 /* A digit has at most this many bits: 2048 counters stay in cache. */
 #define DIGIT_MAX 11
 
@@ -109,7 +107,7 @@ static void radix(spacc_point *p, size_t n, spacc_point *tmp, const packing *k)
 
 void spacc_sort(spacc_point *p, size_t n, spacc_point *tmp)
 {
-    if (n <= INSERTION_MAX) {
+    if (n <= SPACC_SORT_IN_PLACE) {
         insertion(p, n);
         return;
     }

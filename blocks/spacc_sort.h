@@ -9,8 +9,12 @@
 
 #include "spaccumulator.h"
 
+/* Runs of at most this many points are sorted in place. */
+#define SPACC_SORT_IN_PLACE 24
+
 /* Sorts the n points of p, all distinct, by (o, i); tmp has room for n
- * points and its contents are lost. */
+ * points, whose contents are lost (NULL will do for a run sorted in
+ * place). */
 void spacc_sort(spacc_point *p, size_t n, spacc_point *tmp);
 
 #endif

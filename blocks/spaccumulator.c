@@ -159,12 +159,15 @@ typedef struct fifo3 {
     uint8_t pend[3];
 } fifo3;
 
-/* Doubles the room, keeping the slots from taken on where their positions
- * in the larger ring are. */
-static int fifo3_grow(fifo3 *f)
+/* Room for `need` slots from taken on, a power of two, the slots kept
+ * where their positions in the larger ring are. Their fields not yet
+ * written are copied as they are: nothing reads them. */
+static int fifo3_grow(fifo3 *f, uint64_t need)
 {
     uint64_t cap = f->cap ? 2 * f->cap : 16, top = f->taken;
-    token(*slot)[3] = calloc(cap, sizeof *slot);
+    while (cap < need)
+        cap *= 2;
+    token(*slot)[3] = malloc(cap * sizeof *slot);
     if (!slot)
         return -1;
     for (int p = 0; p < 3; p++)
@@ -182,7 +185,7 @@ static inline int fifo3_drop(fifo3 *f, int p, token t)
 {
     if (token_is_stop(t))
         return 0;
-    if (f->fed[p] - f->taken == f->cap && fifo3_grow(f))
+    if (f->fed[p] - f->taken == f->cap && fifo3_grow(f, f->cap + 1))
         return -1;
     f->slot[f->fed[p] & (f->cap - 1)][p] = t;
     f->pend[p] = 1;
@@ -321,7 +324,7 @@ static int sparse_close(void *store)
 {
     sparse_store *st = store;
     table *t = &st->tab;
-    if (st->scratch_cap < t->cap) {
+    if (t->n > SPACC_SORT_IN_PLACE && st->scratch_cap < t->cap) {
         point *scratch = realloc(st->scratch, t->cap * sizeof *scratch);
         if (!scratch)
             return -1;
@@ -861,7 +864,8 @@ static uint64_t step_on(block *b, spacc *s, cycle_t *t, cycle_t until, int *idle
         lanes_init(b, in);
     /* Inputs only lose tokens while the block runs. */
     const int inputs_window = inputs_hold_window(b);
-    cycle_t now = *t, limit = step_limit(b, until);
+    cycle_t now = *t, limit = 0;
+    int stale = 1;              /* the limit is to be found again */
     uint64_t n = 0;
     for (;;) {
         s->pushed = s->emptied = 0;
@@ -871,9 +875,8 @@ static uint64_t step_on(block *b, spacc *s, cycle_t *t, cycle_t until, int *idle
         }
         n++;
         now += b->ii;
-        if (s->emptied)
-            limit = step_limit(b, until);
-        if (now >= limit || b->fault || b->failed)
+        stale |= s->emptied;
+        if (now >= until || b->fault || b->failed)
             break;
         /* The room the first step had holds while nothing is pushed; after
          * a push, the readers' pops so far must make room for one more. */
@@ -881,6 +884,16 @@ static uint64_t step_on(block *b, spacc *s, cycle_t *t, cycle_t until, int *idle
             break;
         if (windows_serve(s) && (inputs_window || store_holds_window(s)))
             break;
+        /* Below the horizon every input is final; beyond, as far as
+         * block_final_until says, which only a pop that empties an input
+         * moves. */
+        if (now >= b->horizon) {
+            if (stale)
+                limit = step_limit(b, until);
+            stale = 0;
+            if (now >= limit)
+                break;
+        }
     }
     *t = now;
     return n;
@@ -1069,10 +1082,11 @@ static int add_points(block *b, spacc *s, uint64_t steps, int k)
 /* Room in the FIFOs for what w steps may pass on. */
 static int fifo3_reserve(fifo3 *f, int w)
 {
-    for (int p = 0; p < 3; p++)
-        while (f->fed[p] + f->pend[p] + (uint64_t)w > f->taken + f->cap)
-            if (fifo3_grow(f))
-                return -1;
+    for (int p = 0; p < 3; p++) {
+        uint64_t need = f->fed[p] + f->pend[p] + (uint64_t)w - f->taken;
+        if (need > f->cap && fifo3_grow(f, need))
+            return -1;
+    }
     return 0;
 }
 
