@@ -632,14 +632,21 @@ static int take_any(block *b, spacc *s, token o, token i, token v)
     return add_point(b, s, o, i, v);
 }
 
+/* Whether point (o, i, v) is one that continues the open run, as most
+ * do: take_any would sum it and nothing else. */
+static inline int continues_run(const spacc *s, token o, token i, token v)
+{
+    return o.kind == TOKEN_CRD && i.kind == TOKEN_CRD && v.kind != TOKEN_DONE && s->has_run &&
+           (s->order == 2 || o.i == s->run_outer);
+}
+
 /* Takes the point or the 'D's at the FIFO heads, unless the point starts a
  * run the storage has no room for yet: 1 when anything changed, 0 when
- * nothing did, -1 out of memory. Most points continue the open run. */
+ * nothing did, -1 out of memory. */
 static inline int take_point(block *b, spacc *s, const token *head)
 {
     token o = head[IN_OUTER], i = head[IN_INNER], v = head[IN_VAL];
-    if (o.kind == TOKEN_CRD && i.kind == TOKEN_CRD && v.kind != TOKEN_DONE && s->has_run &&
-        (s->order == 2 || o.i == s->run_outer))
+    if (continues_run(s, o, i, v))
         return add_point(b, s, o, i, v);
     return take_any(b, s, o, i, v);
 }
@@ -724,10 +731,12 @@ static inline int convert(block *b, spacc *s, cycle_t now)
 static inline int spacc_cycle(block *b, spacc *s, cycle_t now)
 {
     int changed = b->nin > IN_EXTRA && drain_extras(b, s, now);
-    if (s->onedim)
-        changed |= drop_held(b, s, now) | hold_step(b, s, now);
-    else
+    if (s->onedim) {
+        changed |= drop_held(b, s, now);
+        changed |= hold_step(b, s, now);
+    } else {
         changed |= drop_inputs(b, s, now);
+    }
     changed |= accumulate(b, s, now);
     changed |= convert(b, s, now);
     return changed;
@@ -1016,13 +1025,6 @@ static void feed_scanned(fifo3 *f, int p, const scan *sc, int k)
     int pend = k > 0 && (sc->passes >> (k - 1) & 1);
     f->fed[p] += f->pend[p] + (uint64_t)(n - pend);
     f->pend[p] = (uint8_t)pend;
-}
-
-/* Whether point (o, i, v) is one take_point sums into the open run. */
-static int continues_run(const spacc *s, token o, token i, token v)
-{
-    return o.kind == TOKEN_CRD && i.kind == TOKEN_CRD && v.kind != TOKEN_DONE && s->has_run &&
-           (s->order == 2 || o.i == s->run_outer);
 }
 
 /* The steps of the window that take a point from the FIFO heads: one a
