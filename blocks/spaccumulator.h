@@ -65,13 +65,14 @@ typedef struct spacc_store_ops {
     void (*destroy)(void *store);
 } spacc_store_ops;
 
-/* The create, rearm, port, step and destroy of a spaccumulator
+/* The create, rearm, port, step, run and destroy of a spaccumulator
  * implementation whose storage is store. */
 int spacc_create_with(block *b, const block_ctx *ctx, const spacc_store_ops *store,
                       sam_error *err);
 int spacc_rearm(block *b, const block_ctx *ctx, sam_error *err);
 int spacc_port(block *b, const graph_edge *e, int input, sam_error *err);
 int spacc_step(block *b, cycle_t now);
+void spacc_run(block *b, cycle_t until);
 void spacc_destroy(block *b);
 
 #endif

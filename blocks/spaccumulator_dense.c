@@ -154,6 +154,7 @@ const block_ops spaccumulator_dense_ops = {
     .rearm = spacc_rearm,
     .port = spacc_port,
     .step = spacc_step,
+    .run = spacc_run,
     .peek = 1,
     .destroy = spacc_destroy,
 };

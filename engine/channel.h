@@ -160,6 +160,16 @@ static inline uint64_t channel_taken(const channel *c, int r)
 
 uint64_t channel_taken_all(const channel *c);
 
+/* The cycle of reader r's pop of its k-th token, while a bounded channel
+ * remembers it (channel_note_pop); CYCLE_NONE when it does not. */
+static inline cycle_t channel_pop_cycle(const channel *c, int r, uint64_t k)
+{
+    const channel_reader *rd = &c->sealed.readers[r];
+    if (!rd->pops || k >= rd->head || k + rd->pop_mask + 1 < rd->head)
+        return CYCLE_NONE;
+    return rd->pops[k & rd->pop_mask];
+}
+
 /* Tokens pushed that reader r has not taken, visible or not. */
 static inline uint64_t channel_unread(const channel *c, int r)
 {
