@@ -830,6 +830,29 @@ static int lanes_cycle(block *b, spacc *s, lane *in, cycle_t now)
  * one. */
 #define WINDOW_MIN 8
 
+/* The read-out and converter of the default storage in steps 0 to n-1 of
+ * a window: read_out's point a step while the storage holds any, taken
+ * from its queue without the call through the storage's table. */
+static void emit_points(block *b, spacc *s, cycle_t t0, int n)
+{
+    ring *done = &((sparse_store *)s->store)->done;
+    for (int j = 0; j < n; j++) {
+        cycle_t now = t0 + (cycle_t)j * b->ii;
+        if (ring_count(done)) {
+            point *slot = ring_push(&s->box);
+            if (slot)
+                *slot = *(const point *)ring_head(done);
+            else
+                b->failed = 1;
+            ring_drop(done);
+            emit(b, s, OUT_VAL, now, token_val(slot ? slot->v : 0.0));
+        } else {
+            s->unread = 0;
+        }
+        convert(b, s, now);
+    }
+}
+
 /* Whether the run may make the next steps a window at a time: a
  * two-dimensional accumulator before its last output, whose storage, if
  * it has anything to emit, is the default one. */
@@ -1164,10 +1187,8 @@ static uint64_t window(block *b, spacc *s, cycle_t *t, cycle_t until, int *idle)
         take_scanned(b, p, &sc[p], t0, k);
     for (int p = 0; p < 3; p++)
         feed_scanned(&s->in, p, &sc[p], k);
-    for (int j = 0; j < k && j < out; j++) {
-        read_out(b, s, t0 + (cycle_t)j * b->ii);
-        convert(b, s, t0 + (cycle_t)j * b->ii);
-    }
+    if (out)
+        emit_points(b, s, t0, k < out ? k : out);
     /* The step after them changes nothing. It has room: the window's first
      * step had, the window pushed nothing, or it pushed within the room
      * block_room found for w steps. */
