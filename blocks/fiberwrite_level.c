@@ -115,11 +115,11 @@ static int writer_collect(block *b, fibertree *result, sam_error *err)
         fiber_level *l = &result->lv[k];
         if (l->mode != w->mode)
             continue;
-        int64_t *crd = grow_fit(w->crd, w->ncrd, sizeof *crd);
+        int64_t *crd = grow_fit(w->crd, w->ncrd, w->cap_crd, sizeof *crd);
         if (!crd)
             return error_set(err, "out of memory");
         w->crd = crd;
-        w->seg = grow_fit(w->seg, w->nseg, sizeof *w->seg);
+        w->seg = grow_fit(w->seg, w->nseg, w->cap_seg, sizeof *w->seg);
         l->kind = 's';
         l->seg = w->seg, l->nseg = w->nseg;
         l->crd = w->crd, l->ncrd = w->ncrd;

@@ -71,7 +71,7 @@ static int vals_port(block *b, const graph_edge *e, int input, sam_error *err)
 static int vals_collect(block *b, fibertree *result, sam_error *err)
 {
     vals_writer *w = b->state;
-    double *vals = grow_fit(w->vals, w->n, sizeof *vals);
+    double *vals = grow_fit(w->vals, w->n, w->cap, sizeof *vals);
     if (!vals)
         return error_set(err, "out of memory");
     result->vals = vals;

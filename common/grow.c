@@ -28,8 +28,14 @@ void *grow_array(void *p, size_t n, size_t *cap, size_t elem, size_t first)
     return q;
 }
 
-void *grow_fit(void *p, size_t n, size_t elem)
+/* Slack below this stays: a tiled run hands on a result tile's arrays at
+ * every point, and moving a few bytes costs more than it frees. */
+#define GROW_FIT_SLACK ((size_t)1 << 16)
+
+void *grow_fit(void *p, size_t n, size_t cap, size_t elem)
 {
+    if (p && n && (cap - n) * elem < GROW_FIT_SLACK)
+        return p;
     void *q = realloc(p, (n ? n : 1) * elem);
     return q ? q : p;
 }

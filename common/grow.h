@@ -12,11 +12,11 @@
  * unchanged and still the caller's. */
 void *grow_array(void *p, size_t n, size_t *cap, size_t elem, size_t first);
 
-/* Array p (may be NULL) cut to room for its n elements of size elem, at
- * least one (an array without elements is still one to point at), for
- * an array that is handed on once full: the doubling's slack goes. p
- * itself when it cannot be moved; NULL only when p is NULL and memory
- * runs out. */
-void *grow_fit(void *p, size_t n, size_t elem);
+/* Array p (may be NULL) of room cap cut to room for its n elements of
+ * size elem, at least one (an array without elements is still one to
+ * point at), for an array that is handed on once full: the doubling's
+ * slack goes where it is worth a move (64 KiB). p itself when it cannot
+ * be moved; NULL only when p is NULL and memory runs out. */
+void *grow_fit(void *p, size_t n, size_t cap, size_t elem);
 
 #endif
