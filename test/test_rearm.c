@@ -101,67 +101,56 @@ static void result_of(sim_engine *e, const sam_graph *g, const sim_data *d, tens
     fibertree_free(&ft);
 }
 
-/* A kernel's graph as its settings leave it, its run options, and the
- * operands it is run on. */
+/* A set of operands bound to a kernel's tensors, and what a fresh build
+ * on them gives, run to its end. */
+typedef struct operand_set {
+    operands ops;
+    sim_data d;
+    sim_engine fresh;
+    sim_outcome out;
+    tensor result;
+} operand_set;
+
+enum { SMALL, LARGE, OTHER, SINGLE, EMPTY, NSETS };
+
+/* A kernel's graph as its settings leave it, its run options and plan,
+ * and the operands it is run on. */
 typedef struct kernel_case {
     sam_graph g;
     sim_options o;
-    operands small, large, other, single, empty;
+    sim_plan plan;
+    operand_set set[NSETS];
     int *seen;          /* the implementations run, in registry order */
 } kernel_case;
 
-/* Graph c->g run on first (cut at max cycles when max > 0), then re-armed
- * for second, against a fresh build on second. */
-static void expect_rearm_fresh(kernel_case *c, const operands *first, const operands *second,
-                               cycle_t max)
+/* The kernel run on set `from` (cut at max cycles when max > 0), then
+ * re-armed for set `to`, against the fresh build on `to`. */
+static void expect_rearm_fresh(kernel_case *c, int from, int to, cycle_t max)
 {
     sam_error err = {{0}};
-    const sam_graph *g = &c->g;
-    sim_plan plan;
-    sim_data d1 = {0}, d2 = {0};
-    sim_engine armed = {0}, fresh = {0};
-    bind(g, first, &d1);
-    bind(g, second, &d2);
-    if (sim_plan_init(&plan, g, &c->o, &err) || sim_build_planned(&armed, &plan, &d1, &err))
+    sim_engine armed = {0};
+    const operand_set *s = &c->set[to];
+    if (sim_build_planned(&armed, &c->plan, &c->set[from].d, &err))
         fail_msg("%s", err.msg);
     for (int i = 0; i < armed.nblocks; i++) {
         if (!armed.blocks[i].ops->rearm)
-            fail_msg("%s: block %s (%s) cannot re-arm", g->path, armed.blocks[i].node->id,
+            fail_msg("%s: block %s (%s) cannot re-arm", c->g.path, armed.blocks[i].node->id,
                      armed.blocks[i].node->type);
         for (int k = 0; k < registry_count(); k++)
             c->seen[k] |= registry_at(k) == armed.blocks[i].ops;
     }
     run(&armed, max, max == 0);
-    if (sim_rearm_planned(&armed, &plan, &d2, &err) ||
-        sim_build_planned(&fresh, &plan, &d2, &err))
+    if (sim_rearm_planned(&armed, &c->plan, &s->d, &err))
         fail_msg("%s", err.msg);
-    sim_outcome a = run(&armed, 0, 1), f = run(&fresh, 0, 1);
-    assert_int_equal(a.cycles, f.cycles);
-    assert_int_equal(a.tokens, f.tokens);
-    expect_same_stats(&armed, &fresh);
-    tensor ta, tf;
-    result_of(&armed, g, &d2, &ta);
-    result_of(&fresh, g, &d2, &tf);
-    assert_true(tensor_equal(&ta, &tf));
-    tensor_free(&ta), tensor_free(&tf);
-    sim_engine_free(&armed), sim_engine_free(&fresh);
-    sim_data_free(&d1), sim_data_free(&d2);
-    sim_plan_free(&plan);
-}
-
-/* The cycles of c's run on ops. */
-static cycle_t cycles_of(const kernel_case *c, const operands *ops)
-{
-    sam_error err = {{0}};
-    sim_data d = {0};
-    sim_engine e = {0};
-    bind(&c->g, ops, &d);
-    if (sim_build(&e, &c->g, &d, &c->o, &err))
-        fail_msg("%s", err.msg);
-    cycle_t cycles = run(&e, 0, 1).cycles;
-    sim_engine_free(&e);
-    sim_data_free(&d);
-    return cycles;
+    sim_outcome a = run(&armed, 0, 1);
+    assert_int_equal(a.cycles, s->out.cycles);
+    assert_int_equal(a.tokens, s->out.tokens);
+    expect_same_stats(&armed, &s->fresh);
+    tensor ta;
+    result_of(&armed, &c->g, &s->d, &ta);
+    assert_true(tensor_equal(&ta, &s->result));
+    tensor_free(&ta);
+    sim_engine_free(&armed);
 }
 
 /* A compiled kernel and its settings ("KEY=VALUE ...", as --config
@@ -221,49 +210,72 @@ static const kernel kernels[] = {
 
 enum { NKERNELS = sizeof kernels / sizeof *kernels };
 
+/* Set s of c: its operands, of side n with nnz entries each from seed,
+ * bound, and the fresh build's run on them. */
+static void operand_set_init(kernel_case *c, operand_set *s, int64_t n, size_t nnz,
+                             uint64_t seed)
+{
+    sam_error err = {{0}};
+    make_operands(&c->g, n, nnz, seed, &s->ops);
+    bind(&c->g, &s->ops, &s->d);
+    if (sim_build_planned(&s->fresh, &c->plan, &s->d, &err))
+        fail_msg("%s", err.msg);
+    s->out = run(&s->fresh, 0, 1);
+    result_of(&s->fresh, &c->g, &s->d, &s->result);
+}
+
+static void operand_set_free(operand_set *s)
+{
+    tensor_free(&s->result);
+    sim_engine_free(&s->fresh);
+    sim_data_free(&s->d);
+    free_operands(&s->ops);
+}
+
 /* Kernel k compiled, its settings applied, on operands of sides 4 to 9:
- * larger and smaller, of one size (storage sized by the operands is
- * kept), of one entry (fewer elements than lanes), none. */
-static void kernel_case_init(kernel_case *c, const char *dir, const kernel *k, int *seen)
+ * smaller and larger, two of one size (storage sized by the operands is
+ * kept), one of one entry (fewer elements than lanes), one of none. */
+static void kernel_case_init(kernel_case *c, const char *dir, const kernel *k, uint64_t depth,
+                             int *seen)
 {
     sam_error err = {{0}};
     sim_config conf = {0};
     char key[64], value[64];
     int used;
     print_message("%s %s\n", k->args, k->settings);
-    *c = (kernel_case){.g = test_compiled_graph(dir, k->args), .o = {.depth = 0, .latency = 1},
-                .seen = seen};
+    *c = (kernel_case){.g = test_compiled_graph(dir, k->args),
+                       .o = {.depth = depth, .latency = 1}, .seen = seen};
     for (const char *at = k->settings; sscanf(at, " %63[^=]=%63s%n", key, value, &used) == 2;
          at += used)
         if (sim_config_add(&conf, key, value, "test", &err))
             fail_msg("%s: %s", k->settings, err.msg);
-    if (sim_config_apply(&conf, &c->g, &c->o, &err))
-        fail_msg("%s: %s", k->settings, err.msg);
+    if (sim_config_apply(&conf, &c->g, &c->o, &err) || sim_plan_init(&c->plan, &c->g, &c->o, &err))
+        fail_msg("%s: %s", k->args, err.msg);
     sim_config_free(&conf);
-    make_operands(&c->g, 5, 9, 1, &c->small);
-    make_operands(&c->g, 9, 30, 7, &c->large);
-    make_operands(&c->g, 9, 20, 11, &c->other);
-    make_operands(&c->g, 9, 1, 5, &c->single);
-    make_operands(&c->g, 4, 0, 3, &c->empty);
+    operand_set_init(c, &c->set[SMALL], 5, 9, 1);
+    operand_set_init(c, &c->set[LARGE], 9, 30, 7);
+    operand_set_init(c, &c->set[OTHER], 9, 20, 11);
+    operand_set_init(c, &c->set[SINGLE], 9, 1, 5);
+    operand_set_init(c, &c->set[EMPTY], 4, 0, 3);
 }
 
 static void kernel_case_free(kernel_case *c)
 {
-    free_operands(&c->small), free_operands(&c->large), free_operands(&c->other);
-    free_operands(&c->single), free_operands(&c->empty);
+    for (int k = 0; k < NSETS; k++)
+        operand_set_free(&c->set[k]);
+    sim_plan_free(&c->plan);
     graph_free(&c->g);
 }
 
-/* Runs cut short every step cycles, each re-armed for the other operands
- * of the size, for one entry and for none: a block must forget whatever
- * state a cut leaves. */
+/* Runs on the larger operands cut short every step cycles, each re-armed
+ * for the other operands of the size, for one entry and for none: a
+ * block must forget whatever state a cut leaves. */
 static void expect_cuts(kernel_case *c, cycle_t step)
 {
-    cycle_t full = cycles_of(c, &c->large);
-    for (cycle_t cut = 1; cut < full; cut += step) {
-        expect_rearm_fresh(c, &c->large, &c->other, cut);
-        expect_rearm_fresh(c, &c->large, &c->single, cut);
-        expect_rearm_fresh(c, &c->large, &c->empty, cut);
+    for (cycle_t cut = 1; cut < c->set[LARGE].out.cycles; cut += step) {
+        expect_rearm_fresh(c, LARGE, OTHER, cut);
+        expect_rearm_fresh(c, LARGE, SINGLE, cut);
+        expect_rearm_fresh(c, LARGE, EMPTY, cut);
     }
 }
 
@@ -277,17 +289,16 @@ static void test_rearm_equals_fresh_build(void **state)
     int seen[64] = {0};
     assert_true(registry_count() <= 64);
     for (size_t k = 0; k < NKERNELS; k++) {
-        kernel_case c;
-        kernel_case_init(&c, dir, &kernels[k], seen);
-        const operands *sets[] = {&c.small, &c.large, &c.other, &c.single, &c.empty};
-        for (c.o.depth = 0; c.o.depth <= 2; c.o.depth += 2) {
-            for (size_t x = 0; x < 5; x++)
-                for (size_t y = 0; y < 5; y++)
-                    if (x != y)
-                        expect_rearm_fresh(&c, sets[x], sets[y], 0);
-            expect_cuts(&c, cycles_of(&c, &c.large) / 20 + 1);
+        for (uint64_t depth = 0; depth <= 2; depth += 2) {
+            kernel_case c;
+            kernel_case_init(&c, dir, &kernels[k], depth, seen);
+            for (int from = 0; from < NSETS; from++)
+                for (int to = 0; to < NSETS; to++)
+                    if (from != to)
+                        expect_rearm_fresh(&c, from, to, 0);
+            expect_cuts(&c, c.set[LARGE].out.cycles / 20 + 1);
+            kernel_case_free(&c);
         }
-        kernel_case_free(&c);
     }
     for (int k = 0; k < registry_count(); k++)
         if (!seen[k])
@@ -304,7 +315,7 @@ static void test_rearm_after_every_cut(void **state)
     int seen[64] = {0};
     for (size_t k = 0; k < NKERNELS; k++) {
         kernel_case c;
-        kernel_case_init(&c, dir, &kernels[k], seen);
+        kernel_case_init(&c, dir, &kernels[k], 0, seen);
         expect_cuts(&c, 1);
         kernel_case_free(&c);
     }
