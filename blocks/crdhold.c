@@ -201,5 +201,6 @@ const block_ops crdhold_ops = {
     .port = hold_port,
     .step = hold_step,
     .run = hold_run,
+    .adapter_when_bounded = 1,
     .destroy = hold_destroy,
 };

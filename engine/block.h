@@ -64,6 +64,12 @@ typedef struct block_ops {
      * many tokens. 0: it may look further (channel_sees), so it runs only
      * as far as all its inputs are final. */
     int peek;
+    /* With bounded channels, run through the adapter all the same: the
+     * engine lets an adapted block run past a producer that waits for
+     * room only its pop can make (engine.c, freeze_inputs), where its own
+     * run stops at every such hand-over (crdhold: 1.7x the instructions
+     * of matmul_ikj with --depth 4). */
+    int adapter_when_bounded;
     /* Optional: readies the block for another run of the same graph on
      * the data ctx binds (a tiled run's next point), as create would leave
      * it, keeping what it allocated; a graph with a block without it is

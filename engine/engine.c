@@ -440,7 +440,8 @@ static int run_block(sim_engine *e, ahead *a, int i, cycle_t limit, int native, 
     /* Nothing to run, whatever the inputs: the window's end is reached. */
     if (b->done || from >= limit)
         return 0;
-    int was_done = b->done, adapted = !b->ops->run || !native;
+    int was_done = b->done,
+        adapted = !b->ops->run || !native || (e->bounded && b->ops->adapter_when_bounded);
     b->horizon = input_horizon(e, b);
     if (adapted && e->bounded) {
         freeze_inputs(e, b);
