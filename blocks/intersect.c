@@ -233,11 +233,11 @@ static uint64_t advance_side(block *b, joiner *j, int k, cycle_t t, cycle_t unti
             uint64_t len = channel_span_stretch(&cs, n, &c), rlen = channel_span_stretch(&rs, n, &r);
             len = len < rlen ? len : rlen;
             len = len < last - n ? len : last - n;
-            uint64_t m = 0;
-            for (; m < len; m++, t += ii) {
-                if (channel_entry_visible(&c[m]) > t || channel_entry_visible(&r[m]) > t)
+            uint64_t m = 0, seen = channel_tag_bound(t), step = (uint64_t)ii << CHANNEL_TAG_BITS;
+            for (; m < len; m++, t += ii, seen += step) {
+                if (c[m].tag >= seen || r[m].tag >= seen)
                     break;
-                if (channel_entry_kind(&c[m]) != TOKEN_CRD || c[m].payload >= bound) {
+                if (!channel_entry_is_crd(&c[m]) || c[m].payload >= bound) {
                     m++, t += ii;
                     behind = 0;
                     break;

@@ -54,6 +54,19 @@ static inline cycle_t channel_entry_visible(const channel_entry *e)
     return e->tag >> CHANNEL_TAG_BITS;
 }
 
+/* The tags of the entries visible at cycle t are those below this: a
+ * loop over entries steps it by every << CHANNEL_TAG_BITS a cycle. */
+static inline uint64_t channel_tag_bound(cycle_t t)
+{
+    return (t + 1) << CHANNEL_TAG_BITS;
+}
+
+/* Whether an entry holds a coordinate (whose level and hollow are 0). */
+static inline int channel_entry_is_crd(const channel_entry *e)
+{
+    return (e->tag & ((UINT64_C(1) << CHANNEL_TAG_BITS) - 1)) == (uint64_t)TOKEN_CRD << 16;
+}
+
 static inline int channel_entry_kind(const channel_entry *e)
 {
     return (int)(e->tag >> 16 & 7);
