@@ -365,7 +365,8 @@ int sim_build(sim_engine *e, const sam_graph *g, const sim_data *d, const sim_op
     return rc;
 }
 
-int sim_rearmable(const sim_engine *e)
+/* Whether every block of e can re-arm. */
+static int rearmable(const sim_engine *e)
 {
     for (int i = 0; i < e->nblocks; i++)
         if (!e->blocks[i].ops->rearm)
@@ -375,7 +376,7 @@ int sim_rearmable(const sim_engine *e)
 
 int sim_rearm_planned(sim_engine *e, const sim_plan *p, const sim_data *d, sam_error *err)
 {
-    if (!sim_rearmable(e)) {
+    if (!rearmable(e)) {
         sim_engine_clear(e);
         return sim_build_planned(e, p, d, err);
     }

@@ -65,7 +65,4 @@ int sim_build_planned(sim_engine *e, const sim_plan *p, const sim_data *d, sam_e
  * per tile point. After a failure e is freed. */
 int sim_rearm_planned(sim_engine *e, const sim_plan *p, const sim_data *d, sam_error *err);
 
-/* Whether every block of e can re-arm. */
-int sim_rearmable(const sim_engine *e);
-
 #endif

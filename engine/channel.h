@@ -288,13 +288,6 @@ static inline int channel_sees(const channel *c, int r, cycle_t now, uint64_t k)
 /* Number of tokens visible to reader r at cycle now (at most limit). */
 int channel_visible(const channel *c, int r, cycle_t now, int limit);
 
-/* The k-th visible token after the head (0 = head); k < channel_visible. */
-static inline token channel_at(const channel *c, int r, int k)
-{
-    return channel_entry_token(
-        &c->sealed.buf[(c->sealed.readers[r].head + (uint64_t)k) & c->sealed.mask]);
-}
-
 /* Records the cycle of a pop of a bounded channel; -1 when memory runs
  * out for the ring of pop cycles. */
 int channel_note_pop_slow(channel_reader *rd, cycle_t now);
