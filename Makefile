@@ -15,7 +15,7 @@ TESTLIBS = -lcmocka -lcsv -lgraphblas -lm $(shell pkg-config --libs libgvc libcg
 LIB_DIRS = common formats graph custard engine blocks builder hwmodel report templates run sweep
 LIB_SRC  = $(wildcard $(addsuffix /*.c,$(LIB_DIRS)))
 CLI_SRC  = $(wildcard cli/*.c)
-TEST_SUPPORT = test/test_util.c test/test_harness.c test/test_grb.c
+TEST_SUPPORT = test/test_util.c test/test_harness.c test/test_grb.c test/native_rig.c
 TEST_SRC = $(filter-out $(TEST_SUPPORT),$(wildcard test/test_*.c))
 # The slow tier, as SQLite's: randomized and long-running programs that
 # only `make check` runs, beside the rest, under the sanitizers (and the

@@ -1,12 +1,5 @@
 /* The native runs of crdhold, crddrop, reduce and union (block_ops.run)
- * against the cycle engine, which steps every block every cycle. Each
- * block runs alone in an engine built here: feeders push random streams
- * of the block's kind into it, pausing at random, and drains take its
- * outputs, pausing at random too, over channels of random capacity (1, 2,
- * 4 or none) and latency, at a random initiation interval. The native run
- * under the event engine, with and without random window ends, and the
- * adapter over the step must give the cycle engine's tokens, at the same
- * cycles, its statistics for every block and channel and its end. */
+ * against the cycle engine (test/native_rig.h). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,479 +10,20 @@
 #include <cmocka.h>
 
 #include "../blocks/blocks.h"
-#include "../engine/engine.h"
+#include "native_rig.h"
 
-enum {
-    MAX_TOKENS = 400,       /* per stream, in and out */
-    MAX_PORTS = 8,          /* of the block under test, each way */
-    MAX_LEVELS = 3,
-    MAX_ELEMS = 160,        /* per level of a tree */
-    CASES = 500,            /* random cases per block */
-};
-
-/* ------------------------------------------------------------ streams */
-
-typedef struct stream {
-    token tok[MAX_TOKENS];
-    int n;
-} stream;
-
-static void put(stream *s, token t)
-{
-    assert_true(s->n < MAX_TOKENS);
-    s->tok[s->n++] = t;
-}
-
-/* splitmix64: the cases' seeds are 1, 2, 3... */
-static uint64_t next_random(uint64_t *rng)
-{
-    uint64_t z = (*rng += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
-/* A random number below n. */
-static int below(uint64_t *rng, int n)
-{
-    return (int)(next_random(rng) % (uint64_t)n);
-}
-
-/* A fiber tree: level 0 holds one fiber; element e of level l has fiber e
- * of level l + 1, whose elements are first[l + 1][e] up to
- * first[l + 1][e + 1]. */
-typedef struct tree {
-    int levels;
-    int first[MAX_LEVELS][MAX_ELEMS + 1];
-    int64_t crd[MAX_LEVELS][MAX_ELEMS];
-} tree;
-
-/* Each fiber of at most `width` elements, coordinates rising from 0 in
- * random steps; now and then an empty fiber. */
-static void random_tree(tree *t, int levels, int width, uint64_t *rng)
-{
-    t->levels = levels;
-    int fibers = 1;
-    for (int l = 0; l < levels; l++) {
-        int e = 0;
-        t->first[l][0] = 0;
-        for (int f = 0; f < fibers; f++) {
-            int n = below(rng, 5) ? below(rng, width + 1) : 0;
-            if (e + n > MAX_ELEMS)
-                n = MAX_ELEMS - e;
-            for (int64_t c = below(rng, 3); n > 0; n--, c += 1 + below(rng, 3))
-                t->crd[l][e++] = c;
-            t->first[l][f + 1] = e;
-        }
-        fibers = e;
-    }
-}
-
-/* The stop token still owed after a fiber: its level and how many of the
- * fibers it closes never began (engine/token.h). */
-typedef struct owed {
-    int level, hollow;
-} owed;
-
-static token stop_of(owed o)
-{
-    token s = token_stop(o.level);
-    s.hollow = (uint8_t)o.hollow;
-    return s;
-}
-
-/* Writes the part of the level-`depth` stream under fiber f of level l,
- * the stop that closes it left owed, as the reference's scanners make it:
- * the last fiber's stop merges with its parent's, and a fiber without
- * elements above depth closes the fibers below it that never began. */
-static owed write_fiber(const tree *t, int l, int f, int depth, stream *s)
-{
-    int from = t->first[l][f], to = t->first[l][f + 1];
-    if (l == depth) {
-        for (int e = from; e < to; e++)
-            put(s, token_crd(t->crd[l][e]));
-        return (owed){0, 0};
-    }
-    if (from == to)
-        return (owed){depth - l, depth - l};
-    owed o = {0, 0};
-    for (int e = from; e < to; e++) {
-        o = write_fiber(t, l + 1, e, depth, s);
-        if (e + 1 < to)
-            put(s, stop_of(o));
-    }
-    return (owed){o.level + 1, o.hollow};
-}
-
-/* The whole level-`depth` stream of t, ending in D. */
-static void write_level(const tree *t, int depth, stream *s)
-{
-    put(s, stop_of(write_fiber(t, 0, 0, depth, s)));
-    put(s, token_done());
-}
-
-/* ------------------------------------------------------ feeders, drains */
-
-/* Pushes its stream on output 0, a token a step, pausing pause[k] steps
- * after token k. */
-typedef struct feeder {
-    stream s;
-    uint8_t pause[MAX_TOKENS];
-    int next, wait;
-} feeder;
-
-static int feed_step(block *b, cycle_t now)
-{
-    feeder *f = b->state;
-    if (f->wait) {
-        f->wait--;
-        return 1;
-    }
-    if (f->next == f->s.n)
-        return 0;
-    out_push(b, 0, now, f->s.tok[f->next]);
-    /* No pause after the last token: steps after the run's end would
-     * count in the statistics of the engines that run ahead. */
-    f->wait = ++f->next < f->s.n ? f->pause[f->next - 1] : 0;
-    return 1;
-}
-
-static const block_ops feed_ops = {.type = "feed", .impl = "test", .step = feed_step, .peek = 1};
-
-/* Passes its input on, a token a step, pausing pause[k] steps after token
- * k: between a feeder and the block it makes the block's producer one
- * that waits for input, not only for room, and so stops short of the
- * window. */
-typedef struct relay {
-    uint8_t pause[MAX_TOKENS];
-    int n, wait;
-} relay;
-
-static int relay_step(block *b, cycle_t now)
-{
-    relay *r = b->state;
-    token t;
-    if (r->wait) {
-        r->wait--;
-        return 1;
-    }
-    if (!in_peek(b, 0, now, &t))
-        return 0;
-    in_pop(b, 0, now);
-    out_push(b, 0, now, t);
-    assert_true(r->n < MAX_TOKENS);
-    r->wait = token_is_done(t) ? 0 : r->pause[r->n++];
-    return 1;
-}
-
-static const block_ops relay_ops = {.type = "relay", .impl = "test", .step = relay_step,
-                                    .peek = 1};
-
-/* A token a drain took: when it became visible and when it was taken. */
-typedef struct taken {
-    token tok;
-    cycle_t visible, at;
-} taken;
-
-/* Takes its input until D, pausing pause[k] steps after token k. */
-typedef struct drain {
-    taken got[MAX_TOKENS];
-    uint8_t pause[MAX_TOKENS];
-    int n, wait;
-} drain;
-
-static int drain_step(block *b, cycle_t now)
-{
-    drain *d = b->state;
-    const channel *c = b->in[0].ch;
-    token t;
-    if (d->wait) {
-        d->wait--;
-        return 1;
-    }
-    if (!in_peek(b, 0, now, &t))
-        return 0;
-    assert_true(d->n < MAX_TOKENS);
-    d->got[d->n] = (taken){t, channel_head_arrival(c, b->in[0].reader), now};
-    in_pop(b, 0, now);
-    d->wait = d->pause[d->n++];
-    b->done = token_is_done(t);
-    return 1;
-}
-
-static int drain_collect(block *b, fibertree *result, sam_error *err)
-{
-    (void)b, (void)result, (void)err;
-    return 0;
-}
-
-static const block_ops drain_ops = {.type = "drain", .impl = "test", .step = drain_step,
-                                    .collect = drain_collect, .peek = 1};
-
-/* ------------------------------------------------------------- the rig */
-
-/* One case: the block, its input streams and the timing around it. */
-typedef struct rig_spec {
-    const block_ops *ops;
-    const char *attrs;              /* "k=v,k=v" */
-    stream in[MAX_PORTS];
-    int nin;
-    int unconnected;                /* an output left without a channel, or -1 */
-    uint32_t ii;
-    uint64_t capacity[3 * MAX_PORTS];   /* inputs' channels, outputs', relays' inputs' */
-    uint32_t latency[3 * MAX_PORTS];
-    uint8_t feed_pause[MAX_PORTS][MAX_TOKENS], drain_pause[MAX_PORTS][MAX_TOKENS];
-    int relayed[MAX_PORTS];         /* input p comes through a relay */
-    uint8_t relay_pause[MAX_PORTS][MAX_TOKENS];
-} rig_spec;
-
-/* What a run gave. */
-typedef struct outcome {
-    int rc;
-    sim_outcome out;
-    char report[512];
-    int nout;
-    drain drained[MAX_PORTS];
-    block_stats stats[3 * MAX_PORTS + 1];
-    channel_stats cstats[3 * MAX_PORTS];
-    uint64_t pushed[3 * MAX_PORTS];
-    int nblocks, nchannels;
-} outcome;
-
-static void node_init(graph_node *n, const char *type, const char *attrs)
-{
-    memset(n, 0, sizeof *n);
-    n->id = strdup(type);
-    n->type = strdup(type);
-    n->attrs = calloc(8, sizeof *n->attrs);
-    char *copy = strdup(attrs), *save = NULL;
-    for (char *kv = strtok_r(copy, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
-        char *eq = strchr(kv, '=');
-        assert_non_null(eq);
-        assert_true(n->nattrs < 8);
-        *eq = '\0';
-        n->attrs[n->nattrs++] = (graph_attr){strdup(kv), strdup(eq + 1)};
-    }
-    free(copy);
-}
-
-static void node_free(graph_node *n)
-{
-    for (int i = 0; i < n->nattrs; i++)
-        free(n->attrs[i].key), free(n->attrs[i].value);
-    free(n->attrs), free(n->id), free(n->type);
-}
-
-static const fibertree *no_tensor(const block_ctx *ctx, const char *name)
-{
-    (void)ctx, (void)name;
-    return NULL;
-}
-
-static block *add_block(sim_engine *e, const block_ops *ops, const graph_node *node)
-{
-    block *b = &e->blocks[e->nblocks];
-    b->ops = ops;
-    b->node = node;
-    b->index = e->nblocks++;
-    b->ii = 1;
-    b->stats.blocked_since = CYCLE_NONE;
-    return b;
-}
-
-/* A channel from port `out` of block `from` to port `in` of block `to`. */
-static void connect(sim_engine *e, block *from, int out, block *to, int in, uint64_t capacity,
-                    uint32_t latency)
-{
-    channel *c = &e->channels[e->nchannels];
-    assert_int_equal(channel_init(c, capacity, latency), 0);
-    c->producer = from->index;
-    c->id = e->nchannels++;
-    c->kind = "crd";
-    int r = channel_add_reader(c, to->index);
-    assert_true(r >= 0);
-    from->out[out].ch = c;
-    to->in[in] = (in_port){.ch = c, .reader = r};
-}
-
-/* Builds the rig of s in e: feeders (and relays), the block, drains, in
- * that order. */
-static void build(const rig_spec *s, sim_engine *e, graph_node *nodes)
-{
-    memset(e, 0, sizeof *e);
-    e->blocks = calloc(3 * MAX_PORTS + 1, sizeof *e->blocks);
-    e->channels = calloc(3 * MAX_PORTS, sizeof *e->channels);
-    e->block_room = 3 * MAX_PORTS + 1;
-    e->channel_room = 3 * MAX_PORTS;
-    node_init(&nodes[0], s->ops->type, s->attrs);
-    node_init(&nodes[1], "feed", "");
-    node_init(&nodes[2], "drain", "");
-    node_init(&nodes[3], "relay", "");
-    block *feeds[MAX_PORTS];
-    for (int p = 0; p < s->nin; p++) {
-        feeds[p] = add_block(e, &feed_ops, &nodes[1]);
-        feeder *f = calloc(1, sizeof *f);
-        f->s = s->in[p];
-        memcpy(f->pause, s->feed_pause[p], sizeof f->pause);
-        feeds[p]->state = f;
-        feeds[p]->nout = 1;
-        if (!s->relayed[p])
-            continue;
-        block *r = add_block(e, &relay_ops, &nodes[3]);
-        relay *state = calloc(1, sizeof *state);
-        memcpy(state->pause, s->relay_pause[p], sizeof state->pause);
-        r->state = state;
-        r->nin = r->nout = 1;
-        connect(e, feeds[p], 0, r, 0, s->capacity[2 * MAX_PORTS + p],
-                s->latency[2 * MAX_PORTS + p]);
-        feeds[p] = r;
-    }
-    block *b = add_block(e, s->ops, &nodes[0]);
-    block_ctx ctx = {.node = &nodes[0], .tensor = no_tensor};
-    sam_error err;
-    if (s->ops->create(b, &ctx, &err))
-        fail_msg("%s", err.msg);
-    b->ii = s->ii;
-    assert_int_equal(b->nin, s->nin);
-    for (int p = 0; p < s->nin; p++)
-        connect(e, feeds[p], 0, b, p, s->capacity[p], s->latency[p]);
-    for (int p = 0; p < b->nout; p++) {
-        if (p == s->unconnected)
-            continue;
-        block *d = add_block(e, &drain_ops, &nodes[2]);
-        drain *dr = calloc(1, sizeof *dr);
-        memcpy(dr->pause, s->drain_pause[p], sizeof dr->pause);
-        d->state = dr;
-        d->nin = 1;
-        connect(e, b, p, d, 0, s->capacity[MAX_PORTS + p], s->latency[MAX_PORTS + p]);
-    }
-    sim_engine_start(e);
-}
-
-/* Runs s under mode (split: the seed of random window ends, or 0). */
-static void run_rig(const rig_spec *s, engine_mode mode, uint64_t split, outcome *o)
-{
-    sim_engine e;
-    graph_node nodes[4];
-    build(s, &e, nodes);
-    e.split = split;
-    sam_error err;
-    memset(o, 0, sizeof *o);
-    o->rc = sim_engine_run(&e, mode, 1000000, &o->out, o->report, sizeof o->report, &err);
-    if (o->rc < 0)
-        snprintf(o->report, sizeof o->report, "%s", err.msg);
-    o->nblocks = e.nblocks;
-    o->nchannels = e.nchannels;
-    for (int i = 0; i < e.nblocks; i++) {
-        o->stats[i] = e.blocks[i].stats;
-        if (e.blocks[i].ops == &drain_ops)
-            o->drained[o->nout++] = *(const drain *)e.blocks[i].state;
-    }
-    for (int c = 0; c < e.nchannels; c++) {
-        o->cstats[c] = e.channels[c].stats;
-        o->pushed[c] = e.channels[c].pushed;
-    }
-    sim_engine_free(&e);
-    for (int n = 0; n < 4; n++)
-        node_free(&nodes[n]);
-}
-
-static int same_token(token a, token b)
-{
-    return a.kind == b.kind && a.level == b.level && a.hollow == b.hollow && a.i == b.i;
-}
-
-/* Fails unless o, run under `what`, is want, the cycle engine's. */
-static void expect_same(const char *label, const char *what, const outcome *want,
-                        const outcome *o)
-{
-    if (o->rc != want->rc || o->out.cycles != want->out.cycles ||
-        o->out.tokens != want->out.tokens || o->out.deadlocked != want->out.deadlocked ||
-        strcmp(o->report, want->report))
-        fail_msg("%s, %s: exit %d after %llu cycles (%s), the cycle engine %d after %llu (%s)",
-                 label, what, o->rc, (unsigned long long)o->out.cycles, o->report, want->rc,
-                 (unsigned long long)want->out.cycles, want->report);
-    for (int p = 0; p < want->nout; p++) {
-        const drain *x = &want->drained[p], *y = &o->drained[p];
-        for (int k = 0; k < x->n || k < y->n; k++)
-            if (k >= x->n || k >= y->n || !same_token(x->got[k].tok, y->got[k].tok) ||
-                x->got[k].visible != y->got[k].visible || x->got[k].at != y->got[k].at)
-                fail_msg("%s, %s: output %d differs at token %d (of %d, the cycle engine %d)",
-                         label, what, p, k, y->n, x->n);
-    }
-    for (int i = 0; i < want->nblocks; i++)
-        if (memcmp(&o->stats[i], &want->stats[i], sizeof o->stats[i]))
-            fail_msg("%s, %s: block %d's statistics differ (busy %llu/%llu, blocked %llu/%llu)",
-                     label, what, i, (unsigned long long)o->stats[i].busy,
-                     (unsigned long long)want->stats[i].busy,
-                     (unsigned long long)o->stats[i].blocked,
-                     (unsigned long long)want->stats[i].blocked);
-    for (int c = 0; c < want->nchannels; c++)
-        if (memcmp(&o->cstats[c], &want->cstats[c], sizeof o->cstats[c]) ||
-            o->pushed[c] != want->pushed[c])
-            fail_msg("%s, %s: channel %d's statistics differ", label, what, c);
-}
-
-/* Random timing around the block: capacities, latencies, pauses. */
-static void random_timing(rig_spec *s, uint64_t *rng)
-{
-    static const uint64_t capacities[] = {0, 1, 2, 4};
-    s->ii = 1 + (below(rng, 4) == 0) * (1 + below(rng, 2));
-    int bounded = below(rng, 3);        /* 0: none, 1: some, 2: all */
-    for (int c = 0; c < 3 * MAX_PORTS; c++) {
-        s->capacity[c] = bounded == 2 || (bounded == 1 && below(rng, 2))
-                             ? capacities[1 + below(rng, 3)]
-                             : 0;
-        s->latency[c] = (uint32_t)(below(rng, 3) ? 1 : below(rng, 4));
-    }
-    /* Bursts without pauses, where runs take many steps at once. */
-    for (int p = 0; p < MAX_PORTS; p++) {
-        s->relayed[p] = below(rng, 3) == 0;
-        for (int k = 0; k < MAX_TOKENS; k++) {
-            s->feed_pause[p][k] = (uint8_t)(below(rng, 4) ? 0 : below(rng, 6));
-            s->drain_pause[p][k] = (uint8_t)(below(rng, 5) ? 0 : below(rng, 8));
-            s->relay_pause[p][k] = (uint8_t)(below(rng, 3) ? 0 : below(rng, 12));
-        }
-    }
-}
-
-/* Runs s under every engine and compares each with the cycle engine's run,
- * which must finish. */
-static void check_engines(const rig_spec *s, const char *label)
-{
-    static const struct {
-        engine_mode mode;
-        uint64_t split;
-        const char *what;
-    } runs[] = {
-        {ENGINE_STEP, 0, "step"},
-        {ENGINE_STEP, 5, "step, split 5"},
-        {ENGINE_EVENT, 0, "event"},
-        {ENGINE_EVENT, 7, "event, split 7"},
-        {ENGINE_EVENT, 31, "event, split 31"},
-    };
-    outcome *want = malloc(sizeof *want), *o = malloc(sizeof *o);
-    run_rig(s, ENGINE_CYCLE, 0, want);
-    if (want->rc || want->out.deadlocked)
-        fail_msg("%s: the cycle engine's run: exit %d, %s", label, want->rc, want->report);
-    for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++) {
-        run_rig(s, runs[r].mode, runs[r].split, o);
-        expect_same(label, runs[r].what, want, o);
-    }
-    free(want);
-    free(o);
-}
+enum { CASES = 500 };           /* random cases per block */
 
 /* ---------------------------------------------------------- the blocks */
 
 /* An outer stream and the inner one a level below it, of one tree. */
 static void nested_pair(rig_spec *s, uint64_t *rng)
 {
-    tree t;
-    int outer = 1 + below(rng, 2);
-    random_tree(&t, outer + 1, 1 + below(rng, outer == 1 ? 30 : 10), rng);
-    write_level(&t, outer - 1, &s->in[0]);
-    write_level(&t, outer, &s->in[1]);
+    rig_tree t;
+    int outer = 1 + rig_below(rng, 2);
+    rig_random_tree(&t, outer + 1, 1 + rig_below(rng, outer == 1 ? 30 : 10), rng);
+    rig_write_level(&t, outer - 1, &s->in[0]);
+    rig_write_level(&t, outer, &s->in[1]);
     s->nin = 2;
 }
 
@@ -504,10 +38,10 @@ static void test_crdhold_native(void **state)
         s->attrs = "outer=i,inner=j";
         s->unconnected = -1;
         nested_pair(s, &rng);
-        random_timing(s, &rng);
+        rig_random_timing(s, &rng);
         char label[64];
         snprintf(label, sizeof label, "crdhold case %llu", (unsigned long long)k);
-        check_engines(s, label);
+        rig_check_engines(s, label);
     }
     free(s);
 }
@@ -524,10 +58,10 @@ static void test_crddrop_native(void **state)
         /* Without an inner output, every outer coordinate is kept. */
         s->unconnected = k % 5 ? -1 : 1;
         nested_pair(s, &rng);
-        random_timing(s, &rng);
+        rig_random_timing(s, &rng);
         char label[64];
         snprintf(label, sizeof label, "crddrop case %llu", (unsigned long long)k);
-        check_engines(s, label);
+        rig_check_engines(s, label);
     }
     free(s);
 }
@@ -535,16 +69,16 @@ static void test_crddrop_native(void **state)
 /* A value stream of one to three levels: the tree's coordinates as values,
  * now and then N or a coordinate, which the reducer counts as 0 or as its
  * number. */
-static void value_stream(stream *s, uint64_t *rng)
+static void value_stream(rig_stream *s, uint64_t *rng)
 {
-    tree t;
-    int levels = 1 + below(rng, 3);
-    random_tree(&t, levels, 1 + below(rng, levels == 1 ? 60 : 8), rng);
-    write_level(&t, levels - 1, s);
+    rig_tree t;
+    int levels = 1 + rig_below(rng, 3);
+    rig_random_tree(&t, levels, 1 + rig_below(rng, levels == 1 ? 60 : 8), rng);
+    rig_write_level(&t, levels - 1, s);
     for (int k = 0; k < s->n; k++)
-        if (s->tok[k].kind == TOKEN_CRD && below(rng, 8))
+        if (s->tok[k].kind == TOKEN_CRD && rig_below(rng, 8))
             s->tok[k] = token_val((double)s->tok[k].i + 0.25);
-        else if (s->tok[k].kind == TOKEN_CRD && below(rng, 2))
+        else if (s->tok[k].kind == TOKEN_CRD && rig_below(rng, 2))
             s->tok[k] = token_empty();
 }
 
@@ -560,10 +94,10 @@ static void test_reduce_native(void **state)
         s->nin = 1;
         s->unconnected = -1;
         value_stream(&s->in[0], &rng);
-        random_timing(s, &rng);
+        rig_random_timing(s, &rng);
         char label[64];
         snprintf(label, sizeof label, "reduce case %llu", (unsigned long long)k);
-        check_engines(s, label);
+        rig_check_engines(s, label);
     }
     free(s);
 }
@@ -572,32 +106,32 @@ static void test_reduce_native(void **state)
  * counting up, over `fibers` fibers of a level below another (-1: one
  * level, a single fiber), now and then the fiber [N] of a tensor absent
  * one level up. */
-static void union_side(stream *crd, stream *ref, int fibers, uint64_t *rng)
+static void union_side(rig_stream *crd, rig_stream *ref, int fibers, uint64_t *rng)
 {
     int64_t pos = 0;
     int nested = fibers >= 0, n = nested ? fibers : 1;
     for (int f = 0; f < n; f++) {
-        if (nested && below(rng, 6) == 0) {
-            put(crd, token_empty());
-            put(ref, token_empty());
+        if (nested && rig_below(rng, 6) == 0) {
+            rig_put(crd, token_empty());
+            rig_put(ref, token_empty());
         } else {
-            for (int64_t c = below(rng, 3); c < 40; c += 1 + below(rng, 4)) {
-                put(crd, token_crd(c));
-                put(ref, token_crd(pos++));
+            for (int64_t c = rig_below(rng, 3); c < 40; c += 1 + rig_below(rng, 4)) {
+                rig_put(crd, token_crd(c));
+                rig_put(ref, token_crd(pos++));
             }
         }
-        put(crd, token_stop(nested && f + 1 == n));
-        put(ref, token_stop(nested && f + 1 == n));
+        rig_put(crd, token_stop(nested && f + 1 == n));
+        rig_put(ref, token_stop(nested && f + 1 == n));
     }
     if (n == 0) {
         /* No fiber at all: the outer fiber was empty. */
         token hollow = token_stop(1);
         hollow.hollow = 1;
-        put(crd, hollow);
-        put(ref, hollow);
+        rig_put(crd, hollow);
+        rig_put(ref, hollow);
     }
-    put(crd, token_done());
-    put(ref, token_done());
+    rig_put(crd, token_done());
+    rig_put(ref, token_done());
 }
 
 static void test_union_native(void **state)
@@ -612,13 +146,13 @@ static void test_union_native(void **state)
         s->attrs = sides == 3 ? "sides=3" : "sides=2";
         s->nin = 2 * sides;
         s->unconnected = -1;
-        int fibers = below(&rng, 3) ? below(&rng, 6) : -1;
+        int fibers = rig_below(&rng, 3) ? rig_below(&rng, 6) : -1;
         for (int side = 0; side < sides; side++)
             union_side(&s->in[2 * side], &s->in[2 * side + 1], fibers, &rng);
-        random_timing(s, &rng);
+        rig_random_timing(s, &rng);
         char label[64];
         snprintf(label, sizeof label, "union case %llu", (unsigned long long)k);
-        check_engines(s, label);
+        rig_check_engines(s, label);
     }
     free(s);
 }

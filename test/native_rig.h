@@ -1,0 +1,81 @@
+/* A rig for checking a block's native run (block_ops.run) against the
+ * cycle engine, which steps every block every cycle. The block runs alone
+ * in an engine built here: feeders push random streams into it, pausing
+ * at random, and drains take its outputs, pausing at random too, over
+ * channels of random capacity (1, 2, 4 or none) and latency, at a random
+ * initiation interval; an input may come through a relay, a producer
+ * that waits for input as well as for room. The native run under the
+ * event engine, with and without random window ends, and the adapter
+ * over the step must give the cycle engine's tokens, at the same cycles,
+ * its statistics for every block and channel and its end. */
+#ifndef SAMSIM_TEST_NATIVE_RIG_H
+#define SAMSIM_TEST_NATIVE_RIG_H
+
+#include <stdint.h>
+
+#include "../engine/block.h"
+#include "../formats/fibertree.h"
+
+enum {
+    RIG_MAX_TOKENS = 400,       /* per stream, in and out */
+    RIG_MAX_PORTS = 8,          /* of the block under test, each way */
+    RIG_MAX_LEVELS = 3,
+    RIG_MAX_ELEMS = 160,        /* per level of a tree */
+};
+
+typedef struct rig_stream {
+    token tok[RIG_MAX_TOKENS];
+    int n;
+} rig_stream;
+
+void rig_put(rig_stream *s, token t);
+
+/* splitmix64 from the state *rng: a case seeded k draws the same every run. */
+uint64_t rig_random(uint64_t *rng);
+
+/* A random number below n. */
+int rig_below(uint64_t *rng, int n);
+
+/* A fiber tree: level 0 holds one fiber; element e of level l has fiber e
+ * of level l + 1, whose elements are first[l + 1][e] up to
+ * first[l + 1][e + 1]. */
+typedef struct rig_tree {
+    int levels;
+    int first[RIG_MAX_LEVELS][RIG_MAX_ELEMS + 1];
+    int64_t crd[RIG_MAX_LEVELS][RIG_MAX_ELEMS];
+} rig_tree;
+
+/* Each fiber of at most `width` elements, coordinates rising from 0 in
+ * random steps; now and then an empty fiber. */
+void rig_random_tree(rig_tree *t, int levels, int width, uint64_t *rng);
+
+/* The whole level-`depth` stream of t, ending in D, as the reference's
+ * scanners make it. */
+void rig_write_level(const rig_tree *t, int depth, rig_stream *s);
+
+/* One case: the block, its input streams and the timing around it. */
+typedef struct rig_spec {
+    const block_ops *ops;
+    const char *attrs;              /* "k=v,k=v" */
+    rig_stream in[RIG_MAX_PORTS];
+    int nin;
+    int unconnected;                /* an output left without a channel, or -1 */
+    uint32_t ii;
+    uint64_t capacity[3 * RIG_MAX_PORTS];   /* inputs' channels, outputs', relays' inputs' */
+    uint32_t latency[3 * RIG_MAX_PORTS];
+    uint8_t feed_pause[RIG_MAX_PORTS][RIG_MAX_TOKENS];
+    uint8_t drain_pause[RIG_MAX_PORTS][RIG_MAX_TOKENS];
+    int relayed[RIG_MAX_PORTS];         /* input p comes through a relay */
+    uint8_t relay_pause[RIG_MAX_PORTS][RIG_MAX_TOKENS];
+    const char *tensor;             /* the name tree is bound to, or NULL */
+    const fibertree *tree;
+} rig_spec;
+
+/* Random timing around the block: capacities, latencies, pauses. */
+void rig_random_timing(rig_spec *s, uint64_t *rng);
+
+/* Runs s under every engine and fails unless each run equals the cycle
+ * engine's, which must finish; label names the case. */
+void rig_check_engines(const rig_spec *s, const char *label);
+
+#endif
