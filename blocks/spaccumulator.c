@@ -795,7 +795,7 @@ static void lanes_init(const block *b, lane *in)
 /* Takes the head, visible at now. */
 static inline token lane_take(block *b, spacc *s, lane *l, cycle_t now)
 {
-    token t;
+    token t = {0};
     channel_peek(l->c, l->reader, now, &t);
     if (channel_pop(l->c, l->reader, now))
         b->failed = 1;

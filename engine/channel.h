@@ -18,6 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <string.h>
+
 #include "token.h"
 
 typedef uint64_t cycle_t;
@@ -31,21 +33,26 @@ typedef uint64_t cycle_t;
 /* An entry: a token and the cycle in which it becomes visible, in 16
  * bytes, since a run's memory is mostly its backlogs of entries (a side
  * of an intersection millions of tokens ahead of the other): the cycle in
- * the high bits of tag, above the token's kind, level and hollow; its
+ * the high bits of tag, above the token's kind, level and hollow, laid
+ * out as the token's first bytes are, so that a token is unpacked by a
+ * mask and a copy (a few instructions at every token a block reads); its
  * coordinate or value in payload. Read through the functions below. */
 typedef struct channel_entry {
     uint64_t tag;
     int64_t payload;        /* token.i, or the bits of token.v */
 } channel_entry;
 
-#define CHANNEL_TAG_BITS 19
+/* Bits 0-7 the kind, 8-15 the level, 16-20 the hollow count: at most a
+ * stop's level, so below 32 for any tensor order a graph can have. */
+#define CHANNEL_TAG_BITS 21
+#define CHANNEL_MAX_HOLLOW 31
 /* The last cycle an entry can hold: sim_engine_run stops a run before it. */
 #define CHANNEL_MAX_CYCLE ((UINT64_C(1) << (64 - CHANNEL_TAG_BITS)) - 1)
 
 static inline channel_entry channel_entry_make(token t, cycle_t visible)
 {
-    return (channel_entry){visible << CHANNEL_TAG_BITS | (uint64_t)t.kind << 16 |
-                               (uint64_t)t.level << 8 | t.hollow,
+    return (channel_entry){visible << CHANNEL_TAG_BITS | t.kind | (uint64_t)t.level << 8 |
+                               (uint64_t)(t.hollow & CHANNEL_MAX_HOLLOW) << 16,
                            t.i};
 }
 
@@ -64,18 +71,19 @@ static inline uint64_t channel_tag_bound(cycle_t t)
 /* Whether an entry holds a coordinate (whose level and hollow are 0). */
 static inline int channel_entry_is_crd(const channel_entry *e)
 {
-    return (e->tag & ((UINT64_C(1) << CHANNEL_TAG_BITS) - 1)) == (uint64_t)TOKEN_CRD << 16;
+    return (e->tag & ((UINT64_C(1) << CHANNEL_TAG_BITS) - 1)) == (uint64_t)TOKEN_CRD;
 }
 
 static inline int channel_entry_kind(const channel_entry *e)
 {
-    return (int)(e->tag >> 16 & 7);
+    return (int)(e->tag & 0xff);
 }
 
 static inline token channel_entry_token(const channel_entry *e)
 {
-    token t = {.kind = (uint8_t)(e->tag >> 16 & 7), .level = (uint8_t)(e->tag >> 8),
-               .hollow = (uint8_t)e->tag};
+    token t;
+    uint64_t head = e->tag & ((UINT64_C(1) << CHANNEL_TAG_BITS) - 1);
+    memcpy(&t, &head, sizeof head);
     t.i = e->payload;
     return t;
 }

@@ -63,7 +63,7 @@ void sim_engine_start(sim_engine *e);
 uint64_t sim_engine_tokens(const sim_engine *e);
 
 /* The most cycles a run goes: a channel entry holds cycles below
- * CHANNEL_MAX_CYCLE, 2^45, and a window or a latency goes past the run's
+ * CHANNEL_MAX_CYCLE, 2^43, and a window or a latency goes past the run's
  * limit by far less than as much again. */
 #define ENGINE_MAX_CYCLES (CHANNEL_MAX_CYCLE / 2)
 

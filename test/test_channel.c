@@ -106,7 +106,8 @@ static void test_room_of_a_run(void **state)
 }
 
 /* Every field at its extremes survives the packing: the cycle up to
- * CHANNEL_MAX_CYCLE, each kind, a level and hollow of 255, any payload
+ * CHANNEL_MAX_CYCLE, each kind, a level of 255 and hollow of
+ * CHANNEL_MAX_HOLLOW, any payload
  * (the bits of a double included), and a push at the largest cycle a run
  * reaches comes out visible then. */
 static void test_entry_packing(void **state)
@@ -117,7 +118,8 @@ static void test_entry_packing(void **state)
     for (size_t c = 0; c < sizeof cycles / sizeof *cycles; c++)
         for (int kind = 0; kind < TOKEN_KINDS; kind++)
             for (size_t v = 0; v < sizeof values / sizeof *values; v++) {
-                token t = {.kind = (uint8_t)kind, .level = (uint8_t)(255 - v), .hollow = 255};
+                token t = {.kind = (uint8_t)kind, .level = (uint8_t)(255 - v),
+                           .hollow = CHANNEL_MAX_HOLLOW};
                 if (kind == TOKEN_VAL)
                     t.v = values[v];
                 else
