@@ -352,19 +352,51 @@ static inline int block_take_step(block *b, cycle_t now, block_take_fn *take)
     return 1;
 }
 
-/* Steps from t on while a token is visible in each one's cycle, within the
- * room the outputs have (one token each per step) and the run: how many.
- * A token at the head is final, so no producer's clock matters. */
-static inline uint64_t block_take_visible(block *b, cycle_t t, cycle_t until,
+/* block_take_visible over an input with a capacity, whose pops record
+ * their cycles: a few tokens at a time, too few to pay for a span. */
+static inline uint64_t block_take_bounded(block *b, cycle_t t, cycle_t until, uint64_t room,
                                           block_take_fn *take)
 {
-    uint64_t n = 0, room = block_room(b, t, block_steps_below(b, t, until));
+    uint64_t n = 0;
     token tok;
     for (; t < until && n < room && !b->done && !b->failed && !b->fault && in_peek(b, 0, t, &tok);
          t += b->ii, n++) {
         in_pop(b, 0, t);
         take(b, tok, t);
     }
+    return n;
+}
+
+/* Steps from t on while a token is visible in each one's cycle, within the
+ * room the outputs have (one token each per step) and the run: how many.
+ * A token at the head is final, so no producer's clock matters. The
+ * tokens of an unbounded input are read in place and taken together at
+ * the end: no take looks at its own input. */
+static inline uint64_t block_take_visible(block *b, cycle_t t, cycle_t until,
+                                          block_take_fn *take)
+{
+    channel *c = b->in[0].ch;
+    const int r = b->in[0].reader;
+    uint64_t room = block_room(b, t, block_steps_below(b, t, until));
+    if (c->capacity)
+        return block_take_bounded(b, t, until, room, take);
+    room = room < channel_unread(c, r) ? room : channel_unread(c, r);
+    const channel_span s = channel_unread_span(c, r, room);
+    const uint64_t step = (uint64_t)b->ii << CHANNEL_TAG_BITS;
+    uint64_t n = 0, seen = channel_tag_bound(t);
+    int go = !b->done && !b->failed && !b->fault;
+    while (go && n < room) {
+        const channel_entry *e;
+        uint64_t len = channel_span_stretch(&s, n, &e), m = 0;
+        for (; go && m < len && e[m].tag < seen; m++, t += b->ii, seen += step) {
+            take(b, channel_entry_token(&e[m]), t);
+            go = !b->done && !b->failed && !b->fault;
+        }
+        n += m;
+        if (m < len && go)
+            break;
+    }
+    channel_take_unbounded(c, r, n);
     return n;
 }
 

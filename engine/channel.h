@@ -43,7 +43,11 @@ typedef struct channel_entry {
 } channel_entry;
 
 /* Bits 0-7 the kind, 8-15 the level, 16-20 the hollow count: at most a
- * stop's level, so below 32 for any tensor order a graph can have. */
+ * stop's level, so below 32 for any tensor order a graph can have. These
+ * are a token's first three bytes on a little-endian machine. */
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "channel entries copy a token's first bytes as a little-endian word"
+#endif
 #define CHANNEL_TAG_BITS 21
 #define CHANNEL_MAX_HOLLOW 31
 /* The last cycle an entry can hold: sim_engine_run stops a run before it. */
@@ -51,8 +55,10 @@ typedef struct channel_entry {
 
 static inline channel_entry channel_entry_make(token t, cycle_t visible)
 {
-    return (channel_entry){visible << CHANNEL_TAG_BITS | t.kind | (uint64_t)t.level << 8 |
-                               (uint64_t)(t.hollow & CHANNEL_MAX_HOLLOW) << 16,
+    uint32_t head;
+    memcpy(&head, &t, sizeof head);
+    return (channel_entry){visible << CHANNEL_TAG_BITS |
+                               (head & ((UINT32_C(1) << CHANNEL_TAG_BITS) - 1)),
                            t.i};
 }
 
