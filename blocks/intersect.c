@@ -217,6 +217,8 @@ static uint64_t advance_side(block *b, joiner *j, int k, cycle_t t, cycle_t unti
     const int cr = b->in[2 * k].reader, rr = b->in[2 * k + 1].reader;
     const uint64_t ii = b->ii, cn = channel_unread(cc, cr), rn = channel_unread(rc, rr);
     const uint64_t steps = cn < rn ? cn : rn;
+    if (!steps)
+        return 0;
     const channel_span cs = channel_unread_span(cc, cr, steps), rs = channel_unread_span(rc, rr, steps);
     uint64_t n = 0;
     token cur = j->crd[k];
