@@ -228,6 +228,98 @@ static void test_bitvector_scan_native(void **state)
     free(t);
 }
 
+/* -------------------------------------------------- the bitvector joins */
+
+/* Word streams of `sides` sides (bitvector.h's protocol) on inputs 2k
+ * (words of width bits) and 2k+1 (their base refs): the fibers and stop
+ * tokens of a random tree's level-1 stream, shared by all sides, each
+ * side's fiber of its own random number of words, now and then zero. */
+static void word_streams(rig_spec *s, int sides, int width, uint64_t *rng)
+{
+    rig_stream shape = {0};
+    rig_tree t;
+    rig_random_tree(&t, 2, 1 + rig_below(rng, 4), rng);
+    rig_write_level(&t, 1, &shape);
+    int64_t base[4] = {0};
+    s->nin = 2 * sides;
+    for (int k = 0; k < shape.n; k++) {
+        token x = shape.tok[k];
+        if (x.kind == TOKEN_CRD)
+            continue;
+        for (int side = 0; side < sides; side++) {
+            rig_stream *w = &s->in[2 * side], *r = &s->in[2 * side + 1];
+            for (int n = rig_below(rng, 5); token_is_stop(x) && n > 0; n--) {
+                uint64_t bits = rig_below(rng, 5) ? rig_random(rng) & rig_random(rng) : 0;
+                bits &= bv_low_bits(width);
+                rig_put(w, token_crd((int64_t)bits));
+                rig_put(r, token_crd(base[side]));
+                base[side] += __builtin_popcountll(bits);
+            }
+            rig_put(w, x);
+            rig_put(r, x);
+        }
+    }
+}
+
+static const int word_widths[] = {64, 32, 8, 5};
+
+static void test_bv_to_crd_native(void **state)
+{
+    (void)state;
+    rig_spec *s = calloc(1, sizeof *s);
+    for (uint64_t k = 1; k <= CASES; k++) {
+        uint64_t rng = k;
+        memset(s, 0, sizeof *s);
+        int width = word_widths[rig_below(&rng, 4)];
+        char attrs[64];
+        snprintf(attrs, sizeof attrs, "to=crd,width=%d", width);
+        s->ops = &bv_to_crd_ops;
+        s->attrs = attrs;
+        s->unconnected = rig_below(&rng, 6) ? -1 : rig_below(&rng, 2);
+        word_streams(s, 1, width, &rng);
+        rig_random_timing(s, &rng);
+        char label[64];
+        snprintf(label, sizeof label, "bv to crd case %llu", (unsigned long long)k);
+        rig_check_engines(s, label);
+    }
+    free(s);
+}
+
+/* A bitvector intersect or union of two or three sides. */
+static void check_bv_joiner(const block_ops *ops, const char *what)
+{
+    rig_spec *s = calloc(1, sizeof *s);
+    for (uint64_t k = 1; k <= CASES; k++) {
+        uint64_t rng = k;
+        memset(s, 0, sizeof *s);
+        int width = word_widths[rig_below(&rng, 4)], sides = 2 + (k % 4 == 0);
+        char attrs[64];
+        snprintf(attrs, sizeof attrs, "width=%d,sides=%d,emit_zeros=%d", width, sides,
+                 rig_below(&rng, 2));
+        s->ops = ops;
+        s->attrs = attrs;
+        s->unconnected = rig_below(&rng, 4) ? -1 : rig_below(&rng, 2 + sides);
+        word_streams(s, sides, width, &rng);
+        rig_random_timing(s, &rng);
+        char label[64];
+        snprintf(label, sizeof label, "%s case %llu", what, (unsigned long long)k);
+        rig_check_engines(s, label);
+    }
+    free(s);
+}
+
+static void test_bv_intersect_native(void **state)
+{
+    (void)state;
+    check_bv_joiner(&intersect_bitvector_ops, "bitvector intersect");
+}
+
+static void test_bv_union_native(void **state)
+{
+    (void)state;
+    check_bv_joiner(&union_bitvector_ops, "bitvector union");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -235,6 +327,9 @@ int main(void)
         cmocka_unit_test(test_list_native),
         cmocka_unit_test(test_vector_native),
         cmocka_unit_test(test_bitvector_scan_native),
+        cmocka_unit_test(test_bv_to_crd_native),
+        cmocka_unit_test(test_bv_intersect_native),
+        cmocka_unit_test(test_bv_union_native),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
