@@ -320,6 +320,73 @@ static void test_bv_union_native(void **state)
     check_bv_joiner(&union_bitvector_ops, "bitvector union");
 }
 
+/* ---------------------------------------------------- the bv converter */
+
+/* The converter with its ref input connected, which it counts from the
+ * graph's edges: the rig builds it without a graph. */
+static int bv_create_with_ref(block *b, const block_ctx *ctx, sam_error *err)
+{
+    int rc = bv_ops.create(b, ctx, err);
+    b->nin = 2;
+    return rc;
+}
+
+/* A coordinate stream and its refs: the fibers and stop tokens of a
+ * random tree's level-1 stream, each fiber's coordinates rising below
+ * limit, now and then N. */
+static void coordinate_streams(rig_spec *s, int64_t limit, uint64_t *rng)
+{
+    rig_stream shape = {0};
+    rig_tree t;
+    rig_random_tree(&t, 2, 1 + rig_below(rng, 4), rng);
+    rig_write_level(&t, 1, &shape);
+    int64_t pos = 0;
+    int sparse = 1 + rig_below(rng, 6);
+    for (int k = 0; k < shape.n; k++) {
+        token x = shape.tok[k];
+        if (x.kind == TOKEN_CRD)
+            continue;
+        for (int64_t c = 0; token_is_stop(x) && c < limit; c++) {
+            token crd = rig_below(rng, 30) ? token_crd(c) : token_empty();
+            if (rig_below(rng, sparse))
+                continue;
+            rig_put(&s->in[0], crd);
+            rig_put(&s->in[1], crd.kind == TOKEN_CRD ? token_crd(pos++) : crd);
+        }
+        rig_put(&s->in[0], x);
+        rig_put(&s->in[1], x);
+    }
+}
+
+static void test_bv_convert_native(void **state)
+{
+    (void)state;
+    block_ops with_ref = bv_ops;
+    with_ref.create = bv_create_with_ref;
+    rig_spec *s = calloc(1, sizeof *s);
+    for (uint64_t k = 1; k <= CASES; k++) {
+        uint64_t rng = k;
+        memset(s, 0, sizeof *s);
+        int width = word_widths[rig_below(&rng, 4)];
+        int size = rig_below(&rng, 3) ? 0 : 1 + rig_below(&rng, 40);
+        char attrs[64];
+        snprintf(attrs, sizeof attrs, "width=%d,size=%d", width, size);
+        s->ops = rig_below(&rng, 2) ? &bv_ops : &with_ref;
+        s->attrs = attrs;
+        s->nin = s->ops == &bv_ops ? 1 : 2;
+        /* Without the ref input, the ref output sends nothing, not even D. */
+        s->unconnected = s->nin == 1 ? 1 : rig_below(&rng, 6) ? -1 : rig_below(&rng, 2);
+        coordinate_streams(s, size ? size : width < 24 ? width : 24, &rng);
+        if (s->nin == 1)
+            s->in[1] = (rig_stream){0};
+        rig_random_timing(s, &rng);
+        char label[64];
+        snprintf(label, sizeof label, "bv converter case %llu", (unsigned long long)k);
+        rig_check_engines(s, label);
+    }
+    free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -330,6 +397,7 @@ int main(void)
         cmocka_unit_test(test_bv_to_crd_native),
         cmocka_unit_test(test_bv_intersect_native),
         cmocka_unit_test(test_bv_union_native),
+        cmocka_unit_test(test_bv_convert_native),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
