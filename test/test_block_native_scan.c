@@ -387,6 +387,75 @@ static void test_bv_convert_native(void **state)
     free(s);
 }
 
+/* ------------------------------------------------- the linked-list writer */
+
+/* What the writer wrote, collected as the level below a dense level 0:
+ * the parent coordinates with lists, their heads, every node's coordinate
+ * and next node, hashed. */
+static uint64_t list_written(block *b)
+{
+    fibertree result = {.order = 2};
+    result.lv[0] = (fiber_level){.kind = 'd', .mode = 0, .dim = 1 << 20};
+    result.lv[1] = (fiber_level){.mode = 1, .dim = 1 << 20};
+    sam_error err;
+    if (b->ops->collect(b, &result, &err))
+        fail_msg("%s", err.msg);
+    const fiber_level *top = &result.lv[0], *l = &result.lv[1];
+    uint64_t h = top->ncrd * 0x100000001b3ULL + l->ncrd;
+    for (size_t f = 0; f < top->ncrd; f++)
+        h = (h ^ (uint64_t)top->crd[f] ^ (uint64_t)l->head[f] << 32) * 0x100000001b3ULL;
+    for (size_t n = 0; n < l->ncrd; n++)
+        h = (h ^ (uint64_t)l->crd[n] ^ (uint64_t)l->next[n] << 32) * 0x100000001b3ULL;
+    fibertree_free(&result);
+    return h;
+}
+
+/* OuterSPACE's streams: own coordinates k0 k1 ... S0 D, and for each a
+ * fiber of distinct parent coordinates, S0 between them and S1 closing
+ * the last with the own fiber, then D. */
+static void writer_streams(rig_spec *s, uint64_t *rng)
+{
+    rig_stream *own = &s->in[0], *parent = &s->in[1];
+    int owns = 1 + rig_below(rng, 8), fill = 1 + rig_below(rng, 4);
+    for (int64_t k = rig_below(rng, 3), n = 0; n < owns; n++, k += 1 + rig_below(rng, 3)) {
+        rig_put(own, token_crd(k));
+        for (int64_t i = 0; i < 12; i++)
+            if (!rig_below(rng, fill))
+                rig_put(parent, token_crd(i));
+        rig_put(parent, token_stop(n + 1 == owns));
+    }
+    rig_put(own, token_stop(0));
+    rig_put(own, token_done());
+    rig_put(parent, token_done());
+    s->nin = 2;
+}
+
+static void test_list_writer_native(void **state)
+{
+    (void)state;
+    rig_spec *s = calloc(1, sizeof *s);
+    for (uint64_t k = 1; k <= CASES; k++) {
+        uint64_t rng = k;
+        memset(s, 0, sizeof *s);
+        s->ops = &fiberwrite_linkedlist_ops;
+        s->attrs = "tensor=X,mode=1,index=k,parent=i";
+        s->unconnected = -1;
+        s->digest = list_written;
+        writer_streams(s, &rng);
+        rig_random_timing(s, &rng);
+        /* The own stream's stop token must be there when the parent's S1
+         * closes the own fiber with it: no pause or relay on the way. */
+        memset(s->feed_pause[0], 0, sizeof s->feed_pause[0]);
+        s->relayed[0] = 0;
+        s->capacity[0] = 0;
+        s->latency[0] = 1;
+        char label[64];
+        snprintf(label, sizeof label, "linked-list writer case %llu", (unsigned long long)k);
+        rig_check_engines(s, label);
+    }
+    free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -398,6 +467,7 @@ int main(void)
         cmocka_unit_test(test_bv_intersect_native),
         cmocka_unit_test(test_bv_union_native),
         cmocka_unit_test(test_bv_convert_native),
+        cmocka_unit_test(test_list_writer_native),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
