@@ -238,6 +238,45 @@ static int bv_convert_step(block *b, cycle_t now)
     return 1;
 }
 
+/* Whether coordinate token t with ref r goes into the word under way and
+ * nothing else: a step that takes it sends nothing. */
+static int in_word(const bv_convert *c, token t, token r)
+{
+    return t.kind == TOKEN_CRD && r.kind == TOKEN_CRD && t.i >= 0 && t.i < c->limit &&
+           t.i / c->width == c->next;
+}
+
+/* Up to max steps from t on of the common kinds: the zero words owed
+ * before a coordinate, the closing fiber's words before its stop token,
+ * and coordinates taken into the word under way. Anything else (a stop
+ * token taken, a coordinate beyond the word, no token) is left to the
+ * step. The number of steps made. */
+static uint64_t bv_convert_stretch(block *b, cycle_t t, uint64_t max, int *idle)
+{
+    bv_convert *c = b->state;
+    uint64_t n = 0;
+    token tok, r;
+    (void)idle;     /* the step says whether a missing token leaves it idle */
+    for (; n < max && !c->done; n++, t += b->ii) {
+        if (c->next < c->owed)
+            send_word(b, c, t, c->held_ref);
+        else if (c->closing && c->next < c->words)
+            send_word(b, c, t, c->after);
+        else if (!c->closing && heads(b, t, &tok, &r) && in_word(c, tok, r))
+            take(b, c, t, tok, r);
+        else
+            break;
+    }
+    return n;
+}
+
+/* The native run: words and coordinates in one loop, the step for the
+ * rest. */
+static void bv_convert_run(block *b, cycle_t until)
+{
+    block_stretch_run(b, until, bv_convert_stretch);
+}
+
 static const param bv_convert_params[] = {
     BV_WIDTH_PARAM,
     {"size", "coordinates", "the dimension: ceil(size/width) words a fiber; 0: one word a fiber, "
@@ -367,6 +406,7 @@ const block_ops bv_ops = {
     .rearm = bv_convert_rearm,
     .port = bv_convert_port,
     .step = bv_convert_step,
+    .run = bv_convert_run,
     .peek = 1,
     .word_width = bv_convert_word_width,
 };

@@ -140,6 +140,14 @@ int bv_join_step(block *b, bv_join *x, cycle_t now)
     return 1;
 }
 
+uint64_t bv_join_bits(block *b, bv_join *x, cycle_t t, uint64_t max)
+{
+    uint64_t n = 0;
+    for (; n < max && x->rest && !x->done; n++, t += b->ii)
+        send_bit(b, x, t);
+    return n;
+}
+
 void bv_join_restart(bv_join *x)
 {
     *x = (bv_join){.n = x->n, .op = x->op, .width = x->width, .emit_zeros = x->emit_zeros,
@@ -227,5 +235,17 @@ int bv_joiner_step(block *b, cycle_t now)
 {
     bv_joiner *v = b->state;
     return bv_join_step(b, &v->x, now);
+}
+
+static uint64_t joiner_bits(block *b, cycle_t t, uint64_t max, int *idle)
+{
+    bv_joiner *v = b->state;
+    (void)idle;     /* never: a step with bits to send always sends one */
+    return bv_join_bits(b, &v->x, t, max);
+}
+
+void bv_joiner_run(block *b, cycle_t until)
+{
+    block_stretch_run(b, until, joiner_bits);
 }
 

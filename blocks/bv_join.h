@@ -42,6 +42,11 @@ typedef struct bv_join {
 /* One cycle; whether anything changed. */
 int bv_join_step(block *b, bv_join *x, cycle_t now);
 
+/* Up to max steps from t on that each send a further bit of the word
+ * under way, taking nothing: the steps of a word but its first. They look
+ * at no input. The number of steps made. */
+uint64_t bv_join_bits(block *b, bv_join *x, cycle_t t, uint64_t max);
+
 /* x at the start of its stream, as configured. */
 void bv_join_restart(bv_join *x);
 
@@ -60,12 +65,16 @@ int bv_joiner_create(block *b, const block_ctx *ctx, bv_op op, sam_error *err);
 int bv_joiner_port(block *b, const graph_edge *e, int input, sam_error *err);
 int64_t bv_joiner_word_width(const block *b, int port, int input);
 int bv_joiner_step(block *b, cycle_t now);
+/* The native run: a word's bits in one loop (bv_join_bits), the step
+ * taking the words. */
+void bv_joiner_run(block *b, cycle_t until);
 int bv_joiner_rearm(block *b, const block_ctx *ctx, sam_error *err);
 
 /* The rest of both block_ops tables, which differ only in what they
  * declare. */
 #define BV_JOINER_OPS \
     .serves = bv_serves, .rearm = bv_joiner_rearm, .port = bv_joiner_port, \
-    .step = bv_joiner_step, .peek = 1, .word_width = bv_joiner_word_width
+    .step = bv_joiner_step, .run = bv_joiner_run, .peek = 1, \
+    .word_width = bv_joiner_word_width
 
 #endif

@@ -129,6 +129,27 @@ static int bv_scan_step(block *b, cycle_t now)
     return 1;
 }
 
+/* Up to max steps from t on that each send the next word of the fiber
+ * under way: every step of a fiber but its first and its stop token's.
+ * They look at no input. The number of steps made. */
+static uint64_t bv_scan_words(block *b, cycle_t t, uint64_t max, int *idle)
+{
+    bv_scan *v = b->state;
+    const scanner *s = &v->s;
+    (void)idle;     /* never: a step within a fiber always sends */
+    uint64_t n = 0;
+    for (; n < max && !s->begin && !s->end_fiber && !s->pend_stop && !s->done; n++, t += b->ii)
+        send_word(b, v, t);
+    return n;
+}
+
+/* The native run: a fiber's words in one loop, the step at its start and
+ * end. */
+static void bv_scan_run(block *b, cycle_t until)
+{
+    block_stretch_run(b, until, bv_scan_words);
+}
+
 static const param bv_scan_params[] = {
     BV_WIDTH_PARAM,
     {NULL, NULL, NULL, 0, 0, 0, 0, 0},
@@ -207,6 +228,7 @@ const block_ops fiberlookup_bitvector_ops = {
     .rearm = bv_scan_rearm,
     .port = bv_scan_port,
     .step = bv_scan_step,
+    .run = bv_scan_run,
     .peek = 2,
     .word_width = bv_scan_word_width,
 };

@@ -165,15 +165,15 @@ static int compressed_step(block *b, cycle_t now)
     return 1;
 }
 
-/* Whether the step at t would emit the open fiber's next coordinate and
- * nothing else, and go on so until the fiber's end: a fiber under way, no
- * skip input, one coordinate a cycle, and the next ref visible (it stays
- * so: only closing the fiber takes it). */
+/* Whether the step at t would emit the open fiber's next coordinates (one,
+ * or up to width) and nothing else, and go on so until the fiber's end: a
+ * fiber under way, no skip input, and the next ref visible (it stays so:
+ * only closing the fiber takes it). */
 static int streams(const block *b, const compressed *c, cycle_t t)
 {
     const scanner *s = &c->s;
     return s->cur >= 0 && !s->begin && !s->end_fiber && !s->pend_stop && !s->done &&
-           b->nin == 1 && c->width == 1 && s->cur + 1 < c->end && in_has(b, SCANNER_IN_REF, t);
+           b->nin == 1 && s->cur + 1 < c->end && in_has(b, SCANNER_IN_REF, t);
 }
 
 /* Emits the rest of the open fiber from cycle t on, one coordinate a step,
@@ -206,6 +206,39 @@ static void compressed_run(block *b, cycle_t until)
             t = stream(b, c, t, until);
         else
             t = compressed_step(b, t) ? block_changed(b, t) : block_unchanged(b, t, until);
+}
+
+/* Up to max steps of the vector scanner from t on that each emit the
+ * open fiber's next width coordinates (fewer at its end), where streams()
+ * holds; its outputs are unbounded (vector_ops.adapter_when_bounded). The
+ * number of steps made. */
+static uint64_t vector_batches(block *b, cycle_t t, uint64_t max, int *idle)
+{
+    compressed *c = b->state;
+    (void)idle;     /* never: a step with the fiber streaming always emits */
+    if (!streams(b, c, t))
+        return 0;
+    channel *crd = b->out[SCANNER_OUT_CRD].ch, *ref = b->out[SCANNER_OUT_REF].ch;
+    int64_t p = c->s.cur + 1;
+    uint64_t n = 0;
+    int failed = 0;
+    for (; n < max && p < c->end; n++, t += b->ii)
+        for (int64_t to = c->end - p < c->width ? c->end : p + c->width; p < to; p++) {
+            if (crd)
+                failed |= channel_push(crd, t, token_crd(c->crd[p]));
+            if (ref)
+                failed |= channel_push(ref, t, token_crd(p));
+        }
+    c->s.cur = p - 1;
+    b->failed |= failed != 0;
+    return n;
+}
+
+/* The vector scanner's native run: a fiber's batches in one loop, the
+ * step elsewhere. */
+static void vector_run(block *b, cycle_t until)
+{
+    block_stretch_run(b, until, vector_batches);
 }
 
 static int compressed_serves(const graph_node *n)
@@ -297,6 +330,10 @@ const block_ops fiberlookup_vector_ops = {
     .rearm = compressed_rearm,
     .port = scanner_port,
     .step = compressed_step,
+    .run = vector_run,
     .peek = 2,
+    /* A batch fits the room its outputs have exactly at its cycle, which
+     * the run does not ask for: with bounded channels the adapter steps. */
+    .adapter_when_bounded = 1,
     .feedback_in = compressed_feedback_in,
 };

@@ -62,6 +62,36 @@ static int dense_step(block *b, cycle_t now)
     return 1;
 }
 
+/* Up to max steps from t on that each send the open fiber's next
+ * position: every step of a fiber but its first and its stop token's.
+ * They look at no input, so a fiber's positions go out in one call. The
+ * number of steps made. */
+static uint64_t dense_positions(block *b, cycle_t t, uint64_t max, int *idle)
+{
+    dense *d = b->state;
+    scanner *s = &d->s;
+    (void)idle;     /* never: a step within a fiber always sends */
+    /* cur >= 0 only while a fiber is open (scanner_close resets it). */
+    if (s->cur < 0 || s->cur >= d->dim - 1)
+        return 0;
+    uint64_t n = (uint64_t)(d->dim - 1 - s->cur);
+    n = n < max ? n : max;
+    int64_t from = s->cur + 1;
+    channel *crd = b->out[SCANNER_OUT_CRD].ch, *ref = b->out[SCANNER_OUT_REF].ch;
+    if ((crd && channel_push_positions(crd, t, b->ii, NULL, from, n)) ||
+        (ref && channel_push_positions(ref, t, b->ii, NULL, d->base * d->dim + from, n)))
+        b->failed = 1;
+    s->cur += (int64_t)n;
+    return n;
+}
+
+/* The native run: a fiber's positions in one call, the step at its start
+ * and end. */
+static void dense_run(block *b, cycle_t until)
+{
+    block_stretch_run(b, until, dense_positions);
+}
+
 static int dense_serves(const graph_node *n)
 {
     return blocks_attr_is(n, "format", "dense");
@@ -109,5 +139,6 @@ const block_ops fiberlookup_dense_ops = {
     .rearm = dense_rearm,
     .port = scanner_port,
     .step = dense_step,
+    .run = dense_run,
     .peek = 2,
 };

@@ -86,6 +86,43 @@ static int list_scan_step(block *b, cycle_t now)
     return 1;
 }
 
+/* Up to max steps from t on that each send the open fiber's next node:
+ * every step of a list but its first and its stop token's. They go on
+ * while the next ref is visible, which stays so (only the stop token
+ * takes it); a node that would fault is left to the step. The number of
+ * steps made. */
+static uint64_t list_nodes(block *b, cycle_t t, uint64_t max, int *idle)
+{
+    list_scan *v = b->state;
+    const fiber_level *l = v->l;
+    int64_t cur = v->s.cur;
+    (void)idle;     /* the step says whether a missing ref leaves it idle */
+    /* cur >= 0 only while a fiber is open (scanner_close resets it). */
+    if (cur < 0 || !in_has(b, SCANNER_IN_REF, t))
+        return 0;
+    channel *crd = b->out[SCANNER_OUT_CRD].ch, *ref = b->out[SCANNER_OUT_REF].ch;
+    uint64_t n = 0;
+    int failed = 0;
+    for (int64_t next = l->next[cur];
+         n < max && next >= 0 && next < (int64_t)l->ncrd && l->crd[next] > l->crd[cur];
+         cur = next, next = l->next[cur], t += b->ii, n++) {
+        if (crd)
+            failed |= channel_push(crd, t, token_crd(l->crd[next]));
+        if (ref)
+            failed |= channel_push(ref, t, token_crd(next));
+    }
+    v->s.cur = cur;
+    b->failed |= failed != 0;
+    return n;
+}
+
+/* The native run: a list's nodes in one loop, the step at its start and
+ * end. */
+static void list_scan_run(block *b, cycle_t until)
+{
+    block_stretch_run(b, until, list_nodes);
+}
+
 static int list_scan_serves(const graph_node *n)
 {
     return blocks_attr_is(n, "format", "linkedlist");
@@ -125,5 +162,6 @@ const block_ops fiberlookup_linkedlist_ops = {
     .rearm = list_scan_rearm,
     .port = scanner_port,
     .step = list_scan_step,
+    .run = list_scan_run,
     .peek = 2,
 };

@@ -69,24 +69,30 @@ static int64_t fiber_of(list_writer *w, int64_t p)
     return f;
 }
 
-static void append_node(block *b, list_writer *w, int64_t parent)
+/* The fiber of parent coordinate p, whose list may take a node of the own
+ * coordinate under way; -1 when it may not, with *why the fault (NULL:
+ * memory ran out). */
+static int64_t fiber_taking(list_writer *w, int64_t parent, const char **why)
 {
+    *why = NULL;
     if (parent < 0) {
-        b->fault = "a negative parent coordinate";
-        return;
+        *why = "a negative parent coordinate";
+        return -1;
     }
     int64_t f = fiber_of(w, parent);
-    if (f < 0) {
-        b->failed = 1;
-        return;
-    }
-    int64_t last = w->tail[f];
+    int64_t last = f >= 0 ? w->tail[f] : -1;
     if (last >= 0 && w->crd[last] >= w->own) {
         snprintf(w->msg, sizeof w->msg, "coordinate %lld after %lld in the list of fiber %lld",
                  (long long)w->own, (long long)w->crd[last], (long long)parent);
-        b->fault = w->msg;
-        return;
+        *why = w->msg;
+        return -1;
     }
+    return f;
+}
+
+/* Appends a node holding the own coordinate to fiber f's list. */
+static void link_node(block *b, list_writer *w, int64_t f)
+{
     int64_t *c = grow_array(w->crd, w->nnodes, &w->cap_crd, sizeof *c, 64);
     if (c)
         w->crd = c;
@@ -97,7 +103,7 @@ static void append_node(block *b, list_writer *w, int64_t parent)
         b->failed = 1;
         return;
     }
-    int64_t node = (int64_t)w->nnodes++;
+    int64_t node = (int64_t)w->nnodes++, last = w->tail[f];
     w->crd[node] = w->own;
     w->next[node] = -1;
     if (last >= 0)
@@ -105,6 +111,18 @@ static void append_node(block *b, list_writer *w, int64_t parent)
     else
         w->head[f] = node;
     w->tail[f] = node;
+}
+
+static void append_node(block *b, list_writer *w, int64_t parent)
+{
+    const char *why;
+    int64_t f = fiber_taking(w, parent, &why);
+    if (f >= 0)
+        link_node(b, w, f);
+    else if (why)
+        b->fault = why;
+    else
+        b->failed = 1;
 }
 
 /* The parent's D ends the run with the own stream's. Own coordinates
@@ -158,6 +176,38 @@ static int list_writer_step(block *b, cycle_t now)
             in_pop(b, IN_OWN, now);
     }
     return 1;
+}
+
+/* Up to max steps from t on that each take a parent coordinate into a
+ * node of the own coordinate under way: every step of an own coordinate's
+ * fiber but its first and its stop token's. One that would fault is left
+ * to the step. The number of steps made; *idle set when the next would
+ * find no parent token. */
+static uint64_t list_writer_nodes(block *b, cycle_t t, uint64_t max, int *idle)
+{
+    list_writer *w = b->state;
+    uint64_t n = 0;
+    token parent;
+    const char *why;
+    for (; n < max && w->have_own && !b->failed; n++, t += b->ii) {
+        if (!in_peek(b, IN_PARENT, t, &parent)) {
+            *idle = 1;
+            break;
+        }
+        int64_t f = parent.kind == TOKEN_CRD ? fiber_taking(w, parent.i, &why) : -1;
+        if (f < 0)
+            break;
+        in_pop(b, IN_PARENT, t);
+        link_node(b, w, f);
+    }
+    return n;
+}
+
+/* The native run: an own coordinate's nodes in one loop, the step at its
+ * start and end. */
+static void list_writer_run(block *b, cycle_t until)
+{
+    block_stretch_run(b, until, list_writer_nodes);
 }
 
 /* A fiber of the level: its parent coordinate and its list's head. */
@@ -314,6 +364,7 @@ const block_ops fiberwrite_linkedlist_ops = {
     .rearm = list_writer_rearm,
     .port = list_writer_port,
     .step = list_writer_step,
+    .run = list_writer_run,
     .peek = 1,
     .destroy = list_writer_destroy,
     .collect = list_writer_collect,

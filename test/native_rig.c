@@ -204,6 +204,7 @@ typedef struct outcome {
     channel_stats cstats[3 * RIG_MAX_PORTS];
     uint64_t pushed[3 * RIG_MAX_PORTS];
     int nblocks, nchannels;
+    uint64_t digest;            /* rig_spec.digest's of the block */
 } outcome;
 
 static void node_init(graph_node *n, const char *type, const char *attrs)
@@ -331,6 +332,8 @@ static void run_rig(const rig_spec *s, engine_mode mode, uint64_t split, outcome
     o->nblocks = e.nblocks;
     o->nchannels = e.nchannels;
     for (int i = 0; i < e.nblocks; i++) {
+        if (e.blocks[i].ops == s->ops && s->digest)
+            o->digest = s->digest(&e.blocks[i]);
         o->stats[i] = e.blocks[i].stats;
         if (e.blocks[i].ops == &drain_ops)
             o->drained[o->nout++] = *(const drain *)e.blocks[i].state;
@@ -359,6 +362,8 @@ static void expect_same(const char *label, const char *what, const outcome *want
         fail_msg("%s, %s: exit %d after %llu cycles (%s), the cycle engine %d after %llu (%s)",
                  label, what, o->rc, (unsigned long long)o->out.cycles, o->report, want->rc,
                  (unsigned long long)want->out.cycles, want->report);
+    if (o->digest != want->digest)
+        fail_msg("%s, %s: the block's outcome differs", label, what);
     for (int p = 0; p < want->nout; p++) {
         const drain *x = &want->drained[p], *y = &o->drained[p];
         for (int k = 0; k < x->n || k < y->n; k++)

@@ -69,6 +69,9 @@ typedef struct rig_spec {
     uint8_t relay_pause[RIG_MAX_PORTS][RIG_MAX_TOKENS];
     const char *tensor;             /* the name tree is bound to, or NULL */
     const fibertree *tree;
+    /* Optional, for a block whose outcome is more than its outputs (a
+     * writer): a summary of it, which every run must give alike. */
+    uint64_t (*digest)(block *b);
 } rig_spec;
 
 /* Random timing around the block: capacities, latencies, pauses. */
