@@ -235,14 +235,6 @@ int channel_readers_reached(const channel *c, cycle_t t)
     return 1;
 }
 
-uint64_t channel_taken_all(const channel *c)
-{
-    uint64_t n = 0;
-    for (int r = 0; r < c->sealed.nreaders; r++)
-        n += c->sealed.readers[r].head;
-    return n;
-}
-
 /* The first of c's entries lo..hi-1 visible after t, hi when none is. */
 static uint64_t first_visible_after(const channel *c, uint64_t lo, uint64_t hi, cycle_t t)
 {

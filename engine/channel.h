@@ -179,13 +179,21 @@ static inline uint64_t channel_pushes(const channel *c)
     return c->sealed.tail;
 }
 
-/* Tokens reader r has taken so far, and those all readers have. */
+/* Tokens reader r has taken so far. */
 static inline uint64_t channel_taken(const channel *c, int r)
 {
     return c->sealed.readers[r].head;
 }
 
-uint64_t channel_taken_all(const channel *c);
+/* Tokens all readers have taken (reader 0's while it has none): the engine
+ * asks after every run of a block that waits for room. */
+static inline uint64_t channel_taken_all(const channel *c)
+{
+    uint64_t n = c->sealed.readers[0].head;
+    for (int r = 1; r < c->sealed.nreaders; r++)
+        n += c->sealed.readers[r].head;
+    return n;
+}
 
 /* The cycle of reader r's pop of its k-th token, while a bounded channel
  * remembers it (channel_note_pop); CYCLE_NONE when it does not. */
