@@ -106,9 +106,9 @@ int vecred_step(block *b, cycle_t now)
     vecred *r = b->state;
     if (r->draining)
         return drain(b, r, now);
-    int taken = 0;
+    int taken = 0, first = r->next_lane;
     for (int i = 0; i < r->lanes && (!r->rate || taken < r->rate); i++) {
-        int lane = r->rate ? (r->next_lane + i) % r->lanes : i;
+        int lane = r->rate ? (first + i) % r->lanes : i;
         if (take_lane(b, r, lane, now)) {
             taken++;
             r->next_lane = (lane + 1) % r->lanes;
