@@ -1,6 +1,6 @@
 /* The native runs of the blocks test_block_native.c leaves out (block_ops.run):
- * the value forms of crddrop and crdhold, against the cycle engine
- * (test/native_rig.h). */
+ * the value forms of crddrop and crdhold and the vector reducers, against
+ * the cycle engine (test/native_rig.h). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -89,11 +89,88 @@ static void test_crdhold_values_native(void **state)
     check_cases("crdhold values", CASES, make_crdhold_values);
 }
 
+/* ------------------------------------------------------ vectorreducer */
+
+/* Lane streams of `fibers` outer fibers, the last closed a level higher
+ * when nested: each a few inner fibers of (coordinate, value) pairs, the
+ * coordinates of different inner fibers meeting now and then, a value
+ * now and then N. */
+static void reducer_lanes(rig_spec *s, int lanes, uint64_t *rng)
+{
+    int fibers = 1 + rig_below(rng, 4), nested = fibers > 1 || rig_below(rng, 2);
+    for (int lane = 0; lane < lanes; lane++) {
+        rig_stream *crd = &s->in[2 * lane], *val = &s->in[2 * lane + 1];
+        for (int f = 0; f < fibers; f++) {
+            int inner = rig_below(rng, 4);
+            for (int g = 0; g < inner; g++) {
+                for (int64_t c = rig_below(rng, 4); c < 24; c += 1 + rig_below(rng, 6)) {
+                    rig_put(crd, token_crd(c));
+                    rig_put(val, rig_below(rng, 8) ? token_val((double)(c % 5) + 0.5)
+                                                   : token_empty());
+                }
+                if (g + 1 < inner) {
+                    rig_put(crd, token_stop(0));
+                    rig_put(val, token_stop(0));
+                }
+            }
+            token close = token_stop(1 + (nested && f + 1 == fibers));
+            rig_put(crd, close);
+            rig_put(val, close);
+        }
+        rig_put(crd, token_done());
+        rig_put(val, token_done());
+    }
+    s->nin = 2 * lanes;
+}
+
+/* Attributes of a reducer of one to four lanes, a rate bound now and
+ * then; extra ("scan=N," or "") before them. */
+static const char *reducer_attrs(char *buf, size_t size, const char *extra, int lanes,
+                                 uint64_t *rng)
+{
+    int rate = rig_below(rng, 3) ? 0 : 1 + rig_below(rng, lanes);
+    snprintf(buf, size, "%slanes=%d,rate=%d", extra, lanes, rate);
+    return buf;
+}
+
+static void make_vectorreducer(rig_spec *s, uint64_t k, uint64_t *rng)
+{
+    static char attrs[96];
+    int lanes = k % 3 ? 1 : 2 + rig_below(rng, 3);
+    s->ops = &vectorreducer_ops;
+    s->attrs = reducer_attrs(attrs, sizeof attrs, "", lanes, rng);
+    reducer_lanes(s, lanes, rng);
+}
+
+static void make_vectorreducer_dense(rig_spec *s, uint64_t k, uint64_t *rng)
+{
+    static char attrs[96], scan[32];
+    int lanes = k % 3 ? 1 : 2 + rig_below(rng, 3);
+    snprintf(scan, sizeof scan, "scan=%d,", 1 + rig_below(rng, 9));
+    s->ops = &vectorreducer_dense_ops;
+    s->attrs = reducer_attrs(attrs, sizeof attrs, scan, lanes, rng);
+    reducer_lanes(s, lanes, rng);
+}
+
+static void test_vectorreducer_native(void **state)
+{
+    (void)state;
+    check_cases("vectorreducer", CASES, make_vectorreducer);
+}
+
+static void test_vectorreducer_dense_native(void **state)
+{
+    (void)state;
+    check_cases("vectorreducer dense", CASES, make_vectorreducer_dense);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_crddrop_values_native),
         cmocka_unit_test(test_crdhold_values_native),
+        cmocka_unit_test(test_vectorreducer_native),
+        cmocka_unit_test(test_vectorreducer_dense_native),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
