@@ -1,6 +1,6 @@
 /* The native runs of the blocks test_block_native.c leaves out (block_ops.run):
- * the value forms of crddrop and crdhold and the vector reducers, against
- * the cycle engine (test/native_rig.h). */
+ * the value forms of crddrop and crdhold, the vector reducers and the
+ * locator, against the cycle engine (test/native_rig.h). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +12,7 @@
 
 #include "../blocks/blocks.h"
 #include "native_rig.h"
+#include "test_harness.h"
 
 enum { CASES = 400 };           /* random cases per block */
 
@@ -164,6 +165,90 @@ static void test_vectorreducer_dense_native(void **state)
     check_cases("vectorreducer dense", CASES, make_vectorreducer_dense);
 }
 
+/* ------------------------------------------------------------- locate */
+
+enum { FOLLOWER_FIBERS = 48 };
+
+/* A compressed follower level of FOLLOWER_FIBERS fibers of random
+ * coordinates below 40, some empty. */
+static void compressed_follower(fibertree *ft, uint64_t *rng)
+{
+    int64_t seg[FOLLOWER_FIBERS + 1], crd[FOLLOWER_FIBERS * 40];
+    size_t n = 0;
+    seg[0] = 0;
+    for (int f = 0; f < FOLLOWER_FIBERS; f++) {
+        for (int64_t c = rig_below(rng, 3); c < 40 && rig_below(rng, 6); c += 1 + rig_below(rng, 3))
+            crd[n++] = c;
+        seg[f + 1] = (int64_t)n;
+    }
+    harness_level(ft, seg, FOLLOWER_FIBERS + 1, crd, n);
+    ft->lv[0].mode = 0;
+}
+
+/* Two dense levels, FOLLOWER_FIBERS by 32, located in mode 1. */
+static void dense_follower(fibertree *ft)
+{
+    memset(ft, 0, sizeof *ft);
+    ft->order = 2;
+    ft->dims[0] = FOLLOWER_FIBERS;
+    ft->dims[1] = 32;
+    ft->lv[0] = (fiber_level){.kind = 'd', .mode = 0, .dim = FOLLOWER_FIBERS};
+    ft->lv[1] = (fiber_level){.kind = 'd', .mode = 1, .dim = 32};
+    ft->nvals = FOLLOWER_FIBERS * 32;
+    ft->vals = calloc((size_t)ft->nvals, sizeof *ft->vals);
+}
+
+/* The leader's level (crd and ref) and the parent refs one level up, of
+ * one tree: a parent ref per leader fiber, the follower fiber its
+ * coordinate names (wrapped into the level), now and then N. */
+static void leader_and_parent(rig_spec *s, uint64_t *rng)
+{
+    rig_tree t;
+    int levels = 2 + rig_below(rng, 2);
+    rig_random_tree(&t, levels, 1 + rig_below(rng, levels == 2 ? 24 : 8), rng);
+    rig_stream *parent = &s->in[0], *crd = &s->in[1], *ref = &s->in[2];
+    rig_write_level(&t, levels - 2, parent);
+    for (int k = 0; k < parent->n; k++)
+        if (parent->tok[k].kind == TOKEN_CRD)
+            parent->tok[k] = rig_below(rng, 10) ? token_crd(parent->tok[k].i % FOLLOWER_FIBERS)
+                                                : token_empty();
+    rig_write_level(&t, levels - 1, crd);
+    for (int k = 0; k < crd->n; k++)
+        rig_put(ref, crd->tok[k].kind == TOKEN_CRD ? token_crd(100 + k) : crd->tok[k]);
+    s->nin = 3;
+}
+
+static void test_locate_native(void **state)
+{
+    (void)state;
+    rig_spec *s = calloc(1, sizeof *s);
+    for (uint64_t k = 1; k <= CASES; k++) {
+        uint64_t rng = k;
+        fibertree ft;
+        char attrs[64];
+        memset(s, 0, sizeof *s);
+        s->ops = &locate_ops;
+        s->unconnected = k % 9 ? -1 : (int)(k % 3);
+        s->tensor = "c";
+        s->tree = &ft;
+        if (k % 3) {
+            compressed_follower(&ft, &rng);
+            snprintf(attrs, sizeof attrs, "tensor=c,mode=0,search=%d", 1 + rig_below(&rng, 4));
+        } else {
+            dense_follower(&ft);
+            snprintf(attrs, sizeof attrs, "tensor=c,mode=1");
+        }
+        s->attrs = attrs;
+        leader_and_parent(s, &rng);
+        rig_random_timing(s, &rng);
+        char label[64];
+        snprintf(label, sizeof label, "locate case %llu", (unsigned long long)k);
+        rig_check_engines(s, label);
+        fibertree_free(&ft);
+    }
+    free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -171,6 +256,7 @@ int main(void)
         cmocka_unit_test(test_crdhold_values_native),
         cmocka_unit_test(test_vectorreducer_native),
         cmocka_unit_test(test_vectorreducer_dense_native),
+        cmocka_unit_test(test_locate_native),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
