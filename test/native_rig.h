@@ -60,6 +60,10 @@ typedef struct rig_spec {
     rig_stream in[RIG_MAX_PORTS];
     int nin;
     int unconnected;                /* an output left without a channel, or -1 */
+    /* Outputs whose streams end without D (a skipping intersecter's skip
+     * streams), bit p for output p: drained by blocks that are no sinks,
+     * so the run ends without them, and compared up to its end. */
+    uint32_t open_ended;
     uint32_t ii;
     uint64_t capacity[3 * RIG_MAX_PORTS];   /* inputs' channels, outputs', relays' inputs' */
     uint32_t latency[3 * RIG_MAX_PORTS];
