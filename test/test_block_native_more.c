@@ -1,6 +1,7 @@
 /* The native runs of the blocks test_block_native.c leaves out (block_ops.run):
- * the value forms of crddrop and crdhold, the vector reducers and the
- * locator, against the cycle engine (test/native_rig.h). */
+ * the value forms of crddrop and crdhold, the vector reducers, the
+ * locator and the skipping intersecter, against the cycle engine
+ * (test/native_rig.h). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -249,6 +250,59 @@ static void test_locate_native(void **state)
     free(s);
 }
 
+/* ------------------------------------------------ intersect, skipping */
+
+/* One side of an intersection: crd and ref streams of random coordinates,
+ * refs counting up, over `fibers` fibers of a level below another (-1:
+ * one level, a single fiber), now and then the fiber [N] of a tensor a
+ * union found missing one level up. Sparse sides and dense ones, so that
+ * a side falls behind and asks to skip. */
+static void intersect_side(rig_stream *crd, rig_stream *ref, int fibers, uint64_t *rng)
+{
+    int64_t pos = 0;
+    int nested = fibers >= 0, n = nested ? fibers : 1, gap = 1 + rig_below(rng, 6);
+    for (int f = 0; f < n; f++) {
+        if (nested && rig_below(rng, 8) == 0) {
+            rig_put(crd, token_empty());
+            rig_put(ref, token_empty());
+        } else {
+            for (int64_t c = rig_below(rng, 3); c < 40; c += 1 + rig_below(rng, gap)) {
+                rig_put(crd, token_crd(c));
+                rig_put(ref, token_crd(pos++));
+            }
+        }
+        rig_put(crd, token_stop(nested && f + 1 == n));
+        rig_put(ref, token_stop(nested && f + 1 == n));
+    }
+    if (n == 0) {
+        token hollow = token_stop(1);
+        hollow.hollow = 1;
+        rig_put(crd, hollow);
+        rig_put(ref, hollow);
+    }
+    rig_put(crd, token_done());
+    rig_put(ref, token_done());
+}
+
+static void make_intersect_skip(rig_spec *s, uint64_t k, uint64_t *rng)
+{
+    int sides = 2 + (k % 4 == 0);
+    s->ops = &intersect_skip_ops;
+    s->attrs = sides == 3 ? "sides=3" : "sides=2";
+    s->nin = 2 * sides;
+    /* Outputs: the coordinates, a ref per side, a skip stream per side. */
+    s->open_ended = ((1u << sides) - 1) << (1 + sides);
+    int fibers = rig_below(rng, 3) ? rig_below(rng, 6) : -1;
+    for (int side = 0; side < sides; side++)
+        intersect_side(&s->in[2 * side], &s->in[2 * side + 1], fibers, rng);
+}
+
+static void test_intersect_skip_native(void **state)
+{
+    (void)state;
+    check_cases("intersect skip", CASES, make_intersect_skip);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -257,6 +311,7 @@ int main(void)
         cmocka_unit_test(test_vectorreducer_native),
         cmocka_unit_test(test_vectorreducer_dense_native),
         cmocka_unit_test(test_locate_native),
+        cmocka_unit_test(test_intersect_skip_native),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
