@@ -1,7 +1,7 @@
 /* The native runs of the blocks test_block_native.c leaves out (block_ops.run):
  * the value forms of crddrop and crdhold, the vector reducers, the
- * locator and the skipping intersecter, against the cycle engine
- * (test/native_rig.h). */
+ * locator, the skipping intersecter and the parallelizer, against the
+ * cycle engine (test/native_rig.h). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -303,6 +303,33 @@ static void test_intersect_skip_native(void **state)
     check_cases("intersect skip", CASES, make_intersect_skip);
 }
 
+/* -------------------------------------------------------- parallelize */
+
+/* A level of one to three levels' nesting dealt to one to eight lanes,
+ * now and then an element N. */
+static void make_parallelize(rig_spec *s, uint64_t k, uint64_t *rng)
+{
+    static char attrs[32];
+    rig_tree t;
+    int lanes = 1 + rig_below(rng, RIG_MAX_PORTS), levels = 1 + rig_below(rng, 3);
+    s->ops = &parallelize_ops;
+    snprintf(attrs, sizeof attrs, "lanes=%d", lanes);
+    s->attrs = attrs;
+    s->unconnected = k % 5 || lanes == 1 ? -1 : rig_below(rng, lanes);
+    rig_random_tree(&t, levels, 1 + rig_below(rng, levels == 1 ? 60 : 10), rng);
+    rig_write_level(&t, levels - 1, &s->in[0]);
+    for (int e = 0; e < s->in[0].n; e++)
+        if (s->in[0].tok[e].kind == TOKEN_CRD && rig_below(rng, 10) == 0)
+            s->in[0].tok[e] = token_empty();
+    s->nin = 1;
+}
+
+static void test_parallelize_native(void **state)
+{
+    (void)state;
+    check_cases("parallelize", CASES, make_parallelize);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -312,6 +339,7 @@ int main(void)
         cmocka_unit_test(test_vectorreducer_dense_native),
         cmocka_unit_test(test_locate_native),
         cmocka_unit_test(test_intersect_skip_native),
+        cmocka_unit_test(test_parallelize_native),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
