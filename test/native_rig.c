@@ -299,8 +299,9 @@ static void build(const rig_spec *s, sim_engine *e, graph_node *nodes)
                 s->latency[2 * RIG_MAX_PORTS + p]);
         feeds[p] = r;
     }
-    block *b = add_block(e, s->ops, &nodes[0]);
-    block_ctx ctx = {.node = &nodes[0], .tensor = bound_tensor, .data = s};
+    const graph_node *node = s->graph ? &s->graph->nodes[0] : &nodes[0];
+    block *b = add_block(e, s->ops, node);
+    block_ctx ctx = {.graph = s->graph, .node = node, .tensor = bound_tensor, .data = s};
     sam_error err;
     if (s->ops->create(b, &ctx, &err))
         fail_msg("%s", err.msg);

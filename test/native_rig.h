@@ -71,6 +71,9 @@ typedef struct rig_spec {
     uint8_t drain_pause[RIG_MAX_PORTS][RIG_MAX_TOKENS];
     int relayed[RIG_MAX_PORTS];         /* input p comes through a relay */
     uint8_t relay_pause[RIG_MAX_PORTS][RIG_MAX_TOKENS];
+    /* A graph whose node 0 is the block's, attributes and all (attrs
+     * then go unread), for a block that reads its edges; or NULL. */
+    const sam_graph *graph;
     const char *tensor;             /* the name tree is bound to, or NULL */
     const fibertree *tree;
 } rig_spec;
