@@ -1,7 +1,7 @@
 /* The native runs of the blocks test_block_native.c leaves out (block_ops.run):
  * the value forms of crddrop and crdhold, the vector reducers, the
- * locator, the skipping intersecter and the parallelizer, against the
- * cycle engine (test/native_rig.h). */
+ * locator, the skipping intersecter, the parallelizer and the serializer,
+ * against the cycle engine (test/native_rig.h). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -330,6 +330,128 @@ static void test_parallelize_native(void **state)
     check_cases("parallelize", CASES, make_parallelize);
 }
 
+/* ---------------------------------------------------------- serialize */
+
+/* The part of tree t lane `lane` of `lanes` holds: of each fiber of level
+ * p, the elements at positions lane, lane + lanes, ..., with what lies
+ * below them. */
+static void lane_tree(const rig_tree *t, int p, int lanes, int lane, rig_tree *o)
+{
+    int src[RIG_MAX_ELEMS + 1], fibers = 1;     /* the fibers of a level, as t numbers them */
+    src[0] = 0;
+    o->levels = t->levels;
+    for (int l = 0; l < t->levels; l++) {
+        int kept[RIG_MAX_ELEMS], n = 0;
+        o->first[l][0] = 0;
+        for (int f = 0; f < fibers; f++) {
+            int from = t->first[l][src[f]], to = t->first[l][src[f] + 1];
+            for (int e = from; e < to; e++)
+                if (l != p || (e - from) % lanes == lane) {
+                    o->crd[l][n] = t->crd[l][e];
+                    kept[n++] = e;
+                }
+            o->first[l][f + 1] = n;
+        }
+        memcpy(src, kept, (size_t)n * sizeof *src);
+        fibers = n;
+    }
+}
+
+/* Whether a fiber of level l of t is empty. */
+static int has_empty_fiber(const rig_tree *t, int l)
+{
+    int fibers = 1;
+    for (int k = 0; k < l; k++)
+        fibers = t->first[k][fibers];
+    for (int f = 0; f < fibers; f++)
+        if (t->first[l][f] == t->first[l][f + 1])
+            return 1;
+    return 0;
+}
+
+/* A graph of the serializer (node 0) and a producer, whose edges into it
+ * carry coordinates and, with values, values too: what the serializer
+ * reads of its node's edges. */
+typedef struct lanes_graph {
+    sam_graph g;
+    graph_node nodes[2];
+    graph_edge edges[2];
+    graph_attr attrs[4];
+    char text[3][16];
+} lanes_graph;
+
+static void serializer_graph(lanes_graph *lg, int lanes, int depth, int values, int value_stops)
+{
+    memset(lg, 0, sizeof *lg);
+    snprintf(lg->text[0], sizeof lg->text[0], "%d", lanes);
+    snprintf(lg->text[1], sizeof lg->text[1], "%d", depth);
+    snprintf(lg->text[2], sizeof lg->text[2], "%d", value_stops);
+    lg->attrs[0] = (graph_attr){"type", "serialize"};
+    lg->attrs[1] = (graph_attr){"lanes", lg->text[0]};
+    lg->attrs[2] = (graph_attr){"depth", lg->text[1]};
+    lg->attrs[3] = (graph_attr){"value_stops", lg->text[2]};
+    lg->nodes[0] = (graph_node){"serialize", "serialize", lg->attrs, 4};
+    lg->nodes[1] = (graph_node){"lanes", "lanes", NULL, 0};
+    lg->edges[0] = (graph_edge){.src = 1, .dst = 0, .kind = "crd", .label = "", .comment = ""};
+    lg->edges[1] = (graph_edge){.src = 1, .dst = 0, .kind = "val", .label = "", .comment = ""};
+    lg->g = (sam_graph){.nodes = lg->nodes, .nnodes = 2, .edges = lg->edges,
+                        .nedges = 1 + values};
+}
+
+/* The lanes a parallelized level of a random tree was dealt to, each
+ * lane's stream `depth` levels below it, under an outer level now and
+ * then; with values, a value beside each coordinate and, with value
+ * stops, beside each stop token. */
+static void make_serialize(rig_spec *s, lanes_graph *lg, uint64_t *rng)
+{
+    rig_tree t, lane;
+    int values = rig_below(rng, 3) != 0, value_stops = values && rig_below(rng, 3);
+    int lanes = 1 + rig_below(rng, values ? RIG_MAX_PORTS / 2 : RIG_MAX_PORTS);
+    int outer = rig_below(rng, 2), depth = rig_below(rng, RIG_MAX_LEVELS - outer);
+    int levels = outer + 1 + depth;
+    /* Two levels down, an element whose fiber one level down is empty
+     * has a unit of nothing but a hollow stop, which a lane cannot tell
+     * from having no unit: such trees are left out. */
+    do
+        rig_random_tree(&t, levels, 1 + rig_below(rng, levels == 1 ? 40 : levels == 2 ? 10 : 5),
+                        rng);
+    while (depth == 2 && has_empty_fiber(&t, outer + 1));
+    for (int l = 0; l < lanes; l++) {
+        lane_tree(&t, outer, lanes, l, &lane);
+        rig_write_level(&lane, levels - 1, &s->in[l]);
+        for (int k = 0; values && k < s->in[l].n; k++) {
+            token c = s->in[l].tok[k];
+            if (c.kind == TOKEN_CRD)
+                rig_put(&s->in[lanes + l], token_val((double)c.i + 0.5));
+            else if (value_stops || token_is_done(c))
+                rig_put(&s->in[lanes + l], c);
+        }
+    }
+    s->ops = &serialize_ops;
+    s->nin = lanes * (1 + values);
+    serializer_graph(lg, lanes, depth, values, value_stops);
+    s->graph = &lg->g;
+}
+
+static void test_serialize_native(void **state)
+{
+    (void)state;
+    rig_spec *s = calloc(1, sizeof *s);
+    lanes_graph lg;
+    for (uint64_t k = 1; k <= CASES; k++) {
+        uint64_t rng = k;
+        memset(s, 0, sizeof *s);
+        s->unconnected = -1;
+        s->attrs = "";
+        make_serialize(s, &lg, &rng);
+        rig_random_timing(s, &rng);
+        char label[64];
+        snprintf(label, sizeof label, "serialize case %llu", (unsigned long long)k);
+        rig_check_engines(s, label);
+    }
+    free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -340,6 +462,7 @@ int main(void)
         cmocka_unit_test(test_locate_native),
         cmocka_unit_test(test_intersect_skip_native),
         cmocka_unit_test(test_parallelize_native),
+        cmocka_unit_test(test_serialize_native),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
