@@ -331,6 +331,42 @@ const block_ops intersect_ops = {
     .peek = 1,
 };
 
+/* Whether every head register holds a coordinate, a stop token or N:
+ * then a step is a comparison, made once every side's pair is visible. */
+static int comparing(const joiner *j)
+{
+    if (!j->primed)
+        return 0;
+    for (int k = 0; k < j->n; k++)
+        if (!plain(j->crd[k]) && j->crd[k].kind != TOKEN_EMPTY)
+            return 0;
+    return 1;
+}
+
+/* Up to max steps from t on that compare the registers, as
+ * intersect_step makes them, skips and all: all but the first fill and
+ * the closing D. A comparison needs every side's next pair visible, final
+ * once it is, and pushes at most one token on each output. The number of
+ * steps made; *idle set when the next would find a pair missing. */
+static uint64_t skip_comparisons(block *b, cycle_t t, uint64_t max, int *idle)
+{
+    joiner *j = b->state;
+    uint64_t n = 0;
+    for (; n < max && comparing(j); t += b->ii, n++)
+        if (!intersect_step(b, t)) {
+            *idle = 1;
+            break;
+        }
+    return n;
+}
+
+/* The native run of the skipping intersecter: its comparisons in
+ * stretches, the step elsewhere. */
+static void skip_run(block *b, cycle_t until)
+{
+    block_stretch_run(b, until, skip_comparisons);
+}
+
 static int skip_create(block *b, const block_ctx *ctx, sam_error *err)
 {
     if (joiner_create(b, ctx, err))
@@ -358,6 +394,7 @@ const block_ops intersect_skip_ops = {
     .rearm = joiner_rearm,
     .port = joiner_port,
     .step = intersect_step,
+    .run = skip_run,
     .peek = 1,
     .feedback_out = skip_feedback_out,
 };

@@ -171,6 +171,46 @@ static int locate_step(block *b, cycle_t now)
     return 1;
 }
 
+/* Up to max steps from t on within a leader fiber whose parent ref is
+ * taken, as locate_step makes them: the cycles of a search, and the
+ * leader's coordinates (or N) located. They look at the leader's heads
+ * only, which are final once visible, and push at most one token on each
+ * output. A parent ref beyond the level, the leader's stop tokens and D
+ * are left to the step. The number of steps made; *idle set when the
+ * next would find no leader token. */
+static uint64_t locate_lookups(block *b, cycle_t t, uint64_t max, int *idle)
+{
+    locator *l = b->state;
+    if (!l->open || l->done ||
+        (l->parent.kind == TOKEN_CRD && (l->parent.i < 0 || l->parent.i >= l->fibers)))
+        return 0;
+    const uint32_t ii = b->ii;
+    uint64_t n = 0;
+    token crd, ref;
+    for (; n < max; t += ii, n++) {
+        if (l->wait) {
+            if (--l->wait == 0)
+                finish_search(b, l, t);
+            continue;
+        }
+        if (!in_peek(b, LOC_IN_CRD, t, &crd) || !in_peek(b, LOC_IN_REF, t, &ref)) {
+            *idle = 1;
+            break;
+        }
+        if (crd.kind != TOKEN_CRD && crd.kind != TOKEN_EMPTY)
+            break;
+        in_pop(b, LOC_IN_CRD, t);
+        in_pop(b, LOC_IN_REF, t);
+        locate(b, l, t, crd, ref);
+    }
+    return n;
+}
+
+static void locate_run(block *b, cycle_t until)
+{
+    block_stretch_run(b, until, locate_lookups);
+}
+
 static const param locate_params[] = {
     {"search", "cycles", "cycles to find a coordinate in a compressed fiber", 1, 1, 1 << 20, 1, 0},
     {NULL, NULL, NULL, 0, 0, 0, 0, 0},
@@ -251,5 +291,6 @@ const block_ops locate_ops = {
     .rearm = locate_rearm,
     .port = locate_port,
     .step = locate_step,
+    .run = locate_run,
     .peek = 2,
 };

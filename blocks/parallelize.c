@@ -16,22 +16,29 @@ typedef struct dealer {
     int next;               /* the lane of the fiber's next element */
 } dealer;
 
-static int parallelize_step(block *b, cycle_t now)
+/* A token taken: an element to its lane, a stop token or D to all. */
+static void deal(block *b, token t, cycle_t now)
 {
     dealer *d = b->state;
-    token t;
-    if (!in_peek(b, 0, now, &t))
-        return 0;
-    in_pop(b, 0, now);
     if (token_is_stop(t) || token_is_done(t)) {
         for (int lane = 0; lane < d->lanes; lane++)
             out_push(b, lane, now, t);
         d->next = 0;
-        return 1;
+        return;
     }
     out_push(b, d->next, now, t);
-    d->next = (d->next + 1) % d->lanes;
-    return 1;
+    d->next = d->next + 1 == d->lanes ? 0 : d->next + 1;
+}
+
+static int parallelize_step(block *b, cycle_t now)
+{
+    return block_take_step(b, now, deal);
+}
+
+/* The native run: every token visible in its cycle dealt in one loop. */
+static void parallelize_run(block *b, cycle_t until)
+{
+    block_take_run(b, until, deal);
 }
 
 static int parallelize_create(block *b, const block_ctx *ctx, sam_error *err)
@@ -73,5 +80,6 @@ const block_ops parallelize_ops = {
     .rearm = parallelize_rearm,
     .port = parallelize_port,
     .step = parallelize_step,
+    .run = parallelize_run,
     .peek = 1,
 };

@@ -244,6 +244,60 @@ static int serialize_tokens(block *b, serializer *s, cycle_t now)
     return 1;
 }
 
+/* The step at now as its most common kind, an element of the current
+ * lane's unit (or a stop token inside it) passed on with its value:
+ * whether it was that, else nothing is done. */
+static int pass_element(block *b, serializer *s, cycle_t now, int *idle)
+{
+    token t, v;
+    int lane = s->cur;
+    if (s->finishing || s->closed[lane] || (s->values && !s->value_stops))
+        return 0;
+    if (!in_peek(b, lane, now, &t)) {
+        *idle = 1;
+        return 0;
+    }
+    if (token_is_done(t) || is_close(s, t))
+        return 0;
+    if (s->values) {
+        if (!in_peek(b, s->lanes + lane, now, &v)) {
+            *idle = 1;
+            return 0;
+        }
+        if (token_is_stop(t) != token_is_stop(v) || token_is_done(v))
+            return 0;
+    }
+    take(b, s, lane, now, t, t, 1);
+    s->in_unit = 1;
+    int separator = token_is_stop(t) && t.level == s->depth - 1;
+    s->promised[lane] = (uint8_t)separator;
+    if (s->depth == 0 || separator)
+        next_unit(s);
+    return 1;
+}
+
+/* Up to max steps from t on, as serialize_step makes them: the elements
+ * of units directly, the others through the step. The serializer runs
+ * only as far as its inputs are final, so any step may be made here; each
+ * pushes at most one token on each output. The number of steps made;
+ * *idle set when the next would change nothing. */
+static uint64_t serialize_steps(block *b, cycle_t t, uint64_t max, int *idle)
+{
+    serializer *s = b->state;
+    uint64_t n = 0;
+    for (; n < max && !b->fault && !b->failed; t += b->ii, n++)
+        if (!pass_element(b, s, t, idle) && (*idle || !serialize_step(b, t))) {
+            *idle = 1;
+            break;
+        }
+    return n;
+}
+
+static void serialize_run(block *b, cycle_t until)
+{
+    block_stretch_run(b, until, serialize_steps);
+}
+
 /* Whether value streams come beside coordinates: an input of type val
  * where others are not. */
 static int has_values(const block_ctx *ctx)
@@ -342,6 +396,7 @@ const block_ops serialize_ops = {
     .rearm = serialize_rearm,
     .port = serialize_port,
     .step = serialize_step,
+    .run = serialize_run,
     /* It looks at lanes other than the one it takes from (the next
      * lane's head decides a separator), so it runs only as far as all
      * its inputs are final. */

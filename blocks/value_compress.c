@@ -38,6 +38,61 @@ static int hold_step(block *b, cycle_t now)
     return pair_step(b, now, 0);
 }
 
+/* Up to max steps from t on that take a matching pair of elements or of
+ * stop tokens and pass it on or drop it, as pair_step makes them: all but
+ * D and a mismatch. They look at the inputs' heads only, which are final
+ * once visible, and push at most one token on each output. The number of
+ * steps made; *idle set when the next would find a pair incomplete. */
+static inline uint64_t pair_stretch(block *b, cycle_t t, uint64_t max, int *idle, int drop_zeros)
+{
+    /* The channels in locals: the pushes could alias the block for all
+     * the compiler knows. */
+    channel *crd = b->in[CRD].ch, *val = b->in[VAL].ch, *crd_out = b->out[CRD].ch,
+            *val_out = b->out[VAL].ch;
+    const int cr = b->in[CRD].reader, vr = b->in[VAL].reader;
+    const uint32_t ii = b->ii;
+    uint64_t n = 0;
+    int failed = 0;
+    token c, v;
+    for (; n < max; t += ii, n++) {
+        if (!channel_peek(crd, cr, t, &c) || !channel_peek(val, vr, t, &v)) {
+            *idle = 1;
+            break;
+        }
+        if (token_is_done(c) || token_is_done(v) || token_is_stop(c) != token_is_stop(v))
+            break;
+        failed |= channel_pop(crd, cr, t) | channel_pop(val, vr, t);
+        if (drop_zeros && v.kind == TOKEN_VAL && v.v == 0.0)
+            continue;
+        if (crd_out)
+            failed |= channel_push(crd_out, t, c);
+        if (val_out)
+            failed |= channel_push(val_out, t, v);
+    }
+    b->failed |= failed != 0;
+    return n;
+}
+
+static uint64_t drop_pairs(block *b, cycle_t t, uint64_t max, int *idle)
+{
+    return pair_stretch(b, t, max, idle, 1);
+}
+
+static uint64_t hold_pairs(block *b, cycle_t t, uint64_t max, int *idle)
+{
+    return pair_stretch(b, t, max, idle, 0);
+}
+
+static void drop_run(block *b, cycle_t until)
+{
+    block_stretch_run(b, until, drop_pairs);
+}
+
+static void hold_run(block *b, cycle_t until)
+{
+    block_stretch_run(b, until, hold_pairs);
+}
+
 static int serves_values(const graph_node *n)
 {
     return blocks_attr_is(n, "vals", "true");
@@ -63,6 +118,7 @@ const block_ops crddrop_values_ops = {
     .impl = "values",
     .about = "drops the coordinates whose value is 0 (vals=true)",
     .step = drop_step,
+    .run = drop_run,
     PAIR_OPS,
 };
 
@@ -71,5 +127,6 @@ const block_ops crdhold_values_ops = {
     .impl = "values",
     .about = "pairs each coordinate with its value (vals=true)",
     .step = hold_step,
+    .run = hold_run,
     PAIR_OPS,
 };

@@ -106,9 +106,9 @@ int vecred_step(block *b, cycle_t now)
     vecred *r = b->state;
     if (r->draining)
         return drain(b, r, now);
-    int taken = 0;
+    int taken = 0, first = r->next_lane;
     for (int i = 0; i < r->lanes && (!r->rate || taken < r->rate); i++) {
-        int lane = r->rate ? (r->next_lane + i) % r->lanes : i;
+        int lane = r->rate ? (first + i) % r->lanes : i;
         if (take_lane(b, r, lane, now)) {
             taken++;
             r->next_lane = (lane + 1) % r->lanes;
@@ -127,6 +127,65 @@ int vecred_step(block *b, cycle_t now)
         memset(r->closed, 0, sizeof r->closed);
     }
     return taken > 0;
+}
+
+/* Whether every lane that has yet to close the outer fiber or give D
+ * shows its next pair at now, and one does: then a step's takes depend
+ * on nothing that is not visible yet. */
+static int lanes_ready(block *b, const vecred *r, cycle_t now)
+{
+    int open = 0;
+    for (int lane = 0; lane < r->lanes; lane++) {
+        if (r->closed[lane] || r->done[lane])
+            continue;
+        if (!in_has(b, 2 * lane + CRD, now) || !in_has(b, 2 * lane + VAL, now))
+            return 0;
+        open = 1;
+    }
+    return open;
+}
+
+/* Up to max steps from t on as vecred_step makes them, where each looks
+ * at tokens visible in its cycle only: the read-out, and with every open
+ * lane showing a pair, the takes. A single lane's pairs of a coordinate
+ * and a value, nearly all its steps, are taken here directly. Each step
+ * pushes at most one token on each output. The number of steps made;
+ * *idle set when a single lane's next would find no pair. */
+static uint64_t vecred_stretch(block *b, cycle_t t, uint64_t max, int *idle)
+{
+    vecred *r = b->state;
+    const uint32_t ii = b->ii;
+    uint64_t n = 0;
+    token c, v;
+    for (; n < max && !b->fault && !b->failed; t += ii, n++) {
+        if (r->draining) {
+            drain(b, r, t);
+            continue;
+        }
+        if (r->lanes > 1) {
+            if (!lanes_ready(b, r, t))
+                break;
+            vecred_step(b, t);
+            continue;
+        }
+        if (!in_peek(b, CRD, t, &c) || !in_peek(b, VAL, t, &v)) {
+            *idle = 1;
+            break;
+        }
+        if (c.kind != TOKEN_CRD || (v.kind != TOKEN_VAL && v.kind != TOKEN_EMPTY)) {
+            vecred_step(b, t);
+            continue;
+        }
+        in_pop(b, CRD, t);
+        in_pop(b, VAL, t);
+        take(b, r, c, v);
+    }
+    return n;
+}
+
+void vecred_run(block *b, cycle_t until)
+{
+    block_stretch_run(b, until, vecred_stretch);
 }
 
 int vecred_create_with(block *b, const block_ctx *ctx, const vecred_store_ops *store,
@@ -305,6 +364,7 @@ const block_ops vectorreducer_ops = {
     .rearm = vecred_rearm,
     .port = vecred_port,
     .step = vecred_step,
+    .run = vecred_run,
     .peek = 1,
     .destroy = vecred_destroy,
 };

@@ -37,13 +37,14 @@ typedef struct vecred_store_ops {
     {"rate", "pairs", "pairs the lanes' merger takes a cycle (0: one from every lane)", 0, 0, \
      LANES_MAX, 1, 0}
 
-/* The create, rearm, port, step and destroy of a vectorreducer
+/* The create, rearm, port, step, run and destroy of a vectorreducer
  * implementation whose storage is store. */
 int vecred_create_with(block *b, const block_ctx *ctx, const vecred_store_ops *store,
                        sam_error *err);
 int vecred_rearm(block *b, const block_ctx *ctx, sam_error *err);
 int vecred_port(block *b, const graph_edge *e, int input, sam_error *err);
 int vecred_step(block *b, cycle_t now);
+void vecred_run(block *b, cycle_t until);
 void vecred_destroy(block *b);
 
 #endif

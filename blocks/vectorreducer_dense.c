@@ -112,6 +112,7 @@ const block_ops vectorreducer_dense_ops = {
     .rearm = vecred_rearm,
     .port = vecred_port,
     .step = vecred_step,
+    .run = vecred_run,
     .peek = 1,
     .destroy = vecred_destroy,
 };

@@ -369,7 +369,8 @@ void block_stretch_run(block *b, cycle_t until, block_stretch_fn *stretch)
             uint64_t k = stretch(b, t, room - n, &idle);
             n += k;
             t += k * b->ii;
-            if (n == room || b->failed || (n && t >= b->horizon && t >= block_final_until(b)))
+            if (n == room || b->failed || b->fault ||
+                (n && t >= b->horizon && t >= block_final_until(b)))
                 break;
             if (idle || !step(b, t)) {
                 changed = 0;

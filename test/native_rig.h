@@ -60,6 +60,10 @@ typedef struct rig_spec {
     rig_stream in[RIG_MAX_PORTS];
     int nin;
     int unconnected;                /* an output left without a channel, or -1 */
+    /* Outputs whose streams end without D (a skipping intersecter's skip
+     * streams), bit p for output p: drained by blocks that are no sinks,
+     * so the run ends without them, and compared up to its end. */
+    uint32_t open_ended;
     uint32_t ii;
     uint64_t capacity[3 * RIG_MAX_PORTS];   /* inputs' channels, outputs', relays' inputs' */
     uint32_t latency[3 * RIG_MAX_PORTS];
@@ -67,6 +71,9 @@ typedef struct rig_spec {
     uint8_t drain_pause[RIG_MAX_PORTS][RIG_MAX_TOKENS];
     int relayed[RIG_MAX_PORTS];         /* input p comes through a relay */
     uint8_t relay_pause[RIG_MAX_PORTS][RIG_MAX_TOKENS];
+    /* A graph whose node 0 is the block's, attributes and all (attrs
+     * then go unread), for a block that reads its edges; or NULL. */
+    const sam_graph *graph;
     const char *tensor;             /* the name tree is bound to, or NULL */
     const fibertree *tree;
     /* Optional, for a block whose outcome is more than its outputs (a

@@ -124,6 +124,20 @@ static void test_vectorreducer_rate(void **state)
     expect(&one, one_want, 2, 1);
 }
 
+/* A bounded rate serves each lane at most once a cycle, in turn from the
+ * lane after the last served, however many lanes have closed: the one
+ * lane still open gives a pair a cycle, not two. */
+static void test_vectorreducer_rate_once_a_lane(void **state)
+{
+    (void)state;
+    harness_spec s = {.ops = &vectorreducer_ops, .attrs = "lanes=3,rate=2", .queued = 1,
+                      .inputs = {"1 2 3 4 S1 D", "0.5 0.5 0.5 0.5 S1 D", "S1 D", "S1 D", "S1 D",
+                                 "S1 D"}};
+    static const char *const want[] = {"_ _ _ _ _ 1 2 3 4 S0 _ D",
+                                       "_ _ _ _ _ 0.5 0.5 0.5 0.5 S0 _ D"};
+    expect(&s, want, 2, 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -131,6 +145,7 @@ int main(void)
         cmocka_unit_test(test_serialize_idle_lanes),  cmocka_unit_test(test_serialize_coordinates),
         cmocka_unit_test(test_serialize_outer_fibers), cmocka_unit_test(test_vectorreducer_lanes),
         cmocka_unit_test(test_vectorreducer_rate),
+        cmocka_unit_test(test_vectorreducer_rate_once_a_lane),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
