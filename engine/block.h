@@ -428,11 +428,11 @@ void block_bulk_run(block *b, cycle_t until, block_bulk_fn *bulk);
  * the common steps from t on, looking at no more than the tokens visible
  * in each one's cycle, and says how many, setting *idle when it stopped
  * at a step that would change nothing (no token to take), which saves
- * asking the step; a stretch whose last step faults stops there. The run makes stretches and steps one after another
- * while each changes something, the outputs have room (a step pushes at
- * most one token on each) and the inputs are final (block_final_until),
- * and from a step that changed nothing goes straight on to the next
- * arrival. */
+ * asking the step; a stretch whose last step faults stops there. The
+ * run makes stretches and steps one after another while each changes
+ * something, the outputs have room (a step pushes at most one token on
+ * each) and the inputs are final (block_final_until), and from a step
+ * that changed nothing goes straight on to the next arrival. */
 typedef uint64_t block_stretch_fn(block *b, cycle_t t, uint64_t max, int *idle);
 void block_stretch_run(block *b, cycle_t until, block_stretch_fn *stretch);
 
