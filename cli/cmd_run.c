@@ -93,7 +93,8 @@ static const cli_option run_options[] = {
     {OPT_DEPTH, "--depth", "N", "bounds every channel to N tokens", NULL},
     {OPT_LATENCY, "--latency", "N", "cycles every channel delays a token (default 1)", NULL},
     {OPT_MAX_CYCLES, "--max-cycles", "N", "stops an unfinished run after N cycles (N >= 1; exit 2)",
-     "Without it a run goes on until it finishes or deadlocks. A tiled run is bounded as a "
+     "Without it a run goes on until it finishes or deadlocks, or at the latest 2^42 cycles. "
+     "A tiled run is bounded as a "
      "whole: it stops in the first tile point that would end after cycle N, or that deadlocks, "
      "and the report names that point."},
     {OPT_IMPL, "--impl", "TYPE=NAME", "the implementation of every TYPE block (samsim blocks)",
