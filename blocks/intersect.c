@@ -219,7 +219,6 @@ static uint64_t advance_side(block *b, joiner *j, int k, cycle_t t, cycle_t unti
     const uint64_t steps = cn < rn ? cn : rn;
     if (!steps)
         return 0;
-    const channel_span cs = channel_unread_span(cc, cr, steps), rs = channel_unread_span(rc, rr, steps);
     uint64_t n = 0;
     token cur = j->crd[k];
     if (cur.kind == TOKEN_CRD && (other.kind == TOKEN_CRD || other.kind == TOKEN_STOP) && t < until) {
@@ -232,9 +231,9 @@ static uint64_t advance_side(block *b, joiner *j, int k, cycle_t t, cycle_t unti
         int behind = cur.i < bound;
         while (behind && n < last) {
             const channel_entry *c, *r;
-            uint64_t len = channel_span_stretch(&cs, n, &c), rlen = channel_span_stretch(&rs, n, &r);
+            uint64_t len = channel_unread_stretch(cc, cr, n, last, &c);
+            uint64_t rlen = channel_unread_stretch(rc, rr, n, last, &r);
             len = len < rlen ? len : rlen;
-            len = len < last - n ? len : last - n;
             uint64_t m = 0, seen = channel_tag_bound(t), step = (uint64_t)ii << CHANNEL_TAG_BITS;
             for (; m < len; m++, t += ii, seen += step) {
                 if (c[m].tag >= seen || r[m].tag >= seen)
@@ -253,14 +252,14 @@ static uint64_t advance_side(block *b, joiner *j, int k, cycle_t t, cycle_t unti
         }
     }
     for (; n < steps && t < until && plain(cur) && before(cur, other); t += ii, n++) {
-        const channel_entry *c = channel_span_at(&cs, n);
-        if (channel_entry_visible(c) > t || channel_entry_visible(channel_span_at(&rs, n)) > t)
+        const channel_entry *c = channel_unread_entry(cc, cr, n);
+        if (channel_entry_visible(c) > t || channel_entry_visible(channel_unread_entry(rc, rr, n)) > t)
             break;
         cur = channel_entry_token(c);
     }
     if (n) {
         j->crd[k] = cur;
-        j->ref[k] = channel_entry_token(channel_span_at(&rs, n - 1));
+        j->ref[k] = channel_entry_token(channel_unread_entry(rc, rr, n - 1));
         channel_take_unbounded(cc, cr, n);
         channel_take_unbounded(rc, rr, n);
     }

@@ -239,6 +239,24 @@ typedef struct channel_cursor {
  * t, or CYCLE_NONE; cur carries the search from call to call. */
 cycle_t channel_arrival_after(const channel *c, int r, cycle_t t, channel_cursor *cur);
 
+/* Reader r's unread entry k (k < channel_unread), read in place. */
+static inline const channel_entry *channel_unread_entry(const channel *c, int r, uint64_t k)
+{
+    return &c->sealed.buf[(c->sealed.readers[r].head + k) & c->sealed.mask];
+}
+
+/* Reader r's unread entries k up to n - 1 (n <= channel_unread) that lie
+ * in one stretch of the ring from entry k, the first in *at: for a loop
+ * that reads a few without making a span. */
+static inline uint64_t channel_unread_stretch(const channel *c, int r, uint64_t k, uint64_t n,
+                                              const channel_entry **at)
+{
+    uint64_t from = (c->sealed.readers[r].head + k) & c->sealed.mask;
+    uint64_t len = c->sealed.mask + 1 - from;
+    *at = c->sealed.buf + from;
+    return len < n - k ? len : n - k;
+}
+
 /* A reader's view of up to n of its tokens from the head: at most two
  * stretches of the ring, the second where it wraps. */
 typedef struct channel_span {
