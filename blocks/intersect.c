@@ -179,19 +179,30 @@ static inline int head_visible(const block *b, int p, cycle_t t)
     return channel_sees(b->in[p].ch, b->in[p].reader, t, 0);
 }
 
-/* advance_side over inputs with a capacity, whose pops record their cycles. */
+/* advance_side over inputs with a capacity, whose pops record their
+ * cycles: the heads read in place, the last ref alone made a token. */
 static uint64_t advance_side_bounded(block *b, joiner *j, int k, cycle_t t, cycle_t until)
 {
     const token other = j->crd[1 - k];
+    channel *cc = b->in[2 * k].ch, *rc = b->in[2 * k + 1].ch;
+    const int cr = b->in[2 * k].reader, rr = b->in[2 * k + 1].reader;
+    const channel_entry *r = NULL;
     uint64_t n = 0;
-    for (; t < until && plain(j->crd[k]) && before(j->crd[k], other); t += b->ii, n++) {
-        token c, r;
-        if (!in_peek(b, 2 * k, t, &c) || !in_peek(b, 2 * k + 1, t, &r))
+    token cur = j->crd[k];
+    for (; t < until && plain(cur) && before(cur, other); t += b->ii, n++) {
+        if (!channel_unread(cc, cr) || !channel_unread(rc, rr))
             break;
-        j->crd[k] = c;
-        j->ref[k] = r;
-        in_pop(b, 2 * k, t);
-        in_pop(b, 2 * k + 1, t);
+        const channel_entry *c = channel_unread_entry(cc, cr, 0);
+        r = channel_unread_entry(rc, rr, 0);
+        if (channel_entry_visible(c) > t || channel_entry_visible(r) > t)
+            break;
+        cur = channel_entry_token(c);
+        if (channel_pop(cc, cr, t) || channel_pop(rc, rr, t))
+            b->failed = 1;
+    }
+    if (n) {
+        j->crd[k] = cur;
+        j->ref[k] = channel_entry_token(r);
     }
     return n;
 }
