@@ -10,10 +10,8 @@
  * their earlier copies as well, as much again. */
 #define GROW_TRIM_BYTES ((size_t)1 << 20)
 
-void *grow_array(void *p, size_t n, size_t *cap, size_t elem, size_t first)
+void *grow_array_move(void *p, size_t *cap, size_t elem, size_t first)
 {
-    if (n < *cap)
-        return p;
     size_t c = *cap ? 2 * *cap : first;
     if (c < *cap || c > SIZE_MAX / elem)
         return NULL;

@@ -9,8 +9,16 @@
 /* Array p of *cap elements of size elem, n of them in use: p itself while
  * it has room for one more, else p moved to room for twice as many (first
  * when it has none), *cap updated. NULL when memory runs out; p is then
- * unchanged and still the caller's. */
-void *grow_array(void *p, size_t n, size_t *cap, size_t elem, size_t first);
+ * unchanged and still the caller's. grow_array_move is its move, for a
+ * full array. */
+void *grow_array_move(void *p, size_t *cap, size_t elem, size_t first);
+
+/* Inline, since writers append every token through it: the move alone is
+ * out of line. */
+static inline void *grow_array(void *p, size_t n, size_t *cap, size_t elem, size_t first)
+{
+    return n < *cap ? p : grow_array_move(p, cap, elem, first);
+}
 
 /* Array p (may be NULL) of room cap cut to room for its n elements of
  * size elem, at least one (an array without elements is still one to
