@@ -431,7 +431,7 @@ void rig_random_timing(rig_spec *s, uint64_t *rng)
 
 /* Each engine's run of s against the cycle engine's,
  * which must finish. */
-void rig_check_engines(const rig_spec *s, const char *label)
+cycle_t rig_check_engines(const rig_spec *s, const char *label)
 {
     static const struct {
         engine_mode mode;
@@ -452,7 +452,9 @@ void rig_check_engines(const rig_spec *s, const char *label)
         run_rig(s, runs[r].mode, runs[r].split, o);
         expect_same(label, runs[r].what, want, o);
     }
+    cycle_t end = want->out.cycles;
     free(want);
     free(o);
+    return end;
 }
 

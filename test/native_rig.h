@@ -85,7 +85,8 @@ typedef struct rig_spec {
 void rig_random_timing(rig_spec *s, uint64_t *rng);
 
 /* Runs s under every engine and fails unless each run equals the cycle
- * engine's, which must finish; label names the case. */
-void rig_check_engines(const rig_spec *s, const char *label);
+ * engine's, which must finish; label names the case. The runs' end: the
+ * cycle in which the last sink took D, plus one. */
+cycle_t rig_check_engines(const rig_spec *s, const char *label);
 
 #endif
