@@ -79,6 +79,10 @@ typedef struct rig_spec {
     /* Optional, for a block whose outcome is more than its outputs (a
      * writer): a summary of it, which every run must give alike. */
     uint64_t (*digest)(block *b);
+    /* Optional: the streams outputs 0..nwant-1 must give, worked out
+     * apart from the block, compared token by token (hollow counts too). */
+    rig_stream want[RIG_MAX_PORTS];
+    int nwant;
 } rig_spec;
 
 /* Random timing around the block: capacities, latencies, pauses. */
