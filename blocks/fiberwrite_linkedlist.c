@@ -26,7 +26,12 @@
  *
  * Timing: one parent token a cycle (a node written a cycle), the own
  * coordinate taken with the first token of its fiber; D is taken with
- * the own stream's D. */
+ * the own stream's D. An own stop token is owed by the parent stop (S1
+ * or above) that closes the own fiber, and is taken with it when it is
+ * there; one that comes later (a bounded or slow own channel) is taken
+ * as soon as it is there while no own coordinate is under way, with the
+ * parent's token of that cycle if that is a stop, else in a cycle of its
+ * own: one token of each input a cycle. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -149,6 +154,7 @@ static int list_writer_step(block *b, cycle_t now)
 {
     list_writer *w = b->state;
     token own, parent;
+    int took_stop = 0;
     if (!w->have_own) {
         if (!in_peek(b, IN_OWN, now, &own))
             return 0;
@@ -156,10 +162,19 @@ static int list_writer_step(block *b, cycle_t now)
             in_pop(b, IN_OWN, now);
             w->own = own.i;
             w->have_own = 1;
+        } else if (token_is_stop(own)) {
+            /* Owed by a parent stop taken before it came, or by the one
+             * taken now. */
+            in_pop(b, IN_OWN, now);
+            took_stop = 1;
         }
     }
     if (!in_peek(b, IN_PARENT, now, &parent))
-        return 0;
+        return took_stop;
+    /* A parent coordinate waits for the own coordinate behind the stop,
+     * the parent's D for the own D. */
+    if (took_stop && !token_is_stop(parent))
+        return 1;
     if (token_is_done(parent))
         return take_done(b, now);
     in_pop(b, IN_PARENT, now);
@@ -170,9 +185,11 @@ static int list_writer_step(block *b, cycle_t now)
             append_node(b, w, parent.i);
     } else if (token_is_stop(parent)) {
         /* The own coordinate's fiber has ended; a higher stop ends the
-         * own fiber too, whose stop is taken now. */
+         * own fiber too, whose stop is taken now if it is there and no
+         * own token was taken this cycle. */
         w->have_own = 0;
-        if (parent.level > 0 && in_peek(b, IN_OWN, now, &own) && token_is_stop(own))
+        if (parent.level > 0 && !took_stop && in_peek(b, IN_OWN, now, &own) &&
+            token_is_stop(own))
             in_pop(b, IN_OWN, now);
     }
     return 1;

@@ -8,12 +8,22 @@
  * token of level d-1 (the lane has more units) or of level >= d (the
  * lane's close, ending its last unit). At a unit's start a close is an
  * empty last unit where the lane has promised one (its last unit ended in
- * S(d-1)) or where the close is not hollow (it closes a fiber that was
- * opened, engine/token.h); else the lane has no unit left. So has a lane
- * that gives D while the fiber is open: one dealt no element at all may
- * close no fiber (a sparse accumulator's result of nothing is D alone).
- * Units go out in order with S(d-1) between them, then the close once
- * every lane has closed; D once every lane has given D.
+ * S(d-1)) or where fewer than d of the fibers it closes never began
+ * (engine/token.h's hollow): the lane was dealt the element, whose fiber
+ * a level down is empty when d-1 of them never began. A lane dealt
+ * nothing closes d or more never begun, and has no unit left. So has a
+ * lane that gives D while the fiber is open: one dealt no element at all
+ * may close no fiber (a sparse accumulator's result of nothing is D
+ * alone). Units go out in order with S(d-1) between them, then the close
+ * once every lane has closed; D once every lane has given D.
+ *
+ * A lane may hold fewer units than it was dealt elements: a sparse
+ * accumulator drops the rows that sum to nothing, unseen by the lanes'
+ * streams. The units then go out in turn among the lanes that have units
+ * left, a lane without one passed over: the serializers of every level
+ * keep the same order of the units, and the result, made of their
+ * streams together, holds the same points (its fibers need not come in
+ * coordinate order; results are put in order when collected).
  *
  * A lane may bring a value stream beside the coordinates it serializes
  * (input edges of type val; output 1): each value follows its
@@ -41,12 +51,15 @@ typedef struct serializer {
     int in_unit;            /* a token of the current unit has been taken */
     int any;                /* a unit of this fiber has gone out */
     int finishing;          /* no unit is left: closes are taken */
+    int owed;               /* the last unit ended in its lane's close,
+                               whose separator is owed if a unit follows */
     uint8_t closed[LANES_MAX];
     uint8_t promised[LANES_MAX];    /* its last unit ended in S(d-1) */
     ring queued[LANES_MAX];     /* value_stops=0: values taken ahead */
     /* The fiber's close, for when all lanes give it: a lane's that closed
      * a unit (the lanes without one close an empty fiber), else any. */
     token close;
+    token separator;        /* the one owed */
 } serializer;
 
 static int is_close(const serializer *s, token t)
@@ -118,7 +131,16 @@ static int has_unit(const serializer *s, int lane, token t)
 {
     if (token_is_done(t))
         return 0;
-    return !is_close(s, t) || (s->depth > 0 && (s->promised[lane] || !t.hollow));
+    return !is_close(s, t) || (s->depth > 0 && (s->promised[lane] || t.hollow < s->depth));
+}
+
+/* The separator S(d-1) a lane's close t makes between units, closing as
+ * many fibers never begun as t does below the parallelized level. */
+static token separator_of(const serializer *s, token t)
+{
+    token sep = token_stop(s->depth - 1);
+    sep.hollow = (uint8_t)(t.hollow < s->depth - 1 ? t.hollow : s->depth - 1);
+    return sep;
 }
 
 static void next_unit(serializer *s)
@@ -128,25 +150,62 @@ static void next_unit(serializer *s)
     s->any = 1;
 }
 
-/* D from every lane, at the start of a fiber. */
+/* D from every lane, at the start of a fiber: taken, 1. 0 while a lane's
+ * head is not there; -1 when a lane goes on, whose units the lanes
+ * giving D have none of. */
 static int end_stream(block *b, serializer *s, cycle_t now)
 {
     token t;
+    int on = 0;
     for (int lane = 0; lane < s->lanes; lane++) {
         if (!in_peek(b, lane, now, &t) || !value_ready(b, s, lane, now, t))
             return 0;
-        if (!token_is_done(t)) {
-            b->fault = "a lane gives D while another goes on";
-            return 1;
-        }
+        on |= !token_is_done(t);
     }
+    if (on)
+        return -1;
     for (int lane = 0; lane < s->lanes; lane++)
         take(b, s, lane, now, token_done(), token_done(), lane == 0);
     return 1;
 }
 
-/* No unit is left: the lanes' closes are taken as they come, and the
- * fiber's close goes out once all are in. */
+static int serialize_tokens(block *b, serializer *s, cycle_t now);
+
+/* The first lane in turn that is not closed, if its head is there and
+ * starts a unit; else -1. */
+static int lane_resuming(block *b, const serializer *s, cycle_t now)
+{
+    token t;
+    for (int k = 0; k < s->lanes; k++) {
+        int lane = (s->cur + k) % s->lanes;
+        if (s->closed[lane])
+            continue;
+        return in_peek(b, lane, now, &t) && value_ready(b, s, lane, now, t) &&
+                       has_unit(s, lane, t)
+                   ? lane
+                   : -1;
+    }
+    return -1;
+}
+
+/* A lane has a unit after all, the lanes before it in turn closed: the
+ * separator owed goes out in this cycle, else its unit starts. */
+static int resume(block *b, serializer *s, int lane, cycle_t now)
+{
+    s->finishing = 0;
+    s->cur = lane;
+    if (!s->owed)
+        return serialize_tokens(b, s, now);
+    s->owed = 0;
+    out_push(b, 0, now, s->separator);
+    if (s->values && s->value_stops)
+        out_push(b, 1, now, s->separator);
+    return 1;
+}
+
+/* No unit is left, as far as the lanes' heads show: the lanes' closes are
+ * taken as they come, and the fiber's close goes out once all are in. A
+ * lane that shows a unit goes on when its turn comes. */
 static int finish(block *b, serializer *s, cycle_t now)
 {
     int taken = 0, open = 0;
@@ -154,7 +213,8 @@ static int finish(block *b, serializer *s, cycle_t now)
     for (int lane = 0; lane < s->lanes; lane++) {
         if (s->closed[lane])
             continue;
-        if (!in_peek(b, lane, now, &t) || !value_ready(b, s, lane, now, t)) {
+        if (!in_peek(b, lane, now, &t) || !value_ready(b, s, lane, now, t) ||
+            has_unit(s, lane, t)) {
             open++;
             continue;
         }
@@ -162,16 +222,15 @@ static int finish(block *b, serializer *s, cycle_t now)
             s->closed[lane] = 1;    /* no fiber: its D waits for end_stream */
             continue;
         }
-        if (!is_close(s, t)) {
-            b->fault = "a lane holds an element after the fiber's last one";
-            return 1;
-        }
         take(b, s, lane, now, t, t, 0);
         if (!s->any || !token_is_stop(s->close))
             s->close = t;
         s->closed[lane] = 1;
         taken++;
     }
+    int lane = open ? lane_resuming(b, s, now) : -1;
+    if (lane >= 0)
+        return resume(b, s, lane, now) | (taken > 0);
     if (open)
         return taken > 0;
     out_push(b, 0, now, s->close);
@@ -179,7 +238,7 @@ static int finish(block *b, serializer *s, cycle_t now)
         out_push(b, 1, now, s->close);
     for (int lane = 0; lane < s->lanes; lane++)
         s->closed[lane] = s->promised[lane] = 0;
-    s->cur = s->in_unit = s->any = s->finishing = 0;
+    s->cur = s->in_unit = s->any = s->finishing = s->owed = 0;
     s->close = token_empty();
     return 1;
 }
@@ -194,9 +253,11 @@ static int lane_closes(block *b, serializer *s, cycle_t now, token t)
         !value_ready(b, s, s->cur, now, t))
         return 0;
     int last = s->closed[next] || next == s->cur || !has_unit(s, next, head);
-    take(b, s, s->cur, now, t, token_stop(s->depth - 1), !last);
+    take(b, s, s->cur, now, t, separator_of(s, t), !last);
     s->closed[s->cur] = 1;
     s->close = t;
+    s->owed = last;
+    s->separator = separator_of(s, t);
     next_unit(s);
     if (last) {
         s->finishing = 1;
@@ -204,8 +265,6 @@ static int lane_closes(block *b, serializer *s, cycle_t now, token t)
     }
     return 1;
 }
-
-static int serialize_tokens(block *b, serializer *s, cycle_t now);
 
 /* A cycle: queued values, then the coordinates' next token. */
 static int serialize_step(block *b, cycle_t now)
@@ -221,8 +280,10 @@ static int serialize_tokens(block *b, serializer *s, cycle_t now)
     token t;
     if (!s->closed[s->cur] && !in_peek(b, s->cur, now, &t))
         return 0;
-    if (!s->closed[s->cur] && token_is_done(t) && !s->in_unit && !s->any)
-        return end_stream(b, s, now);
+    int ended = 0;
+    if (!s->closed[s->cur] && token_is_done(t) && !s->in_unit && !s->any &&
+        (ended = end_stream(b, s, now)) >= 0)
+        return ended;
     if (s->closed[s->cur] || (!s->in_unit && !has_unit(s, s->cur, t))) {
         s->finishing = 1;
         return finish(b, s, now);
@@ -360,7 +421,7 @@ static int serialize_rearm(block *b, const block_ctx *ctx, sam_error *err)
 {
     (void)ctx, (void)err;
     serializer *s = b->state;
-    s->cur = s->in_unit = s->any = s->finishing = 0;
+    s->cur = s->in_unit = s->any = s->finishing = s->owed = 0;
     memset(s->closed, 0, sizeof s->closed);
     memset(s->promised, 0, sizeof s->promised);
     for (int lane = 0; lane < s->lanes; lane++)

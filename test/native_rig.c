@@ -370,6 +370,17 @@ static int taken_before(const drain *d, cycle_t end)
     return n;
 }
 
+/* Fails unless output p's drain d took the stream want. */
+static void expect_stream(const char *label, int p, const drain *d, const rig_stream *want)
+{
+    char got[32], wanted[32];
+    for (int k = 0; k < d->n || k < want->n; k++)
+        if (k >= d->n || k >= want->n || !same_token(d->got[k].tok, want->tok[k]))
+            fail_msg("%s: output %d gives %s as token %d, not %s", label, p,
+                     k < d->n ? token_str(d->got[k].tok, got) : "nothing", k,
+                     k < want->n ? token_str(want->tok[k], wanted) : "nothing");
+}
+
 /* Fails unless o, run under `what`, is want, the cycle engine's. */
 static void expect_same(const char *label, const char *what, const outcome *want,
                         const outcome *o)
@@ -431,7 +442,7 @@ void rig_random_timing(rig_spec *s, uint64_t *rng)
 
 /* Each engine's run of s against the cycle engine's,
  * which must finish. */
-void rig_check_engines(const rig_spec *s, const char *label)
+cycle_t rig_check_engines(const rig_spec *s, const char *label)
 {
     static const struct {
         engine_mode mode;
@@ -448,11 +459,15 @@ void rig_check_engines(const rig_spec *s, const char *label)
     run_rig(s, ENGINE_CYCLE, 0, want);
     if (want->rc || want->out.deadlocked)
         fail_msg("%s: the cycle engine's run: exit %d, %s", label, want->rc, want->report);
+    for (int p = 0; p < s->nwant; p++)
+        expect_stream(label, p, &want->drained[p], &s->want[p]);
     for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++) {
         run_rig(s, runs[r].mode, runs[r].split, o);
         expect_same(label, runs[r].what, want, o);
     }
+    cycle_t end = want->out.cycles;
     free(want);
     free(o);
+    return end;
 }
 

@@ -79,13 +79,18 @@ typedef struct rig_spec {
     /* Optional, for a block whose outcome is more than its outputs (a
      * writer): a summary of it, which every run must give alike. */
     uint64_t (*digest)(block *b);
+    /* Optional: the streams outputs 0..nwant-1 must give, worked out
+     * apart from the block, compared token by token (hollow counts too). */
+    rig_stream want[RIG_MAX_PORTS];
+    int nwant;
 } rig_spec;
 
 /* Random timing around the block: capacities, latencies, pauses. */
 void rig_random_timing(rig_spec *s, uint64_t *rng);
 
 /* Runs s under every engine and fails unless each run equals the cycle
- * engine's, which must finish; label names the case. */
-void rig_check_engines(const rig_spec *s, const char *label);
+ * engine's, which must finish; label names the case. The runs' end: the
+ * cycle in which the last sink took D, plus one. */
+cycle_t rig_check_engines(const rig_spec *s, const char *label);
 
 #endif

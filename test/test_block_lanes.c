@@ -92,6 +92,44 @@ static void test_serialize_outer_fibers(void **state)
     serializes("lanes=2,depth=1", lanes, 2, "0 S0 1 S1 2 S2 D");
 }
 
+/* Depth 2: e0 = [[1]], e1 = [], e2 = [[2]] in 2 lanes, and e0, e1 alone.
+ * e1's unit is only a stop closing its fiber one level down, never begun
+ * (S2' on its lane, S1' between units): an empty unit, where a lane
+ * dealt nothing closes two never begun (S2''). */
+static void test_serialize_empty_fiber_below(void **state)
+{
+    (void)state;
+    static const char *const three[] = {"1 S1 2 S2 D", "S2' D"};
+    serializes("lanes=2,depth=2", three, 2, "1 S1 S1' 2 S2 D");
+    static const char *const two[] = {"1 S2 D", "S2' D"};
+    serializes("lanes=2,depth=2", two, 2, "1 S1 S2' D");
+    static const char *const one[] = {"1 S2 D", "S2'' D"};
+    serializes("lanes=2,depth=2", one, 2, "1 S2 D");
+}
+
+/* A sparse accumulator drops the rows that sum to nothing: a lane may
+ * hold fewer units than it was dealt elements, and one that holds none
+ * gives D alone. The units go out in turn among the lanes with units
+ * left, at every level alike: rows 0 2 4 on lane 0 and 1 3 on lane 1,
+ * row 0 dropped, come as 4 1 3, their fibers [7] [8] [9] in that order
+ * too; rows 1 and 3 dropped leave lane 1 D alone. */
+static void test_serialize_units_dropped(void **state)
+{
+    (void)state;
+    static const char *const rows[] = {"4 S0 D", "1 3 S0 D"};
+    serializes("lanes=2", rows, 2, "4 1 3 S0 D");
+    static const char *const fibers[] = {"7 S1 D", "8 S0 9 S1 D"};
+    serializes("lanes=2,depth=1", fibers, 2, "7 S0 8 S0 9 S1 D");
+    static const char *const alone[] = {"0 2 S0 D", "D"};
+    serializes("lanes=2", alone, 2, "0 2 S0 D");
+    static const char *const alone_fibers[] = {"5 S0 6 S1 D", "D"};
+    serializes("lanes=2,depth=1", alone_fibers, 2, "5 S0 6 S1 D");
+    static const char *const first_alone[] = {"D", "1 3 S0 D"};
+    serializes("lanes=2", first_alone, 2, "1 3 S0 D");
+    static const char *const first_alone_fibers[] = {"D", "5 6 S0 7 S1 D"};
+    serializes("lanes=2,depth=1", first_alone_fibers, 2, "5 6 S0 7 S1 D");
+}
+
 /* The merging vectorreducer: the lanes' pairs of each outer fiber summed,
  * in coordinate order, as one lane's would be. */
 static void test_vectorreducer_lanes(void **state)
@@ -143,7 +181,9 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parallelize_deals),     cmocka_unit_test(test_serialize_units),
         cmocka_unit_test(test_serialize_idle_lanes),  cmocka_unit_test(test_serialize_coordinates),
-        cmocka_unit_test(test_serialize_outer_fibers), cmocka_unit_test(test_vectorreducer_lanes),
+        cmocka_unit_test(test_serialize_outer_fibers),
+        cmocka_unit_test(test_serialize_empty_fiber_below),
+        cmocka_unit_test(test_serialize_units_dropped),   cmocka_unit_test(test_vectorreducer_lanes),
         cmocka_unit_test(test_vectorreducer_rate),
         cmocka_unit_test(test_vectorreducer_rate_once_a_lane),
     };

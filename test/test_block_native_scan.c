@@ -443,15 +443,79 @@ static void test_list_writer_native(void **state)
         s->digest = list_written;
         writer_streams(s, &rng);
         rig_random_timing(s, &rng);
-        /* The own stream's stop token must be there when the parent's S1
-         * closes the own fiber with it: no pause or relay on the way. */
-        memset(s->feed_pause[0], 0, sizeof s->feed_pause[0]);
-        s->relayed[0] = 0;
-        s->capacity[0] = 0;
-        s->latency[0] = 1;
         char label[64];
         snprintf(label, sizeof label, "linked-list writer case %llu", (unsigned long long)k);
         rig_check_engines(s, label);
+    }
+    free(s);
+}
+
+/* The written level of own coordinates 3 5 over parent fibers {1, 4} and
+ * {2, 4}: lists 1: 3, 2: 5, 4: 3 5, the nodes numbered in arrival order
+ * (3 under 1, 3 under 4, 5 under 2, 5 under 4). Fails unless b wrote it. */
+static uint64_t three_lists_written(block *b)
+{
+    static const int64_t parents[] = {1, 2, 4}, heads[] = {0, 2, 1};
+    static const int64_t crd[] = {3, 3, 5, 5}, next[] = {-1, 3, -1, -1};
+    fibertree result = {.order = 2};
+    result.lv[0] = (fiber_level){.kind = 'd', .mode = 0, .dim = 8};
+    result.lv[1] = (fiber_level){.mode = 1, .dim = 8};
+    sam_error err;
+    if (b->ops->collect(b, &result, &err))
+        fail_msg("%s", err.msg);
+    const fiber_level *top = &result.lv[0], *l = &result.lv[1];
+    assert_int_equal(top->ncrd, 3);
+    assert_int_equal(l->ncrd, 4);
+    assert_memory_equal(top->crd, parents, sizeof parents);
+    assert_memory_equal(l->head, heads, sizeof heads);
+    assert_memory_equal(l->crd, crd, sizeof crd);
+    assert_memory_equal(l->next, next, sizeof next);
+    fibertree_free(&result);
+    return list_written(b);
+}
+
+/* The own stream's stop token coming after the parent's S1 that closes
+ * the own fiber is taken when it comes, a token of each input a cycle:
+ * the same level, the run's end put off only as far as the own tokens'
+ * arrival puts it. Tokens fed a cycle each from cycle 0, seen a cycle
+ * later; the own feeder pauses `pause` cycles after 5, so its S0 is seen
+ * at 3 + pause and its D at 4 + pause. The parent's S1 is taken at 6 and
+ * its D seen at 7. */
+static void test_list_writer_late_own_stop(void **state)
+{
+    (void)state;
+    static const struct {
+        int pause;
+        cycle_t end;
+    } cases[] = {
+        {0, 8},     /* S0 seen at 3, taken with S1 at 6; D with D at 7 */
+        {4, 9},     /* S0 seen at 7 with the parent's D: D waits to 8 */
+        {12, 17},   /* S0 at 15, after the parent's D: D with D at 16 */
+    };
+    rig_spec *s = calloc(1, sizeof *s);
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        memset(s, 0, sizeof *s);
+        s->ops = &fiberwrite_linkedlist_ops;
+        s->attrs = "tensor=X,mode=1,index=k,parent=i";
+        s->unconnected = -1;
+        s->digest = three_lists_written;
+        s->nin = 2;
+        s->ii = 1;
+        for (int p = 0; p < 3 * RIG_MAX_PORTS; p++)
+            s->latency[p] = 1;
+        rig_put(&s->in[0], token_crd(3));
+        rig_put(&s->in[0], token_crd(5));
+        rig_put(&s->in[0], token_stop(0));
+        rig_put(&s->in[0], token_done());
+        s->feed_pause[0][1] = (uint8_t)cases[c].pause;
+        static const int64_t parent[] = {1, 4, -1, 2, 4, -2};
+        for (size_t k = 0; k < sizeof parent / sizeof parent[0]; k++)
+            rig_put(&s->in[1], parent[k] >= 0 ? token_crd(parent[k])
+                                               : token_stop((int)(-parent[k] - 1)));
+        rig_put(&s->in[1], token_done());
+        char label[64];
+        snprintf(label, sizeof label, "own S0 after a pause of %d", cases[c].pause);
+        assert_int_equal(rig_check_engines(s, label), cases[c].end);
     }
     free(s);
 }
@@ -468,6 +532,7 @@ int main(void)
         cmocka_unit_test(test_bv_union_native),
         cmocka_unit_test(test_bv_convert_native),
         cmocka_unit_test(test_list_writer_native),
+        cmocka_unit_test(test_list_writer_late_own_stop),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

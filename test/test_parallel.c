@@ -157,6 +157,48 @@ static void test_lanes_given_nothing(void **state)
     test_tmpdir_remove(dir);
 }
 
+/* Rows that sum to nothing: a sparse accumulator drops them, so a lane
+ * may hold fewer rows than it was dealt, or none at all (D alone).
+ * Gustavson's rows in 2 lanes pass --check under every engine: B's
+ * diagonal times a C whose row 0 is empty (lane 0 loses row 0 of 0 2 4)
+ * or whose rows 1 and 3 are (lane 1 loses all it has); then 4 x 4 pairs
+ * in tiles of 2, where many tiles' rows of a lane all sum to nothing. */
+static void test_rows_summing_to_nothing(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir();
+    char *b = test_write_file(dir, "B.mtx", "%%MatrixMarket matrix coordinate real general\n"
+                                            "5 5 5\n1 1 1\n2 2 2\n3 3 3\n4 4 4\n5 5 5\n");
+    char *c[2] = {test_write_file(dir, "C0.mtx", "%%MatrixMarket matrix coordinate real general\n"
+                                                 "5 5 4\n2 1 1\n3 2 2\n4 3 3\n5 4 4\n"),
+                  test_write_file(dir, "C1.mtx", "%%MatrixMarket matrix coordinate real general\n"
+                                                 "5 5 3\n1 5 1\n3 2 2\n5 4 4\n")};
+    char tb[4200], tc[4200], args[512];
+    snprintf(args, sizeof args, schedules[0], 2);
+    char *graph = test_compile_to(dir, "lanes", args);
+    snprintf(tb, sizeof tb, "B=%s", b);
+    for (int k = 0; k < 2; k++) {
+        snprintf(tc, sizeof tc, "C=%s", c[k]);
+        const char *argv[] = {"run", graph, "-t", tb, "-t", tc, NULL};
+        test_run_engines(args, dir, argv);
+        free(c[k]);
+    }
+    free(b);
+    static const int seeds[][2] = {{302, 352}, {500, 550}, {804, 854}};
+    for (size_t k = 0; k < sizeof seeds / sizeof seeds[0]; k++) {
+        b = test_gen_urandom(dir, "B.mtx", "4x4", "0.4", seeds[k][0]);
+        char *tiny = test_gen_urandom(dir, "C.mtx", "4x4", "0.4", seeds[k][1]);
+        snprintf(tb, sizeof tb, "B=%s", b);
+        snprintf(tc, sizeof tc, "C=%s", tiny);
+        const char *argv[] = {"run", graph, "-t", tb, "-t", tc, "--tile",
+                              "split(i,i1,i0,2) split(k,k1,k0,2) split(j,j1,j0,2)", NULL};
+        test_run_engines(args, dir, argv);
+        free(b), free(tiny);
+    }
+    free(graph);
+    test_tmpdir_remove(dir);
+}
+
 /* The summary of a run of graph on B and C with --check, its statistics
  * in stats; with --hw FILE and --config FILE where hw and config are not
  * NULL. */
@@ -344,6 +386,7 @@ int main(void)
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_runs_check),
         cmocka_unit_test(test_lanes_given_nothing),
+        cmocka_unit_test(test_rows_summing_to_nothing),
         cmocka_unit_test(test_lanes_speed_up),
         cmocka_unit_test(test_lane_share),
     };
