@@ -93,6 +93,35 @@ void rig_write_level(const rig_tree *t, int depth, rig_stream *s)
     rig_put(s, token_done());
 }
 
+void rig_joiner_side(rig_stream *crd, rig_stream *ref, int fibers, int gap, int empty_one_in,
+                     uint64_t *rng)
+{
+    int64_t pos = 0;
+    int nested = fibers >= 0, n = nested ? fibers : 1;
+    for (int f = 0; f < n; f++) {
+        if (nested && rig_below(rng, empty_one_in) == 0) {
+            rig_put(crd, token_empty());
+            rig_put(ref, token_empty());
+        } else {
+            for (int64_t c = rig_below(rng, 3); c < 40; c += 1 + rig_below(rng, gap)) {
+                rig_put(crd, token_crd(c));
+                rig_put(ref, token_crd(pos++));
+            }
+        }
+        rig_put(crd, token_stop(nested && f + 1 == n));
+        rig_put(ref, token_stop(nested && f + 1 == n));
+    }
+    if (n == 0) {
+        /* No fiber at all: the outer fiber was empty. */
+        token hollow = token_stop(1);
+        hollow.hollow = 1;
+        rig_put(crd, hollow);
+        rig_put(ref, hollow);
+    }
+    rig_put(crd, token_done());
+    rig_put(ref, token_done());
+}
+
 /* ------------------------------------------------------ feeders, drains */
 
 /* Pushes its stream on output 0, a token a step, pausing pause[k] steps
@@ -471,3 +500,19 @@ cycle_t rig_check_engines(const rig_spec *s, const char *label)
     return end;
 }
 
+void rig_check_cases(const char *name, int cases, rig_make_fn *make)
+{
+    rig_spec *s = calloc(1, sizeof *s);
+    for (uint64_t k = 1; k <= (uint64_t)cases; k++) {
+        uint64_t rng = k;
+        memset(s, 0, sizeof *s);
+        s->unconnected = -1;
+        s->attrs = "";
+        make(s, k, &rng);
+        rig_random_timing(s, &rng);
+        char label[64];
+        snprintf(label, sizeof label, "%s case %llu", name, (unsigned long long)k);
+        rig_check_engines(s, label);
+    }
+    free(s);
+}

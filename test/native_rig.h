@@ -53,6 +53,14 @@ void rig_random_tree(rig_tree *t, int levels, int width, uint64_t *rng);
  * scanners make it. */
 void rig_write_level(const rig_tree *t, int depth, rig_stream *s);
 
+/* One side of a joiner (a union or an intersection): crd and ref streams
+ * of coordinates rising from 0 to 40 by steps of 1 to gap, refs counting
+ * up, over `fibers` fibers of a level below another (-1: one level, a
+ * single fiber), one fiber in about empty_one_in the fiber [N] of a
+ * tensor absent one level up. */
+void rig_joiner_side(rig_stream *crd, rig_stream *ref, int fibers, int gap, int empty_one_in,
+                     uint64_t *rng);
+
 /* One case: the block, its input streams and the timing around it. */
 typedef struct rig_spec {
     const block_ops *ops;
@@ -92,5 +100,11 @@ void rig_random_timing(rig_spec *s, uint64_t *rng);
  * engine's, which must finish; label names the case. The runs' end: the
  * cycle in which the last sink took D, plus one. */
 cycle_t rig_check_engines(const rig_spec *s, const char *label);
+
+/* Runs `cases` random cases of one block, seeded 1, 2, ...: make fills a
+ * spec cleared but for unconnected (-1) and attrs ("") from the case's
+ * generator, the timing is random; name labels a failing case. */
+typedef void rig_make_fn(rig_spec *s, uint64_t k, uint64_t *rng);
+void rig_check_cases(const char *name, int cases, rig_make_fn *make);
 
 #endif

@@ -28,43 +28,33 @@ static void nested_pair(rig_spec *s, uint64_t *rng)
     s->nin = 2;
 }
 
+static void crdhold_case(rig_spec *s, uint64_t k, uint64_t *rng)
+{
+    (void)k;
+    s->ops = &crdhold_ops;
+    s->attrs = "outer=i,inner=j";
+    nested_pair(s, rng);
+}
+
 static void test_crdhold_native(void **state)
 {
     (void)state;
-    rig_spec *s = calloc(1, sizeof *s);
-    for (uint64_t k = 1; k <= CASES; k++) {
-        uint64_t rng = k;
-        memset(s, 0, sizeof *s);
-        s->ops = &crdhold_ops;
-        s->attrs = "outer=i,inner=j";
-        s->unconnected = -1;
-        nested_pair(s, &rng);
-        rig_random_timing(s, &rng);
-        char label[64];
-        snprintf(label, sizeof label, "crdhold case %llu", (unsigned long long)k);
-        rig_check_engines(s, label);
-    }
-    free(s);
+    rig_check_cases("crdhold", CASES, crdhold_case);
+}
+
+static void crddrop_case(rig_spec *s, uint64_t k, uint64_t *rng)
+{
+    s->ops = &crddrop_ops;
+    s->attrs = "outer=i,inner=j";
+    /* Without an inner output, every outer coordinate is kept. */
+    s->unconnected = k % 5 ? -1 : 1;
+    nested_pair(s, rng);
 }
 
 static void test_crddrop_native(void **state)
 {
     (void)state;
-    rig_spec *s = calloc(1, sizeof *s);
-    for (uint64_t k = 1; k <= CASES; k++) {
-        uint64_t rng = k;
-        memset(s, 0, sizeof *s);
-        s->ops = &crddrop_ops;
-        s->attrs = "outer=i,inner=j";
-        /* Without an inner output, every outer coordinate is kept. */
-        s->unconnected = k % 5 ? -1 : 1;
-        nested_pair(s, &rng);
-        rig_random_timing(s, &rng);
-        char label[64];
-        snprintf(label, sizeof label, "crddrop case %llu", (unsigned long long)k);
-        rig_check_engines(s, label);
-    }
-    free(s);
+    rig_check_cases("crddrop", CASES, crddrop_case);
 }
 
 /* A value stream of one to three levels: the tree's coordinates as values,
@@ -83,79 +73,35 @@ static void value_stream(rig_stream *s, uint64_t *rng)
             s->tok[k] = token_empty();
 }
 
+static void reduce_case(rig_spec *s, uint64_t k, uint64_t *rng)
+{
+    (void)k;
+    s->ops = &reduce_ops;
+    s->nin = 1;
+    value_stream(&s->in[0], rng);
+}
+
 static void test_reduce_native(void **state)
 {
     (void)state;
-    rig_spec *s = calloc(1, sizeof *s);
-    for (uint64_t k = 1; k <= CASES; k++) {
-        uint64_t rng = k;
-        memset(s, 0, sizeof *s);
-        s->ops = &reduce_ops;
-        s->attrs = "";
-        s->nin = 1;
-        s->unconnected = -1;
-        value_stream(&s->in[0], &rng);
-        rig_random_timing(s, &rng);
-        char label[64];
-        snprintf(label, sizeof label, "reduce case %llu", (unsigned long long)k);
-        rig_check_engines(s, label);
-    }
-    free(s);
+    rig_check_cases("reduce", CASES, reduce_case);
 }
 
-/* One side of a union: crd and ref streams of random coordinates, refs
- * counting up, over `fibers` fibers of a level below another (-1: one
- * level, a single fiber), now and then the fiber [N] of a tensor absent
- * one level up. */
-static void union_side(rig_stream *crd, rig_stream *ref, int fibers, uint64_t *rng)
+static void union_case(rig_spec *s, uint64_t k, uint64_t *rng)
 {
-    int64_t pos = 0;
-    int nested = fibers >= 0, n = nested ? fibers : 1;
-    for (int f = 0; f < n; f++) {
-        if (nested && rig_below(rng, 6) == 0) {
-            rig_put(crd, token_empty());
-            rig_put(ref, token_empty());
-        } else {
-            for (int64_t c = rig_below(rng, 3); c < 40; c += 1 + rig_below(rng, 4)) {
-                rig_put(crd, token_crd(c));
-                rig_put(ref, token_crd(pos++));
-            }
-        }
-        rig_put(crd, token_stop(nested && f + 1 == n));
-        rig_put(ref, token_stop(nested && f + 1 == n));
-    }
-    if (n == 0) {
-        /* No fiber at all: the outer fiber was empty. */
-        token hollow = token_stop(1);
-        hollow.hollow = 1;
-        rig_put(crd, hollow);
-        rig_put(ref, hollow);
-    }
-    rig_put(crd, token_done());
-    rig_put(ref, token_done());
+    int sides = 2 + (k % 4 == 0);
+    s->ops = &union_ops;
+    s->attrs = sides == 3 ? "sides=3" : "sides=2";
+    s->nin = 2 * sides;
+    int fibers = rig_below(rng, 3) ? rig_below(rng, 6) : -1;
+    for (int side = 0; side < sides; side++)
+        rig_joiner_side(&s->in[2 * side], &s->in[2 * side + 1], fibers, 4, 6, rng);
 }
 
 static void test_union_native(void **state)
 {
     (void)state;
-    rig_spec *s = calloc(1, sizeof *s);
-    for (uint64_t k = 1; k <= CASES; k++) {
-        uint64_t rng = k;
-        int sides = 2 + (k % 4 == 0);
-        memset(s, 0, sizeof *s);
-        s->ops = &union_ops;
-        s->attrs = sides == 3 ? "sides=3" : "sides=2";
-        s->nin = 2 * sides;
-        s->unconnected = -1;
-        int fibers = rig_below(&rng, 3) ? rig_below(&rng, 6) : -1;
-        for (int side = 0; side < sides; side++)
-            union_side(&s->in[2 * side], &s->in[2 * side + 1], fibers, &rng);
-        rig_random_timing(s, &rng);
-        char label[64];
-        snprintf(label, sizeof label, "union case %llu", (unsigned long long)k);
-        rig_check_engines(s, label);
-    }
-    free(s);
+    rig_check_cases("union", CASES, union_case);
 }
 
 /* The adapter over the step is the step engine's check, not a way to

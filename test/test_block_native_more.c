@@ -17,27 +17,6 @@
 
 enum { CASES = 400 };           /* random cases per block */
 
-/* Runs `cases` random cases of one block: make fills the spec's streams
- * and attributes from the case's generator, the timing is random. */
-typedef void make_fn(rig_spec *s, uint64_t k, uint64_t *rng);
-
-static void check_cases(const char *name, int cases, make_fn *make)
-{
-    rig_spec *s = calloc(1, sizeof *s);
-    for (uint64_t k = 1; k <= (uint64_t)cases; k++) {
-        uint64_t rng = k;
-        memset(s, 0, sizeof *s);
-        s->unconnected = -1;
-        s->attrs = "";
-        make(s, k, &rng);
-        rig_random_timing(s, &rng);
-        char label[64];
-        snprintf(label, sizeof label, "%s case %llu", name, (unsigned long long)k);
-        rig_check_engines(s, label);
-    }
-    free(s);
-}
-
 /* ------------------------------------------------ crddrop, crdhold: values */
 
 /* A level of one or two levels' nesting and a value beside each of its
@@ -82,13 +61,13 @@ static void make_crdhold_values(rig_spec *s, uint64_t k, uint64_t *rng)
 static void test_crddrop_values_native(void **state)
 {
     (void)state;
-    check_cases("crddrop values", CASES, make_crddrop_values);
+    rig_check_cases("crddrop values", CASES, make_crddrop_values);
 }
 
 static void test_crdhold_values_native(void **state)
 {
     (void)state;
-    check_cases("crdhold values", CASES, make_crdhold_values);
+    rig_check_cases("crdhold values", CASES, make_crdhold_values);
 }
 
 /* ------------------------------------------------------ vectorreducer */
@@ -157,13 +136,13 @@ static void make_vectorreducer_dense(rig_spec *s, uint64_t k, uint64_t *rng)
 static void test_vectorreducer_native(void **state)
 {
     (void)state;
-    check_cases("vectorreducer", CASES, make_vectorreducer);
+    rig_check_cases("vectorreducer", CASES, make_vectorreducer);
 }
 
 static void test_vectorreducer_dense_native(void **state)
 {
     (void)state;
-    check_cases("vectorreducer dense", CASES, make_vectorreducer_dense);
+    rig_check_cases("vectorreducer dense", CASES, make_vectorreducer_dense);
 }
 
 /* ------------------------------------------------------------- locate */
@@ -252,36 +231,12 @@ static void test_locate_native(void **state)
 
 /* ------------------------------------------------ intersect, skipping */
 
-/* One side of an intersection: crd and ref streams of random coordinates,
- * refs counting up, over `fibers` fibers of a level below another (-1:
- * one level, a single fiber), now and then the fiber [N] of a tensor a
- * union found missing one level up. Sparse sides and dense ones, so that
- * a side falls behind and asks to skip. */
+/* One side of an intersection: sparse sides and dense ones, so that a
+ * side falls behind and asks to skip. */
 static void intersect_side(rig_stream *crd, rig_stream *ref, int fibers, uint64_t *rng)
 {
-    int64_t pos = 0;
-    int nested = fibers >= 0, n = nested ? fibers : 1, gap = 1 + rig_below(rng, 6);
-    for (int f = 0; f < n; f++) {
-        if (nested && rig_below(rng, 8) == 0) {
-            rig_put(crd, token_empty());
-            rig_put(ref, token_empty());
-        } else {
-            for (int64_t c = rig_below(rng, 3); c < 40; c += 1 + rig_below(rng, gap)) {
-                rig_put(crd, token_crd(c));
-                rig_put(ref, token_crd(pos++));
-            }
-        }
-        rig_put(crd, token_stop(nested && f + 1 == n));
-        rig_put(ref, token_stop(nested && f + 1 == n));
-    }
-    if (n == 0) {
-        token hollow = token_stop(1);
-        hollow.hollow = 1;
-        rig_put(crd, hollow);
-        rig_put(ref, hollow);
-    }
-    rig_put(crd, token_done());
-    rig_put(ref, token_done());
+    int gap = 1 + rig_below(rng, 6);
+    rig_joiner_side(crd, ref, fibers, gap, 8, rng);
 }
 
 static void make_intersect_skip(rig_spec *s, uint64_t k, uint64_t *rng)
@@ -300,7 +255,7 @@ static void make_intersect_skip(rig_spec *s, uint64_t k, uint64_t *rng)
 static void test_intersect_skip_native(void **state)
 {
     (void)state;
-    check_cases("intersect skip", CASES, make_intersect_skip);
+    rig_check_cases("intersect skip", CASES, make_intersect_skip);
 }
 
 /* -------------------------------------------------------- parallelize */
@@ -327,7 +282,7 @@ static void make_parallelize(rig_spec *s, uint64_t k, uint64_t *rng)
 static void test_parallelize_native(void **state)
 {
     (void)state;
-    check_cases("parallelize", CASES, make_parallelize);
+    rig_check_cases("parallelize", CASES, make_parallelize);
 }
 
 /* ---------------------------------------------------------- serialize */
