@@ -1110,6 +1110,72 @@ static void test_sigterm_stops_jobs(void **state)
     slow_sweep_free(&s);
 }
 
+/* A stand-in for GNU parallel in bin that starts a job naming out (a
+ * process group of its own, as parallel's are) and, told by SIGINT to
+ * stop, exits without stopping it: what parallel does with a job it was
+ * starting as the signal came, every time. */
+static void write_forgetful_parallel(const char *bin, const char *out)
+{
+    char text[2048];
+    snprintf(text, sizeof text,
+             "#!/bin/sh\n"
+             "[ \"$1\" = --version ] && { echo 'GNU parallel (a stand-in)'; exit 0; }\n"
+             "setsid sh -c 'sleep 60; :' job '%s' &\n"
+             "trap 'exit 255' INT\n"
+             ": > '%s/started'\n"
+             "while :; do sleep 1; done\n",
+             out, bin);
+    char *fake = test_write_file(bin, "parallel", text);
+    assert_int_equal(chmod(fake, 0755), 0);
+    free(fake);
+}
+
+/* A sweep started with SIGINT as sigint (ignored, as a script's
+ * background job has it, or not) and killed by SIGKILL, which it cannot
+ * catch, leaves no job running, not even one GNU parallel forgot as it
+ * stopped. */
+static void killed_sweep_leaves_no_job(void (*sigint)(int))
+{
+    char *dir = test_tmpdir();
+    char *out = test_path(dir, "out"), *started = test_path(dir, "started");
+    char *spec = test_write_file(dir, "one.sweep", "expr = X(i,j)=B(i,j)\ntensor.B = B1.mtx\n");
+    write_operands(dir, 1);
+    write_forgetful_parallel(dir, out);
+    char *path = strdup(getenv("PATH") ? getenv("PATH") : "");
+    char fake_path[8192];
+    snprintf(fake_path, sizeof fake_path, "%s:%s", dir, path);
+    struct sigaction given = {.sa_handler = sigint}, own;
+    assert_int_equal(setenv("PATH", fake_path, 1), 0);
+    sigaction(SIGINT, &given, &own);
+    pid_t pid = start_samsim((const char *const[]){"sweep", spec, "-o", out, NULL}, NULL, NULL);
+    sigaction(SIGINT, &own, NULL);
+    assert_int_equal(setenv("PATH", path, 1), 0);
+    struct timespec tick = {0, 10000000};
+    for (int waited = 0; !test_exists(started) && waited < 60000; waited += 10)
+        nanosleep(&tick, NULL);
+    assert_true(test_exists(started));
+    kill(pid, SIGKILL);
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_int_equal(processes_left(out, 30), 0);
+    char *err = NULL;
+    assert_int_equal(test_run_samsim(NULL, &err, "sweep", "--collect", out, NULL), 1);
+    assert_non_null(strstr(err, "sweep: 1 jobs: 0 ok, 0 failed, 1 not run"));
+    free(err);
+    free(path);
+    free(spec);
+    free(started);
+    free(out);
+    test_tmpdir_remove(dir);
+}
+
+static void test_killed_sweep_leaves_no_job(void **state)
+{
+    (void)state;
+    killed_sweep_leaves_no_job(SIG_DFL);
+    killed_sweep_leaves_no_job(SIG_IGN);
+}
+
 /* A generator's tensor is made once for every job that names it, and is
  * the file samsim gen writes. */
 static void test_generated_operands_shared(void **state)
@@ -1505,6 +1571,7 @@ int main(void)
         cmocka_unit_test(test_failed_jobs_rerun),
         cmocka_unit_test(test_concurrent_sweep_refused),
         cmocka_unit_test(test_sigterm_stops_jobs),
+        cmocka_unit_test(test_killed_sweep_leaves_no_job),
         cmocka_unit_test(test_generated_operands_shared),
         cmocka_unit_test(test_generated_pair),
         cmocka_unit_test(test_slurm_script_by_hand),
