@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -284,6 +285,23 @@ static int processes_left(const char *s, int seconds)
     for (int waited = 0; (n = processes_naming(s)) && waited < seconds * 1000; waited += 20)
         nanosleep(&tick, NULL);
     return n;
+}
+
+/* Waits up to seconds for the sweep in dir to let its lock go; whether it
+ * did. Killed by SIGKILL, a sweep lets it go once its jobs are stopped,
+ * a moment after it died. */
+static int lock_let_go(const char *dir, int seconds)
+{
+    char *path = test_path(dir, "sweep.lock");
+    int fd = open(path, O_RDWR | O_CLOEXEC), rc;
+    assert_true(fd >= 0);
+    struct timespec tick = {0, 20000000};
+    for (int waited = 0; (rc = flock(fd, LOCK_EX | LOCK_NB)) && waited < seconds * 1000;
+         waited += 20)
+        nanosleep(&tick, NULL);
+    close(fd);
+    free(path);
+    return rc == 0;
 }
 
 /* Waits up to a minute for n results in out. */
@@ -1033,8 +1051,8 @@ static void slow_sweep_free(slow_sweep *s)
 
 /* While a sweep runs in a directory, another sweep, a --slurm preparation
  * and a --collect there are refused at once, naming it. The lock goes
- * with the sweep, however it dies: after a SIGKILL (its GNU parallel and
- * jobs stopped too) the next sweep runs. */
+ * with the sweep, however it dies: after a SIGKILL, once its GNU parallel
+ * and jobs are stopped too, and the next sweep runs. */
 static void test_concurrent_sweep_refused(void **state)
 {
     (void)state;
@@ -1066,6 +1084,7 @@ static void test_concurrent_sweep_refused(void **state)
     kill(s.pid, SIGKILL);
     int status;
     assert_int_equal(waitpid(s.pid, &status, 0), s.pid);
+    assert_true(lock_let_go(out, 30));
     assert_int_equal(processes_left(out, 30), 0);
     char *err = NULL;
     assert_int_equal(test_run_samsim(NULL, &err, "sweep", "--collect", out, NULL), 1);
@@ -1157,6 +1176,7 @@ static void killed_sweep_leaves_no_job(void (*sigint)(int))
     kill(pid, SIGKILL);
     int status;
     assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(lock_let_go(out, 30));
     assert_int_equal(processes_left(out, 30), 0);
     char *err = NULL;
     assert_int_equal(test_run_samsim(NULL, &err, "sweep", "--collect", out, NULL), 1);
