@@ -279,6 +279,7 @@ const cli_command cmd_sweep_command = {
         "a deadlock) are skipped; failed, timed-out and killed jobs run again.\n\n"
         "One sweep at a time writes in a directory (DIR/sweep.lock): another is refused. "
         "SIGINT, SIGTERM or SIGHUP stops GNU parallel and the running jobs, writes "
-        "DIR/results.csv and ends the sweep by that signal. Exit status 1 unless every job is "
-        "ok.",
+        "DIR/results.csv and ends the sweep by that signal; SIGKILL, which it cannot catch, "
+        "stops them too, and the lock goes once they have stopped. Exit status 1 unless every "
+        "job is ok.",
 };

@@ -248,9 +248,10 @@ static int stream_read(int fd, strbuf *b, process_line_fn *on_line, void *ctx, s
 /* ---- what the program leaves behind ----------------------------------- */
 
 /* The program streamed and how it ended. Its own children (GNU
- * parallel's jobs, each the leader of a process group) become samsim's
- * when it ends before them, samsim being their subreaper: a job parallel
- * started as it was told to stop would run on otherwise. */
+ * parallel's jobs, each the leader of a process group) become the
+ * keeper's (below) when it ends before them, the keeper being their
+ * subreaper: a job parallel started as it was told to stop would run on
+ * otherwise. */
 typedef struct streamed {
     pid_t pid;
     int ended, wstatus;
@@ -269,7 +270,7 @@ static int reap(streamed *p)
     return n;
 }
 
-/* samsim's children other than the program: those adopted. */
+/* This process's children other than the program: those adopted. */
 static int adopted(const streamed *p, pid_t *kids, int max)
 {
     DIR *d = opendir("/proc");
@@ -297,18 +298,18 @@ static int adopted(const streamed *p, pid_t *kids, int max)
 }
 
 /* Stops every adopted job: SIGTERM to its process group, then SIGKILL to
- * what is left after a second. */
+ * what is left after a second, again until none is left (a process
+ * killed may leave children of its own, adopted in turn). */
 static void stop_adopted(streamed *p)
 {
     struct timespec tick = {0, 10000000};
-    for (int round = 0; round < 2; round++) {
-        pid_t kids[256];
-        int n = adopted(p, kids, 256);
+    pid_t kids[256];
+    for (int round = 0, n; (n = adopted(p, kids, 256)); round++) {
         for (int k = 0; k < n; k++) {
             kill(-kids[k], round ? SIGKILL : SIGTERM);
             kill(kids[k], round ? SIGKILL : SIGTERM);
         }
-        for (int waited = 0; n && waited < 100 && adopted(p, kids, 1); waited++) {
+        for (int waited = 0; waited < 100 && adopted(p, kids, 1); waited++) {
             reap(p);
             nanosleep(&tick, NULL);
         }
@@ -357,8 +358,9 @@ static int stream_lines(streamed *p, int out, int sfd, process_line_fn *on_line,
     return rc < 0 ? -1 : 0;
 }
 
-/* The child of process_stream: signals as samsim found them, and SIGINT
- * should samsim die first. */
+/* The program: signals blocked as samsim found them (SIGINT and SIGCHLD
+ * at their defaults, from the keeper), and SIGINT should the keeper die
+ * first. */
 static void stream_child(const char *const *argv, const sigset_t *mask, pid_t parent, int out,
                          int report)
 {
@@ -367,6 +369,46 @@ static void stream_child(const char *const *argv, const sigset_t *mask, pid_t pa
     if (getppid() != parent)
         _exit(127);
     process_child(argv, -1, out, 2, report);
+}
+
+/* The child of process_stream, between samsim and the program, so that
+ * samsim's death, even by SIGKILL, leaves nothing running: told by SIGINT
+ * (samsim's, or its death's), it passes SIGINT on to the program; once
+ * the program has ended, it stops what the program left (its subreaper)
+ * and exits with the program's status. The signals stay blocked, read
+ * from sfd; SIGINT and SIGCHLD are not ignored even if samsim ignores
+ * them (a script's background job ignores SIGINT), or they would never
+ * come, and the program too is told to stop by SIGINT. */
+static void stream_keeper(const char *const *argv, const sigset_t *mask, pid_t parent, int out,
+                          int report, int sfd)
+{
+    struct sigaction dfl = {.sa_handler = SIG_DFL};
+    sigaction(SIGINT, &dfl, NULL);
+    sigaction(SIGCHLD, &dfl, NULL);
+    prctl(PR_SET_PDEATHSIG, SIGINT);
+    if (getppid() != parent)
+        _exit(127);
+    prctl(PR_SET_CHILD_SUBREAPER, 1);
+    pid_t self = getpid();
+    streamed k = {.pid = fork()};
+    if (k.pid == 0)
+        stream_child(argv, mask, self, out, report);
+    if (k.pid < 0) {
+        int e = errno;
+        ssize_t unused = write(report, &e, sizeof e);
+        (void)unused;
+        _exit(127);
+    }
+    close(out);
+    close(report);
+    while (!k.ended) {
+        struct pollfd f = {sfd, POLLIN, 0};
+        if (poll(&f, 1, -1) > 0)
+            take_signals(sfd, &k);
+    }
+    process_result r = {0};
+    process_status(k.wstatus, &r);
+    _exit(r.status);
 }
 
 /* Waits for the program, stops what it left, and takes the signals that
@@ -409,7 +451,7 @@ int process_stream(const char *const *argv, process_line_fn *on_line, void *ctx,
     pid_t parent = getpid();
     streamed p = {.pid = sfd < 0 ? -1 : fork()};
     if (p.pid == 0)
-        stream_child(argv, &old, parent, out[1], report[1]);
+        stream_keeper(argv, &old, parent, out[1], report[1], sfd);
     int start_errno = errno;
     close(out[1]);
     close(report[1]);

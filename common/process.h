@@ -32,15 +32,16 @@ int process_run(const char *const *argv, const char *input, double timeout_s,
  * each line of its standard output as it comes (without the newline).
  * A stop signal samsim receives meanwhile (SIGINT, SIGTERM or SIGHUP,
  * unless samsim ignores it) is passed on to the program as SIGINT, and
- * so is samsim's death: GNU parallel then stops its jobs and exits.
- * samsim itself carries on until the program has ended, so that the
- * caller can save what was done; *stop receives the first such signal
- * (0 when none came). Meanwhile samsim is the subreaper of the program's
- * descendants: what they leave running once the program has ended (a job
- * parallel started as it was told to stop) is stopped, each process
- * group, and every child that ends is collected. The program's exit
- * status (128 + N when killed by signal N), or -1 with err set when it
- * could not be started. */
+ * so is samsim's death, even by SIGKILL: GNU parallel then stops its jobs
+ * and exits. samsim itself carries on until the program has ended, so
+ * that the caller can save what was done; *stop receives the first such
+ * signal (0 when none came). The program runs under a keeper, a process
+ * of samsim's that outlives it: the subreaper of the program's
+ * descendants, it stops what they leave running once the program has
+ * ended (a job parallel started as it was told to stop), each process
+ * group, and collects every child that ends, before it ends itself.
+ * The program's exit status (128 + N when killed by signal N), or -1
+ * with err set when it could not be started. */
 typedef void process_line_fn(void *ctx, char *line);
 int process_stream(const char *const *argv, process_line_fn *on_line, void *ctx, int *stop,
                    sam_error *err);

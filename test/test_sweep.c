@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -284,6 +285,23 @@ static int processes_left(const char *s, int seconds)
     for (int waited = 0; (n = processes_naming(s)) && waited < seconds * 1000; waited += 20)
         nanosleep(&tick, NULL);
     return n;
+}
+
+/* Waits up to seconds for the sweep in dir to let its lock go; whether it
+ * did. Killed by SIGKILL, a sweep lets it go once its jobs are stopped,
+ * a moment after it died. */
+static int lock_let_go(const char *dir, int seconds)
+{
+    char *path = test_path(dir, "sweep.lock");
+    int fd = open(path, O_RDWR | O_CLOEXEC), rc;
+    assert_true(fd >= 0);
+    struct timespec tick = {0, 20000000};
+    for (int waited = 0; (rc = flock(fd, LOCK_EX | LOCK_NB)) && waited < seconds * 1000;
+         waited += 20)
+        nanosleep(&tick, NULL);
+    close(fd);
+    free(path);
+    return rc == 0;
 }
 
 /* Waits up to a minute for n results in out. */
@@ -1033,8 +1051,8 @@ static void slow_sweep_free(slow_sweep *s)
 
 /* While a sweep runs in a directory, another sweep, a --slurm preparation
  * and a --collect there are refused at once, naming it. The lock goes
- * with the sweep, however it dies: after a SIGKILL (its GNU parallel and
- * jobs stopped too) the next sweep runs. */
+ * with the sweep, however it dies: after a SIGKILL, once its GNU parallel
+ * and jobs are stopped too, and the next sweep runs. */
 static void test_concurrent_sweep_refused(void **state)
 {
     (void)state;
@@ -1066,6 +1084,7 @@ static void test_concurrent_sweep_refused(void **state)
     kill(s.pid, SIGKILL);
     int status;
     assert_int_equal(waitpid(s.pid, &status, 0), s.pid);
+    assert_true(lock_let_go(out, 30));
     assert_int_equal(processes_left(out, 30), 0);
     char *err = NULL;
     assert_int_equal(test_run_samsim(NULL, &err, "sweep", "--collect", out, NULL), 1);
@@ -1108,6 +1127,73 @@ static void test_sigterm_stops_jobs(void **state)
     free(err);
     free(errs);
     slow_sweep_free(&s);
+}
+
+/* A stand-in for GNU parallel in bin that starts a job naming out (a
+ * process group of its own, as parallel's are) and, told by SIGINT to
+ * stop, exits without stopping it: what parallel does with a job it was
+ * starting as the signal came, every time. */
+static void write_forgetful_parallel(const char *bin, const char *out)
+{
+    char text[2048];
+    snprintf(text, sizeof text,
+             "#!/bin/sh\n"
+             "[ \"$1\" = --version ] && { echo 'GNU parallel (a stand-in)'; exit 0; }\n"
+             "setsid sh -c 'sleep 60; :' job '%s' &\n"
+             "trap 'exit 255' INT\n"
+             ": > '%s/started'\n"
+             "while :; do sleep 1; done\n",
+             out, bin);
+    char *fake = test_write_file(bin, "parallel", text);
+    assert_int_equal(chmod(fake, 0755), 0);
+    free(fake);
+}
+
+/* A sweep started with SIGINT as sigint (ignored, as a script's
+ * background job has it, or not) and killed by SIGKILL, which it cannot
+ * catch, leaves no job running, not even one GNU parallel forgot as it
+ * stopped. */
+static void killed_sweep_leaves_no_job(void (*sigint)(int))
+{
+    char *dir = test_tmpdir();
+    char *out = test_path(dir, "out"), *started = test_path(dir, "started");
+    char *spec = test_write_file(dir, "one.sweep", "expr = X(i,j)=B(i,j)\ntensor.B = B1.mtx\n");
+    write_operands(dir, 1);
+    write_forgetful_parallel(dir, out);
+    char *path = strdup(getenv("PATH") ? getenv("PATH") : "");
+    char fake_path[8192];
+    snprintf(fake_path, sizeof fake_path, "%s:%s", dir, path);
+    struct sigaction given = {.sa_handler = sigint}, own;
+    assert_int_equal(setenv("PATH", fake_path, 1), 0);
+    sigaction(SIGINT, &given, &own);
+    pid_t pid = start_samsim((const char *const[]){"sweep", spec, "-o", out, NULL}, NULL, NULL);
+    sigaction(SIGINT, &own, NULL);
+    assert_int_equal(setenv("PATH", path, 1), 0);
+    struct timespec tick = {0, 10000000};
+    for (int waited = 0; !test_exists(started) && waited < 60000; waited += 10)
+        nanosleep(&tick, NULL);
+    assert_true(test_exists(started));
+    kill(pid, SIGKILL);
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(lock_let_go(out, 30));
+    assert_int_equal(processes_left(out, 30), 0);
+    char *err = NULL;
+    assert_int_equal(test_run_samsim(NULL, &err, "sweep", "--collect", out, NULL), 1);
+    assert_non_null(strstr(err, "sweep: 1 jobs: 0 ok, 0 failed, 1 not run"));
+    free(err);
+    free(path);
+    free(spec);
+    free(started);
+    free(out);
+    test_tmpdir_remove(dir);
+}
+
+static void test_killed_sweep_leaves_no_job(void **state)
+{
+    (void)state;
+    killed_sweep_leaves_no_job(SIG_DFL);
+    killed_sweep_leaves_no_job(SIG_IGN);
 }
 
 /* A generator's tensor is made once for every job that names it, and is
@@ -1505,6 +1591,7 @@ int main(void)
         cmocka_unit_test(test_failed_jobs_rerun),
         cmocka_unit_test(test_concurrent_sweep_refused),
         cmocka_unit_test(test_sigterm_stops_jobs),
+        cmocka_unit_test(test_killed_sweep_leaves_no_job),
         cmocka_unit_test(test_generated_operands_shared),
         cmocka_unit_test(test_generated_pair),
         cmocka_unit_test(test_slurm_script_by_hand),
