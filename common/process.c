@@ -297,6 +297,11 @@ static int adopted(const streamed *p, pid_t *kids, int max)
     return n;
 }
 
+/* Rounds of stop_adopted, a second each at most: a process that a
+ * SIGKILL does not end within them waits in the kernel (on a hung file
+ * system, say) and goes when that returns, its SIGKILL pending. */
+#define STOP_ROUNDS 30
+
 /* Stops every adopted job: SIGTERM to its process group, then SIGKILL to
  * what is left after a second, again until none is left (a process
  * killed may leave children of its own, adopted in turn). */
@@ -304,7 +309,7 @@ static void stop_adopted(streamed *p)
 {
     struct timespec tick = {0, 10000000};
     pid_t kids[256];
-    for (int round = 0, n; (n = adopted(p, kids, 256)); round++) {
+    for (int round = 0, n; round < STOP_ROUNDS && (n = adopted(p, kids, 256)); round++) {
         for (int k = 0; k < n; k++) {
             kill(-kids[k], round ? SIGKILL : SIGTERM);
             kill(kids[k], round ? SIGKILL : SIGTERM);
