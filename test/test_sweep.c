@@ -227,30 +227,6 @@ static void job_hash(const char *const *kv, char out[17])
     snprintf(out, 17, "%016llx", (unsigned long long)h);
 }
 
-extern char **environ;
-
-/* Starts samsim with argv (NULL-terminated, without the program), its
- * standard output into out_path (or /dev/null) and standard error into
- * err_path (or /dev/null). */
-static pid_t start_samsim(const char *const *args, const char *out_path, const char *err_path)
-{
-    const char *argv[32] = {getenv("SAMSIM_BIN")};
-    int n = 1;
-    for (; args[n - 1]; n++)
-        argv[n] = args[n - 1];
-    argv[n] = NULL;
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 1, out_path ? out_path : "/dev/null",
-                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addopen(&fa, 2, err_path ? err_path : "/dev/null",
-                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    pid_t pid;
-    assert_int_equal(posix_spawn(&pid, argv[0], &fa, NULL, (char **)argv, environ), 0);
-    posix_spawn_file_actions_destroy(&fa);
-    return pid;
-}
-
 /* The processes other than this one whose command line names s. */
 static int processes_naming(const char *s)
 {
@@ -411,7 +387,7 @@ static void test_million_jobs_listed_lean(void **state)
     char *spec = test_write_file(dir, "m.sweep",
                                  "expr = X(i)=B(i)\ntensor.B = b.tns\nvar.x = 1..1000000\n");
     char *list = test_path(dir, "list.csv"), *b = test_path(dir, "b.tns");
-    pid_t pid = start_samsim((const char *const[]){"sweep", spec, "--list", NULL}, list, NULL);
+    pid_t pid = test_start_samsim((const char *const[]){"sweep", spec, "--list", NULL}, list, NULL);
     int status;
     struct rusage use;
     assert_int_equal(wait4(pid, &status, 0, &use), pid);
@@ -1035,7 +1011,7 @@ static void slow_sweep_start(slow_sweep *s, const char *errs_name)
     s->out = test_path(s->dir, "out");
     s->spec = write_slow_spec(s->dir, "60", &s->graph);
     char *errs = errs_name ? test_path(s->dir, errs_name) : NULL;
-    s->pid = start_samsim((const char *const[]){"sweep", s->spec, "-j", "1", "-o", s->out, NULL},
+    s->pid = test_start_samsim((const char *const[]){"sweep", s->spec, "-j", "1", "-o", s->out, NULL},
                           NULL, errs);
     free(errs);
     wait_results(s->out, 1);
@@ -1166,7 +1142,7 @@ static void killed_sweep_leaves_no_job(void (*sigint)(int))
     struct sigaction given = {.sa_handler = sigint}, own;
     assert_int_equal(setenv("PATH", fake_path, 1), 0);
     sigaction(SIGINT, &given, &own);
-    pid_t pid = start_samsim((const char *const[]){"sweep", spec, "-o", out, NULL}, NULL, NULL);
+    pid_t pid = test_start_samsim((const char *const[]){"sweep", spec, "-o", out, NULL}, NULL, NULL);
     sigaction(SIGINT, &own, NULL);
     assert_int_equal(setenv("PATH", path, 1), 0);
     struct timespec tick = {0, 10000000};

@@ -6,8 +6,6 @@
  * order, symmetric and pattern; and a run of mat_identity on generated
  * nonzeros peaks within 40 bytes a nonzero. */
 #define _DEFAULT_SOURCE
-#include <fcntl.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,8 +13,6 @@
 #include <sys/wait.h>
 
 #include "test_util.h"
-
-extern char **environ;
 
 /* Symmetric pattern: (3,1) twice, a weight on a pattern line (read as 1). */
 static const char sym_mtx[] = "%%MatrixMarket matrix coordinate pattern symmetric\n% c\n"
@@ -97,19 +93,7 @@ static void test_operand_files_in_every_format(void **state)
  * bytes. The run must succeed. */
 static double peak_of_run(const char *const *args)
 {
-    const char *bin = getenv("SAMSIM_BIN");
-    assert_non_null(bin);
-    const char *argv[16] = {bin};
-    int n = 1;
-    for (; args[n - 1]; n++)
-        argv[n] = args[n - 1];
-    argv[n] = NULL;
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-    pid_t pid;
-    assert_int_equal(posix_spawn(&pid, bin, &fa, NULL, (char **)argv, environ), 0);
-    posix_spawn_file_actions_destroy(&fa);
+    pid_t pid = test_start_samsim(args, NULL, NULL);
     int status;
     struct rusage ru;
     assert_int_equal(wait4(pid, &status, 0, &ru), pid);

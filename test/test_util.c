@@ -453,3 +453,23 @@ double test_field(const graph_run *run, const char *key)
         fail_msg("the run's record has no number %s", key);
     return v;
 }
+
+pid_t test_start_samsim(const char *const *args, const char *out_path, const char *err_path)
+{
+    const char *argv[32] = {getenv("SAMSIM_BIN")};
+    assert_non_null(argv[0]);
+    int n = 1;
+    for (; args[n - 1]; n++)
+        argv[n] = args[n - 1];
+    argv[n] = NULL;
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, out_path ? out_path : "/dev/null",
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&fa, 2, err_path ? err_path : "/dev/null",
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    pid_t pid;
+    assert_int_equal(posix_spawn(&pid, argv[0], &fa, NULL, (char **)argv, environ), 0);
+    posix_spawn_file_actions_destroy(&fa);
+    return pid;
+}

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <cmocka.h>
 
@@ -43,6 +44,11 @@ int test_run_samsim(char **out, char **errout, const char *arg, ...);
 
 /* The same with a NULL-terminated argument vector (without the program). */
 int test_run_samsim_argv(char **out, char **errout, const char *const *argv);
+
+/* Starts samsim with args (NULL-terminated, without the program), its
+ * standard output into out_path and standard error into err_path (NULL:
+ * /dev/null); its pid, for the caller to wait for. */
+pid_t test_start_samsim(const char *const *args, const char *out_path, const char *err_path);
 
 /* A graph run in this process through the library (run/graph_run.h), as
  * `samsim run` would do it: for tests whose subject is the run, not the
