@@ -25,6 +25,26 @@ static void array_take(block *b, token r, cycle_t now)
     out_push(b, 0, now, r);
 }
 
+/* A run of positions loads a run of the values: one entry out for one
+ * in, pushed from the cycles the steps would push them in. Any other run
+ * is taken token by token, as is a position beyond the array (it faults). */
+static uint64_t array_take_slice(block *b, const channel *c, const channel_entry *run,
+                                 uint64_t n, cycle_t now)
+{
+    const array *a = b->state;
+    const int64_t first = channel_run_first(run);
+    uint64_t fit = (size_t)first < a->n ? a->n - (size_t)first : 0;
+    if (channel_run_kind(run) != TOKEN_CRD || c->run_base || fit < n) {
+        uint64_t k = 0;
+        for (; k < n && !b->fault; k++)
+            array_take(b, channel_run_token(c, run, k), now + k * b->ii);
+        return k;
+    }
+    if (b->out[0].ch && channel_push_run(b->out[0].ch, now, b->ii, TOKEN_VAL, a->vals, first, n))
+        b->failed = 1;
+    return n;
+}
+
 static int array_step(block *b, cycle_t now)
 {
     return block_take_step(b, now, array_take);
@@ -32,7 +52,7 @@ static int array_step(block *b, cycle_t now)
 
 static void array_run(block *b, cycle_t until)
 {
-    block_take_run(b, until, array_take);
+    block_take_run_slices(b, until, array_take, array_take_slice);
 }
 
 /* The values of tensor in the data ctx binds. */
@@ -81,4 +101,5 @@ const block_ops arrayvals_ops = {
     .step = array_step,
     .run = array_run,
     .peek = 1,
+    .takes_runs = 1,
 };

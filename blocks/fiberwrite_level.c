@@ -49,6 +49,34 @@ static void writer_take(block *b, token t, cycle_t now)
     }
 }
 
+/* A run of coordinates (or positions) appended in one go: a fiber of a
+ * scanner on its way straight to this writer. */
+static uint64_t writer_take_slice(block *b, const channel *c, const channel_entry *run,
+                                  uint64_t n, cycle_t now)
+{
+    writer *w = b->state;
+    if (channel_run_kind(run) != TOKEN_CRD) {
+        for (uint64_t k = 0; k < n; k++, now += b->ii)
+            writer_take(b, channel_run_token(c, run, k), now);
+        return n;
+    }
+    int64_t *a = grow_array_room(w->crd, w->ncrd, n, &w->cap_crd, sizeof *a, 64);
+    if (!a) {
+        b->failed = 1;
+        return n;
+    }
+    w->crd = a;
+    const int64_t first = channel_run_first(run), *crd = c->run_base;
+    if (crd)
+        memcpy(a + w->ncrd, crd + first, n * sizeof *a);
+    else
+        for (uint64_t k = 0; k < n; k++)
+            a[w->ncrd + k] = first + (int64_t)k;
+    w->ncrd += n;
+    w->end_fiber = 0;
+    return n;
+}
+
 static int writer_step(block *b, cycle_t now)
 {
     return block_take_step(b, now, writer_take);
@@ -56,7 +84,7 @@ static int writer_step(block *b, cycle_t now)
 
 static void writer_run(block *b, cycle_t until)
 {
-    block_take_run(b, until, writer_take);
+    block_take_run_slices(b, until, writer_take, writer_take_slice);
 }
 
 static int compressed_serves(const graph_node *n)
@@ -143,7 +171,8 @@ static void writer_destroy(block *b)
 /* The rest of both tables: one writer, serving two formats. */
 #define WRITER_OPS \
     .type = "fiberwrite", .create = writer_create, .rearm = writer_rearm, .port = writer_port, \
-    .step = writer_step, .run = writer_run, .peek = 1, .destroy = writer_destroy, \
+    .step = writer_step, .run = writer_run, .peek = 1, .takes_runs = 1, \
+    .destroy = writer_destroy, \
     .collect = writer_collect
 
 const block_ops fiberwrite_compressed_ops = {

@@ -30,6 +30,28 @@ static void vals_take(block *b, token t, cycle_t now)
     w->vals[w->n++] = t.kind == TOKEN_VAL ? t.v : t.kind == TOKEN_CRD ? (double)t.i : 0.0;
 }
 
+/* A run of values appended in one go: an array's loads of a scanner's
+ * fiber on their way straight to this writer. */
+static uint64_t vals_take_slice(block *b, const channel *c, const channel_entry *run, uint64_t n,
+                                cycle_t now)
+{
+    vals_writer *w = b->state;
+    if (channel_run_kind(run) != TOKEN_VAL) {
+        for (uint64_t k = 0; k < n; k++, now += b->ii)
+            vals_take(b, channel_run_token(c, run, k), now);
+        return n;
+    }
+    double *v = grow_array_room(w->vals, w->n, n, &w->cap, sizeof *v, 64);
+    if (!v) {
+        b->failed = 1;
+        return n;
+    }
+    w->vals = v;
+    memcpy(v + w->n, (const double *)c->run_base + channel_run_first(run), n * sizeof *v);
+    w->n += n;
+    return n;
+}
+
 static int vals_step(block *b, cycle_t now)
 {
     return block_take_step(b, now, vals_take);
@@ -37,7 +59,7 @@ static int vals_step(block *b, cycle_t now)
 
 static void vals_run(block *b, cycle_t until)
 {
-    block_take_run(b, until, vals_take);
+    block_take_run_slices(b, until, vals_take, vals_take_slice);
 }
 
 static int vals_serves(const graph_node *n)
@@ -100,6 +122,7 @@ const block_ops fiberwrite_vals_ops = {
     .step = vals_step,
     .run = vals_run,
     .peek = 1,
+    .takes_runs = 1,
     .destroy = vals_destroy,
     .collect = vals_collect,
 };

@@ -10,10 +10,10 @@
  * their earlier copies as well, as much again. */
 #define GROW_TRIM_BYTES ((size_t)1 << 20)
 
-void *grow_array_move(void *p, size_t *cap, size_t elem, size_t first)
+/* p moved to room for c elements, *cap set to c. */
+static void *move_to(void *p, size_t *cap, size_t c, size_t elem)
 {
-    size_t c = *cap ? 2 * *cap : first;
-    if (c < *cap || c > SIZE_MAX / elem)
+    if (c > SIZE_MAX / elem)
         return NULL;
     void *q = realloc(p, c * elem);
     if (!q)
@@ -24,6 +24,23 @@ void *grow_array_move(void *p, size_t *cap, size_t elem, size_t first)
 #endif
     *cap = c;
     return q;
+}
+
+void *grow_array_move(void *p, size_t *cap, size_t elem, size_t first)
+{
+    size_t c = *cap ? 2 * *cap : first;
+    return c < *cap ? NULL : move_to(p, cap, c, elem);
+}
+
+void *grow_array_room_move(void *p, size_t need, size_t *cap, size_t elem, size_t first)
+{
+    size_t c = *cap ? *cap : first ? first : 1;
+    while (c < need) {
+        if (2 * c < c)
+            return NULL;
+        c *= 2;
+    }
+    return move_to(p, cap, c, elem);
 }
 
 /* Slack below this stays: a tiled run hands on a result tile's arrays at

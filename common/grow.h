@@ -20,6 +20,17 @@ static inline void *grow_array(void *p, size_t n, size_t *cap, size_t elem, size
     return n < *cap ? p : grow_array_move(p, cap, elem, first);
 }
 
+/* grow_array for extra elements at once past the n in use: p while it has
+ * room for them, else p moved once to the first size the doubling reaches
+ * that holds them. NULL as grow_array. */
+void *grow_array_room_move(void *p, size_t need, size_t *cap, size_t elem, size_t first);
+
+static inline void *grow_array_room(void *p, size_t n, size_t extra, size_t *cap, size_t elem,
+                                    size_t first)
+{
+    return n + extra <= *cap ? p : grow_array_room_move(p, n + extra, cap, elem, first);
+}
+
 /* Array p (may be NULL) of room cap cut to room for its n elements of
  * size elem, at least one (an array without elements is still one to
  * point at), for an array that is handed on once full: the doubling's

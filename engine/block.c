@@ -444,3 +444,68 @@ void block_destroy(block *b)
         free(b->state);
     b->state = NULL;
 }
+
+/* How many of the tokens of run e, visible from its cycle on, no later
+ * than t, steps from t on, one every ii cycles, find visible each in its
+ * cycle: all of them when they come at least as fast as the steps. */
+static uint64_t run_in_step(const block *b, const channel_entry *e, cycle_t t)
+{
+    uint64_t n = channel_run_count(e);
+    uint32_t every = channel_run_every(e);
+    if (every <= b->ii)
+        return n;
+    uint64_t k = (t - channel_entry_visible(e)) / (every - b->ii) + 1;
+    return k < n ? k : n;
+}
+
+static int block_goes_on(const block *b)
+{
+    return !b->done && !b->failed && !b->fault;
+}
+
+uint64_t block_take_runs(block *b, cycle_t t, uint64_t room, block_take_fn *take,
+                         block_take_slice_fn *slice)
+{
+    channel *c = b->in[0].ch;
+    const int r = b->in[0].reader;
+    const uint64_t entries = room < channel_unread(c, r) ? room : channel_unread(c, r);
+    const channel_span s = channel_unread_span(c, r, entries);
+    const uint64_t step = (uint64_t)b->ii << CHANNEL_TAG_BITS;
+    uint64_t n = 0, steps = 0, seen = channel_tag_bound(t);
+    while (block_goes_on(b) && n < entries && steps < room) {
+        const channel_entry *e;
+        uint64_t len = channel_span_stretch(&s, n, &e), m = 0;
+        len = len < room - steps ? len : room - steps;
+        for (; block_goes_on(b) && m < len && e[m].tag < seen && !channel_entry_is_run(&e[m]);
+             m++, t += b->ii, seen += step)
+            take(b, channel_entry_token(&e[m]), t);
+        n += m, steps += m;
+        if (!block_goes_on(b) || m == len)
+            continue;
+        if (e[m].tag >= seen || !channel_entry_is_run(&e[m]))
+            break;
+        uint64_t want = run_in_step(b, &e[m], t);
+        uint64_t k = slice(b, c, &e[m], want < room - steps ? want : room - steps, t);
+        steps += k, t += k * b->ii, seen += k * step;
+        if (k < channel_run_count(&e[m])) {
+            /* The rest of the run stays at the head, visible later. */
+            channel_take_unbounded(c, r, n);
+            channel_take_part(c, r, k);
+            b->in[0].seen = (channel_cursor){0, 0};
+            return steps;
+        }
+        n++;
+    }
+    channel_take_unbounded(c, r, n);
+    return steps;
+}
+
+token in_take_run_first(block *b, int p)
+{
+    channel *c = b->in[p].ch;
+    const int r = b->in[p].reader;
+    token t = channel_run_token(c, channel_unread_entry(c, r, 0), 0);
+    channel_take_part(c, r, 1);
+    b->in[p].seen = (channel_cursor){0, 0};
+    return t;
+}

@@ -64,6 +64,9 @@ typedef struct block_ops {
      * many tokens. 0: it may look further (channel_sees), so it runs only
      * as far as all its inputs are final. */
     int peek;
+    /* Takes runs (channel.h) on its one input: its step and run read
+     * through block_take_step and block_take_run_slices. */
+    int takes_runs;
     /* With bounded channels, run through the adapter all the same: the
      * engine lets an adapted block run past a producer that waits for
      * room only its pop can make (engine.c, freeze_inputs), where its own
@@ -342,12 +345,26 @@ static inline uint64_t block_steps_below(const block *b, cycle_t t, cycle_t unti
  * every token visible in its cycle in one loop. */
 typedef void block_take_fn(block *b, token t, cycle_t now);
 
+/* Those of them that take runs (block_ops.takes_runs) take n tokens of
+ * one at once, as n steps from cycle now on, one every ii cycles, would
+ * take them one by one: the first n of run's, an entry of channel c. How
+ * many they took: fewer only where one faulted (it counts). */
+typedef uint64_t block_take_slice_fn(block *b, const channel *c, const channel_entry *run,
+                                     uint64_t n, cycle_t now);
+
+/* The first token of input p's head entry, a run, taken: out of line, as
+ * a block that steps one token at a time meets a run rarely. */
+token in_take_run_first(block *b, int p);
+
 static inline int block_take_step(block *b, cycle_t now, block_take_fn *take)
 {
     token t;
     if (!in_peek(b, 0, now, &t))
         return 0;
-    in_pop(b, 0, now);
+    if (t.kind == CHANNEL_RUN_KIND)
+        t = in_take_run_first(b, 0);
+    else
+        in_pop(b, 0, now);
     take(b, t, now);
     return 1;
 }
@@ -367,19 +384,14 @@ static inline uint64_t block_take_bounded(block *b, cycle_t t, cycle_t until, ui
     return n;
 }
 
-/* Steps from t on while a token is visible in each one's cycle, within the
- * room the outputs have (one token each per step) and the run: how many.
- * A token at the head is final, so no producer's clock matters. The
- * tokens of an unbounded input are read in place and taken together at
- * the end: no take looks at its own input. */
-static inline uint64_t block_take_visible(block *b, cycle_t t, cycle_t until,
-                                          block_take_fn *take)
+/* Steps from t on while a token is visible in each one's cycle, within
+ * room steps and the run: how many. A token at the head is final, so no
+ * producer's clock matters. The tokens of an unbounded input are read in
+ * place and taken together at the end: no take looks at its own input. */
+static inline uint64_t block_take_tokens(block *b, cycle_t t, uint64_t room, block_take_fn *take)
 {
     channel *c = b->in[0].ch;
     const int r = b->in[0].reader;
-    uint64_t room = block_room(b, t, block_steps_below(b, t, until));
-    if (c->capacity)
-        return block_take_bounded(b, t, until, room, take);
     room = room < channel_unread(c, r) ? room : channel_unread(c, r);
     const channel_span s = channel_unread_span(c, r, room);
     const uint64_t step = (uint64_t)b->ii << CHANNEL_TAG_BITS;
@@ -400,18 +412,45 @@ static inline uint64_t block_take_visible(block *b, cycle_t t, cycle_t until,
     return n;
 }
 
+/* block_take_tokens over an input that may hold runs: slice takes a
+ * run's tokens; one it does not take whole ends the call. Out of line: a
+ * run is a fiber's worth of tokens, and the loop over single ones stays
+ * small where it is inlined. */
+uint64_t block_take_runs(block *b, cycle_t t, uint64_t room, block_take_fn *take,
+                         block_take_slice_fn *slice);
+
+/* Steps from t on while a token is visible in each one's cycle, within the
+ * room the outputs have (one token each per step) and the run: how many.
+ * slice, NULL for a block that takes no runs, takes a run's tokens. */
+static inline uint64_t block_take_visible(block *b, cycle_t t, cycle_t until,
+                                          block_take_fn *take, block_take_slice_fn *slice)
+{
+    const channel *c = b->in[0].ch;
+    const uint64_t room = block_room(b, t, block_steps_below(b, t, until));
+    if (c->capacity)
+        return block_take_bounded(b, t, until, room, take);
+    return slice && channel_holds_runs(c, b->in[0].reader) ? block_take_runs(b, t, room, take, slice)
+                                                           : block_take_tokens(b, t, room, take);
+}
+
 /* Inline, so that each block's take is inlined into its own loop: every
- * token of an array or a writer passes here. */
-static inline void block_take_run(block *b, cycle_t until, block_take_fn *take)
+ * token of an array or a writer passes here. slice as block_take_visible. */
+static inline void block_take_run_slices(block *b, cycle_t until, block_take_fn *take,
+                                         block_take_slice_fn *slice)
 {
     cycle_t t = b->clock;
     while (block_next_cycle(b, &t, until)) {
-        uint64_t n = block_take_visible(b, t, until, take);
+        uint64_t n = block_take_visible(b, t, until, take, slice);
         if (n)
             t = block_changed_run(b, t, n);
         else
             t = block_take_step(b, t, take) ? block_changed(b, t) : block_unchanged(b, t, until);
     }
+}
+
+static inline void block_take_run(block *b, cycle_t until, block_take_fn *take)
+{
+    block_take_run_slices(b, until, take, NULL);
 }
 
 /* Blocks whose most common steps come in stretches a loop can make at

@@ -28,7 +28,7 @@ void channel_free(channel *c)
 
 void channel_rearm(channel *c)
 {
-    c->sealed.tail = c->sealed.floor = c->pushed = 0;
+    c->sealed.tail = c->sealed.floor = c->pushed = c->runs_end = 0;
     memset(&c->stats, 0, sizeof c->stats);
     c->stats.last_push = UINT64_MAX;
     for (int r = 0; r < c->sealed.nreaders; r++)
@@ -175,17 +175,36 @@ int channel_make_room(channel *c)
     return c->sealed.tail - c->sealed.floor > c->sealed.mask ? grow(c) : 0;
 }
 
-int channel_push_positions(channel *c, cycle_t t, uint32_t every, const int64_t *crd,
-                           int64_t first, uint64_t n)
+/* The statistics of n pushes of kind, one every `every` cycles from t. */
+static inline void note_pushes(channel *c, cycle_t t, uint32_t every, int kind, uint64_t n)
 {
-    if (!n)
-        return 0;
+    if (!c->pushed)
+        c->stats.first_push = t;
+    c->pushed += n;
+    c->stats.push_cycles += n - (t == c->stats.last_push);
+    c->stats.last_push = t + (n - 1) * every;
+    c->stats.by_kind[kind] += n;
+}
+
+/* Makes room for n more entries. */
+static inline int reserve(channel *c, uint64_t n)
+{
     c->sealed.floor = slowest_head(c);
     while (c->sealed.tail + n - c->sealed.floor > c->sealed.mask + 1)
         if (grow(c))
             return -1;
-    /* In at most two runs that do not wrap, a loop for each source: this
-     * is where a scanner's every token is written. */
+    return 0;
+}
+
+/* In at most two runs that do not wrap, a loop for each source: this is
+ * where a scanner's every token is written. */
+int channel_push_crds(channel *c, cycle_t t, uint32_t every, const int64_t *crd, int64_t first,
+                      uint64_t n)
+{
+    if (!n)
+        return 0;
+    if (reserve(c, n))
+        return -1;
     cycle_t at = t + c->latency;
     for (uint64_t done = 0, len; done < n; done += len) {
         uint64_t from = (c->sealed.tail + done) & c->sealed.mask;
@@ -203,12 +222,52 @@ int channel_push_positions(channel *c, cycle_t t, uint32_t every, const int64_t 
                 e[k] = (channel_entry){tag, first + (int64_t)(done + k)};
     }
     c->sealed.tail += n;
-    if (!c->pushed)
-        c->stats.first_push = t;
-    c->pushed += n;
-    c->stats.push_cycles += n - (t == c->stats.last_push);
-    c->stats.last_push = t + (n - 1) * every;
-    c->stats.by_kind[TOKEN_CRD] += n;
+    note_pushes(c, t, every, TOKEN_CRD, n);
+    return 0;
+}
+
+/* Whether pushes one every `every` cycles of base's tokens may go in as
+ * runs. Runs read their tokens through the channel's one base, so those
+ * of another array wait until no run is left unread. */
+static int takes_run(const channel *c, uint32_t every, const void *base)
+{
+    return c->runs && every <= CHANNEL_RUN_MAX_EVERY &&
+           (base == c->run_base || c->runs_end <= c->sealed.readers[0].head);
+}
+
+/* n tokens as run entries, as many as the count field needs. */
+static int push_run_entries(channel *c, cycle_t t, uint32_t every, int kind, const void *base,
+                            int64_t first, uint64_t n)
+{
+    uint64_t entries = (n + CHANNEL_RUN_MAX_COUNT - 1) / CHANNEL_RUN_MAX_COUNT;
+    if (reserve(c, entries))
+        return -1;
+    c->run_base = base;
+    cycle_t at = t + c->latency;
+    uint64_t head = CHANNEL_RUN_KIND | (uint64_t)kind << 8 | (uint64_t)every << 16;
+    for (uint64_t done = 0, len; done < n; done += len, at += len * every) {
+        len = n - done < CHANNEL_RUN_MAX_COUNT ? n - done : CHANNEL_RUN_MAX_COUNT;
+        c->sealed.buf[c->sealed.tail++ & c->sealed.mask] = (channel_entry){
+            at << CHANNEL_TAG_BITS | head,
+            (int64_t)((uint64_t)(first + (int64_t)done) << CHANNEL_RUN_COUNT_BITS | len)};
+    }
+    c->runs_end = c->sealed.tail;
+    note_pushes(c, t, every, kind, n);
+    return 0;
+}
+
+int channel_push_run(channel *c, cycle_t t, uint32_t every, int kind, const void *base,
+                     int64_t first, uint64_t n)
+{
+    if (!n)
+        return 0;
+    if (takes_run(c, every, base))
+        return push_run_entries(c, t, every, kind, base, first, n);
+    if (kind == TOKEN_CRD)
+        return channel_push_crds(c, t, every, base, first, n);
+    for (uint64_t k = 0; k < n; k++, t += every)
+        if (channel_push(c, t, token_val(((const double *)base)[first + (int64_t)k])))
+            return -1;
     return 0;
 }
 

@@ -93,6 +93,48 @@ static inline token channel_entry_token(const channel_entry *e)
     return t;
 }
 
+/* A run: n tokens of one kind pushed one every `every` cycles from its
+ * entry's cycle, held as one entry, so that a scanner's fiber costs an
+ * entry rather than one a token on its way to a writer (issue 30's runs
+ * of tokens by reference). Its kind byte is CHANNEL_RUN_KIND, never a
+ * token's; its level byte the tokens' kind, its hollow bits `every`; its
+ * payload the first token's index << CHANNEL_RUN_COUNT_BITS | n. The
+ * tokens are the channel's run_base at those indices (int64_t for
+ * coordinates, double for values), or the indices themselves, positions,
+ * when run_base is NULL: a push of another array waits for the runs
+ * unread to be taken (it goes in as tokens). Only a channel whose one
+ * reader takes runs (channel.runs) holds them. */
+#define CHANNEL_RUN_KIND 0xff
+#define CHANNEL_RUN_COUNT_BITS 24
+#define CHANNEL_RUN_MAX_COUNT ((UINT64_C(1) << CHANNEL_RUN_COUNT_BITS) - 1)
+#define CHANNEL_RUN_MAX_EVERY CHANNEL_MAX_HOLLOW
+
+static inline int channel_entry_is_run(const channel_entry *e)
+{
+    return (e->tag & 0xff) == CHANNEL_RUN_KIND;
+}
+
+static inline uint64_t channel_run_count(const channel_entry *e)
+{
+    return (uint64_t)e->payload & CHANNEL_RUN_MAX_COUNT;
+}
+
+static inline int64_t channel_run_first(const channel_entry *e)
+{
+    return (int64_t)((uint64_t)e->payload >> CHANNEL_RUN_COUNT_BITS);
+}
+
+/* The kind of a run's tokens: TOKEN_CRD or TOKEN_VAL. */
+static inline int channel_run_kind(const channel_entry *e)
+{
+    return (int)(e->tag >> 8 & 0xff);
+}
+
+static inline uint32_t channel_run_every(const channel_entry *e)
+{
+    return (uint32_t)(e->tag >> 16 & CHANNEL_MAX_HOLLOW);
+}
+
 typedef struct channel_reader {
     uint64_t head;          /* entries taken so far */
     int block;              /* consumer block */
@@ -129,6 +171,12 @@ typedef struct channel {
         channel_reader readers[CHANNEL_MAX_READERS];   /* in place: read every cycle */
         int nreaders;
     } sealed;
+    /* Set by sim_engine_start: unbounded, with one reader whose block
+     * takes runs (block_ops.takes_runs), so pushes of a stretch of an
+     * array may go in as one run entry. */
+    int runs;
+    const void *run_base;   /* the array every run unread indexes, or NULL */
+    uint64_t runs_end;      /* entries pushed up to the last run */
     uint64_t capacity;      /* 0: unbounded */
     uint32_t latency;
     int producer;           /* producing block, -1: tokens placed before the run */
@@ -296,6 +344,37 @@ static inline void channel_take_unbounded(channel *c, int r, uint64_t n)
     c->sealed.readers[r].head += n;
 }
 
+/* Token k of run e of channel c. */
+static inline token channel_run_token(const channel *c, const channel_entry *e, uint64_t k)
+{
+    int64_t at = channel_run_first(e) + (int64_t)k;
+    if (channel_run_kind(e) == TOKEN_VAL)
+        return token_val(((const double *)c->run_base)[at]);
+    return token_crd(c->run_base ? ((const int64_t *)c->run_base)[at] : at);
+}
+
+/* Whether reader r has a run among the entries it has not taken. */
+static inline int channel_holds_runs(const channel *c, int r)
+{
+    return c->runs_end > c->sealed.readers[r].head;
+}
+
+/* Takes the first m of the tokens of reader r's head entry, a run of at
+ * least m: the entry then holds the rest, from the cycle of the first of
+ * them, or is gone. Only the channel's one reader may, as the rest stays
+ * in place; a cursor of its arrivals (channel_arrival_after) must start
+ * anew. */
+static inline void channel_take_part(channel *c, int r, uint64_t m)
+{
+    channel_entry *e = &c->sealed.buf[c->sealed.readers[r].head & c->sealed.mask];
+    if (m == channel_run_count(e)) {
+        c->sealed.readers[r].head++;
+        return;
+    }
+    e->tag += (uint64_t)(m * channel_run_every(e)) << CHANNEL_TAG_BITS;
+    e->payload += (int64_t)(m << CHANNEL_RUN_COUNT_BITS) - (int64_t)m;
+}
+
 /* The k-th token ever pushed, while the ring still holds it: no reader
  * has taken it. */
 static inline const channel_entry *channel_pushed_entry(const channel *c, uint64_t k)
@@ -421,10 +500,26 @@ static inline int channel_push(channel *c, cycle_t now, token t)
 
 /* Pushes n coordinates, one every `every` cycles from cycle t: crd[first],
  * crd[first + 1]... or, when crd is NULL, the positions first, first + 1...
- * (a scanner's fiber in one call), within the room the caller has found;
+ * each as an entry of its own; -1 when memory runs out. */
+int channel_push_crds(channel *c, cycle_t t, uint32_t every, const int64_t *crd, int64_t first,
+                      uint64_t n);
+
+/* Pushes n tokens of kind (TOKEN_CRD or TOKEN_VAL), one every `every`
+ * cycles from cycle t: base[first]... (int64_t or double by kind) or,
+ * when base is NULL, the positions first...; as run entries where the
+ * channel takes them, else token by token. Statistics count every token.
  * -1 when memory runs out. */
-int channel_push_positions(channel *c, cycle_t t, uint32_t every, const int64_t *crd,
-                           int64_t first, uint64_t n);
+int channel_push_run(channel *c, cycle_t t, uint32_t every, int kind, const void *base,
+                     int64_t first, uint64_t n);
+
+/* The same as runs where the channel takes them (channel_push_run): a
+ * scanner's fiber in one call, within the room the caller has found. */
+static inline int channel_push_positions(channel *c, cycle_t t, uint32_t every,
+                                         const int64_t *crd, int64_t first, uint64_t n)
+{
+    return c->runs ? channel_push_run(c, t, every, TOKEN_CRD, crd, first, n)
+                   : channel_push_crds(c, t, every, crd, first, n);
+}
 
 /* Tokens pushed but not yet taken by the slowest reader. */
 uint64_t channel_occupancy(const channel *c);

@@ -19,6 +19,8 @@ void sim_engine_start(sim_engine *e)
             if (channel_reader_block(ch, r) >= 0)
                 channel_reader_clock(ch, r, &e->blocks[channel_reader_block(ch, r)].clock);
         e->bounded |= ch->capacity != 0;
+        ch->runs = !ch->capacity && channel_readers(ch) == 1 && channel_reader_block(ch, 0) >= 0 &&
+                   e->blocks[channel_reader_block(ch, 0)].ops->takes_runs;
     }
     for (int i = 0; i < e->nblocks; i++) {
         block *b = &e->blocks[i];
