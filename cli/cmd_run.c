@@ -21,7 +21,8 @@
 #include "run_template.h"
 
 typedef struct run_opts {
-    const char *graph, *out, *stats, *hw, *outcome;
+    const char *graph, *out, *stats, *hw, *outcome, *trace;
+    trace_options trace_opts;
     int quiet;
     const char *configs[GRAPH_RUN_MAX_BINDINGS];
     int nconfigs;
@@ -56,7 +57,7 @@ static int parse_impl(run_opts *o, const char *v, sam_error *err)
 enum {
     OPT_BIND = 1, OPT_DATA, OPT_SHIFT, OPT_OUT, OPT_STATS, OPT_CHECK, OPT_EXPR, OPT_TILE, OPT_HW,
     OPT_ENGINE, OPT_SPLIT, OPT_DEPTH, OPT_LATENCY, OPT_MAX_CYCLES, OPT_IMPL, OPT_CONFIG,
-    OPT_OUTCOME, OPT_QUIET
+    OPT_OUTCOME, OPT_TRACE, OPT_TRACE_WINDOW, OPT_TRACE_BLOCKS, OPT_QUIET
 };
 
 static const cli_option run_options[] = {
@@ -106,9 +107,34 @@ static const cli_option run_options[] = {
      "refused."},
     {OPT_OUTCOME, "--outcome", "FILE.csv", "writes the summary's fields as key,value rows",
      "A sweep's job reads its run's record from it."},
+    {OPT_TRACE, "--trace", "FILE.json",
+     "writes when each block was busy, blocked and starved (Trace Event Format)",
+     "A track per block, for Perfetto's UI or chrome://tracing: busy for the steps that "
+     "changed it, blocked while refused for a full output, starved while it waited for input "
+     "(up to its last busy cycle), in cycles; stretches that touch are one slice. A run that "
+     "deadlocks or reaches --max-cycles writes it too. Runs without tiles only."},
+    {OPT_TRACE_WINDOW, "--trace-window", "FROM:TO", "traces only cycles FROM to TO - 1", NULL},
+    {OPT_TRACE_BLOCKS, "--trace-blocks", "LIST",
+     "traces only the blocks whose node id or type is in LIST (comma-separated)", NULL},
     {OPT_QUIET, "--quiet", NULL, "no progress line on a terminal", NULL},
     {0, NULL, NULL, NULL, NULL},
 };
+
+/* --trace-window FROM:TO, FROM below TO. */
+static int take_trace_window(run_opts *o, const char *v, sam_error *err)
+{
+    const char *colon = strchr(v, ':');
+    char from[32];
+    if (!colon || (size_t)(colon - v) >= sizeof from)
+        return error_set(err, "run: --trace-window takes FROM:TO, not '%s'", v);
+    snprintf(from, sizeof from, "%.*s", (int)(colon - v), v);
+    if (args_uint64("--trace-window", from, &o->trace_opts.from, err) ||
+        args_uint64("--trace-window", colon + 1, &o->trace_opts.to, err))
+        return -1;
+    return o->trace_opts.from < o->trace_opts.to
+               ? 0
+               : error_set(err, "run: --trace-window %s: FROM must be below TO", v);
+}
 
 static int take_config(run_opts *o, const char *v, sam_error *err)
 {
@@ -156,6 +182,10 @@ static int take(void *ctx, int id, const char *v, sam_error *err)
     case OPT_IMPL: return parse_impl(o, v, err);
     case OPT_CONFIG: return take_config(o, v, err);
     case OPT_OUTCOME: return o->outcome = v, 0;
+    case OPT_TRACE: return o->trace = v, 0;
+    case OPT_TRACE_WINDOW: return take_trace_window(o, v, err);
+    case OPT_TRACE_BLOCKS:
+        return trace_blocks_valid(v, err) ? -1 : (o->trace_opts.blocks = v, 0);
     default: return o->quiet = 1, 0;
     }
 }
@@ -168,6 +198,8 @@ static int parse_args(int argc, char **argv, run_opts *o, sam_error *err)
         return -1;
     if (!o->graph)
         return options_usage(&cmd_run_command, err);
+    if ((o->trace_opts.to || o->trace_opts.blocks) && !o->trace)
+        return error_set(err, "run: --trace-window and --trace-blocks shape --trace; give it too");
     /* An expression that nothing uses would look like a passed check. */
     if (o->req.expr && !o->req.check && !o->req.tiling)
         return error_set(err, "run: --expr is the expression --check evaluates and --tile "
@@ -199,8 +231,9 @@ static int check_outputs(const run_opts *o, const sam_graph *g, sam_error *err)
         in[n++] = (io_file){"--data", o->req.data, g->tensors[k].name};
     const io_file out[] = {{"-o", o->out, g->ntensors ? g->tensors[0].name : NULL},
                            {"--stats", o->stats, NULL},
-                           {"--outcome", o->outcome, NULL}};
-    return outputs_check("run", in, n, out, 3, err);
+                           {"--outcome", o->outcome, NULL},
+                           {"--trace", o->trace, NULL}};
+    return outputs_check("run", in, n, out, 4, err);
 }
 
 /* Progress of a long run, on a terminal only: one line, rewritten at
@@ -248,6 +281,13 @@ static int write_result(const run_opts *o, const sam_graph *g, const graph_run *
     return outputs_write_tensor(&f, &run->result, err);
 }
 
+static int write_trace(const run_opts *o, const sam_graph *g, const graph_run *run,
+                       sam_error *err)
+{
+    return o->trace && trace_json_write(run->tracks, run->ntracks, g->path, run->cycles,
+                                        &o->trace_opts, o->trace, err);
+}
+
 /* A completed run: its result, statistics and record written (all or,
  * as far as files can be taken back, none), the summary printed. Returns
  * the exit status. */
@@ -259,7 +299,9 @@ static int deliver(const run_opts *o, const sam_graph *g, graph_run *run, sam_er
     if (o->out && write_result(o, g, run, err))
         return 1;
     if ((o->stats && sim_stats_write_rows(run->stats, run->cycles, NULL, o->stats, err)) ||
+        write_trace(o, g, run, err) ||
         (o->outcome && outcome_write(&run->record, o->outcome, err))) {
+        outputs_remove(o->trace);
         outputs_remove(o->stats);
         outputs_remove(o->out);
         return 1;
@@ -279,6 +321,11 @@ static int stalled(const run_opts *o, const sam_graph *g, const graph_run *run, 
     if (o->stats)
         fprintf(stderr, "samsim: statistics up to cycle %llu (marked %s) in %s\n",
                 (unsigned long long)run->cycles, run->incomplete, o->stats);
+    if (write_trace(o, g, run, err))
+        return 1;
+    if (o->trace)
+        fprintf(stderr, "samsim: timelines up to cycle %llu in %s\n",
+                (unsigned long long)run->cycles, o->trace);
     return 2;
 }
 
@@ -291,6 +338,7 @@ static int run_graph(run_opts *o, sam_graph *g, sam_error *err)
     o->req.file_settings = &o->file_settings;
     o->req.cli_settings = &o->cli_settings;
     o->req.stats = o->stats != NULL;
+    o->req.trace = o->trace != NULL;
     if (shown.out) {
         o->req.progress = show_progress;
         o->req.progress_ctx = &shown;

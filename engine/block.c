@@ -399,6 +399,8 @@ void block_close_stats(block *b, cycle_t end)
 {
     block_stats *s = &b->stats;
     s->blocked_since = CYCLE_NONE;
+    if (b->trace && end)
+        block_trace_cut(b->trace, end);
     if (s->busy && end && s->last_busy >= end) {
         s->busy -= s->last_busy - (end - 1);
         s->last_busy = end - 1;
@@ -508,4 +510,11 @@ token in_take_run_first(block *b, int p)
     channel_take_part(c, r, 1);
     b->in[p].seen = (channel_cursor){0, 0};
     return t;
+}
+
+void block_trace_step(block *b, cycle_t blocked_since, cycle_t t, cycle_t to)
+{
+    if ((blocked_since != CYCLE_NONE && block_trace_add(b->trace, TRACE_BLOCKED, blocked_since, t)) ||
+        block_trace_add(b->trace, TRACE_BUSY, t, to))
+        b->failed = 1;
 }

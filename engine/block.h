@@ -14,6 +14,7 @@
 #include "../formats/fibertree.h"
 #include "../graph/graph.h"
 #include "channel.h"
+#include "trace.h"
 
 /* Enough for the widest block: a vectorreducer merging 32 lanes takes a
  * coordinate and a value input from each (blocks/lanes.h). */
@@ -168,6 +169,8 @@ struct block {
     int fence_reader;
     uint64_t fence_head;
     cycle_t thawed_horizon;     /* the horizon once the fence is passed */
+    block_trace *trace;         /* the run is traced: the block's timeline,
+                                   kept by block_changed; NULL: not */
 };
 
 static inline int in_peek(const block *b, int p, cycle_t now, token *t)
@@ -280,9 +283,14 @@ void block_run(block *b, cycle_t until);
  * bookkeeping and returns the cycle of the next one to try. */
 int block_next_cycle(block *b, cycle_t *t, cycle_t until);
 
+/* Out of line, for a traced run only: the spans of block_changed. */
+void block_trace_step(block *b, cycle_t blocked_since, cycle_t t, cycle_t to);
+
 static inline cycle_t block_changed(block *b, cycle_t t)
 {
     block_stats *s = &b->stats;
+    if (b->trace)
+        block_trace_step(b, s->blocked_since, t, t + b->ii);
     if (!s->busy)
         s->first_busy = t;
     s->busy += b->ii;
@@ -315,6 +323,8 @@ static inline cycle_t block_changed_run(block *b, cycle_t t, uint64_t n)
     block_changed(b, t);
     if (n > 1) {
         cycle_t last = t + (n - 1) * b->ii;
+        if (b->trace)
+            block_trace_step(b, CYCLE_NONE, t + b->ii, last + b->ii);
         b->stats.busy += (n - 1) * b->ii;
         b->stats.last_busy = last + b->ii - 1;
         b->ready_at = last + b->ii;

@@ -607,6 +607,16 @@ int sim_engine_run(sim_engine *e, engine_mode mode, cycle_t max_cycles, sim_outc
     return stuck;
 }
 
+int sim_engine_trace(sim_engine *e)
+{
+    e->traces = calloc((size_t)e->nblocks + 1, sizeof *e->traces);
+    if (!e->traces)
+        return -1;
+    for (int i = 0; i < e->nblocks; i++)
+        e->blocks[i].trace = &e->traces[i];
+    return 0;
+}
+
 void sim_engine_clear(sim_engine *e)
 {
     if (e->ahead)
@@ -617,6 +627,10 @@ void sim_engine_clear(sim_engine *e)
         block_destroy(&e->blocks[i]);
     for (int c = 0; c < e->nchannels; c++)
         channel_free(&e->channels[c]);
+    for (int i = 0; e->traces && i < e->nblocks; i++)
+        block_trace_free(&e->traces[i]);
+    free(e->traces);
+    e->traces = NULL;
     e->nblocks = e->nchannels = 0;
 }
 

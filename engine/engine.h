@@ -48,6 +48,7 @@ typedef struct sim_engine {
      * run and kept, since a re-armed engine runs the same wiring again;
      * sim_engine_clear drops it. */
     struct ahead *ahead;
+    block_trace *traces;     /* per block, while traced (sim_engine_trace) */
 } sim_engine;
 
 typedef struct sim_outcome {
@@ -58,6 +59,10 @@ typedef struct sim_outcome {
 
 /* Sets up scheduling once blocks and channels exist. */
 void sim_engine_start(sim_engine *e);
+
+/* Keeps every block's timeline from now on (engine/trace.h), for a
+ * built engine before its run; -1 when memory runs out. */
+int sim_engine_trace(sim_engine *e);
 
 /* Token moves so far over all channels. */
 uint64_t sim_engine_tokens(const sim_engine *e);

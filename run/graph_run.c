@@ -364,6 +364,20 @@ static int apply_settings(const run_ctx *c, sim_options *sim, sam_error *err)
                : 0;
 }
 
+/* Takes e's timelines into run, a track per block. */
+static int keep_trace(sim_engine *e, graph_run *run, sam_error *err)
+{
+    run->tracks = calloc((size_t)e->nblocks + 1, sizeof *run->tracks);
+    if (!run->tracks)
+        return error_set(err, "out of memory");
+    run->traces = e->traces;
+    e->traces = NULL;
+    run->ntracks = e->nblocks;
+    for (int i = 0; i < e->nblocks; i++)
+        run->tracks[i] = (trace_track){e->blocks[i].node, &run->traces[i]};
+    return 0;
+}
+
 /* One run of the whole graph on the engine. */
 static int simulate(run_ctx *c, sim_data *d, graph_run *run, sam_error *err)
 {
@@ -371,6 +385,10 @@ static int simulate(run_ctx *c, sim_data *d, graph_run *run, sam_error *err)
     sim_options sim = {.depth = 0, .latency = 1};
     if (apply_settings(c, &sim, err) || sim_build(&e, c->g, d, &sim, err))
         return -1;
+    if (c->r->trace && sim_engine_trace(&e)) {
+        sim_engine_free(&e);
+        return error_set(err, "out of memory");
+    }
     e.progress = c->r->progress;
     e.progress_ctx = c->r->progress_ctx;
     e.split = c->r->split;
@@ -379,7 +397,7 @@ static int simulate(run_ctx *c, sim_data *d, graph_run *run, sam_error *err)
     int rc = sim_engine_run(&e, c->r->engine, c->r->max_cycles, &out, run->report,
                             sizeof run->report, err);
     double wall = process_seconds() - start;
-    if (rc >= 0 && keep_stats(c, &e, run, err))
+    if (rc >= 0 && (keep_stats(c, &e, run, err) || (c->r->trace && keep_trace(&e, run, err))))
         rc = -1;
     if (rc > 0) {
         run->status = 2;
@@ -465,6 +483,9 @@ static int check_request(const run_ctx *c, sam_error *err)
     if (c->r->check && !c->expr)
         return error_at(err, c->g->path, 0, "--check needs --expr: the graph records no "
                         "expression");
+    if (c->r->trace && c->tiling)
+        return error_set(err, "run: --trace follows a run without tiles; this run is tiled "
+                         "(its tile points' tracks are not written yet)");
     return check_tiling(c, err);
 }
 
@@ -507,5 +528,9 @@ void graph_run_free(graph_run *run)
         sim_stats_free(&run->own_stats);
     if (run->tiled)
         tiled_outcome_free(&run->tiles);
+    for (int i = 0; run->traces && i < run->ntracks; i++)
+        block_trace_free(&run->traces[i]);
+    free(run->traces);
+    free(run->tracks);
     memset(run, 0, sizeof *run);
 }

@@ -12,6 +12,7 @@
 #include "../hwmodel/hw.h"
 #include "../report/outcome.h"
 #include "../report/stats.h"
+#include "../report/trace_json.h"
 #include "tiled.h"
 
 #define GRAPH_RUN_MAX_BINDINGS 16
@@ -24,6 +25,8 @@ typedef struct graph_run_request {
     int shift;                  /* an unbound operand is shift(the one before) */
     int check;                  /* the result against the expression */
     int stats;                  /* keep the statistics of report/stats.h */
+    int trace;                  /* keep every block's timeline (engine/trace.h);
+                                   a run without tiles only */
     const char *expr;           /* NULL: the graph's */
     const char *tiling;         /* NULL: the graph's (none: one run) */
     const hw_desc *hw;          /* the memories tiles travel through, or NULL */
@@ -53,6 +56,11 @@ typedef struct graph_run {
     sim_stats *stats;           /* asked for: the statistics, also of a run
                                    that stopped */
     sim_stats own_stats;        /* of a run without tiles */
+    /* Asked for (request.trace), also of a run that stopped: a track per
+     * block, its timeline taken from the engine. */
+    trace_track *tracks;
+    block_trace *traces;
+    int ntracks;
     tiled_outcome tiles;        /* of a tiled run */
     int tiled;
 } graph_run;

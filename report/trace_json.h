@@ -1,0 +1,46 @@
+/* A traced run (engine/trace.h) as Trace Event Format JSON, the format
+ * Perfetto's UI and chrome://tracing open: one process for the graph, a
+ * thread (track) per block named by its node id, type, index and tensor,
+ * and on it complete events ("ph": "X") named busy, blocked and starved,
+ * one per span, in cycle order, never overlapping:
+ *
+ *   busy      steps that changed the block (its busy cycles in --stats)
+ *   blocked   refused for a full output, until a step went through
+ *   starved   waiting for input: the other cycles up to its last busy one
+ *             (the starved column of --stats), from cycle 0
+ *
+ * Time stamps ("ts", "dur") are in cycles, shown by the viewers as
+ * microseconds; with a clock (GHz > 0) they are microseconds at it. The
+ * run's cycles, the clock and the unit are in "otherData". */
+#ifndef SAMSIM_TRACE_JSON_H
+#define SAMSIM_TRACE_JSON_H
+
+#include "../common/error.h"
+#include "../engine/trace.h"
+#include "../graph/graph.h"
+
+/* A block's track: its node and its timeline. */
+typedef struct trace_track {
+    const graph_node *node;
+    const block_trace *spans;
+} trace_track;
+
+typedef struct trace_options {
+    /* Only the cycles from..to-1 (each span cut to them); to 0: to the end. */
+    uint64_t from, to;
+    /* Only the blocks whose node id or type is one of these words,
+     * separated by commas; NULL: every block. */
+    const char *blocks;
+    double clock_ghz;       /* 0: time in cycles */
+} trace_options;
+
+/* Whether a --trace-blocks list is well formed: words separated by
+ * commas, none empty. */
+int trace_blocks_valid(const char *list, sam_error *err);
+
+/* Writes n tracks of a run of cycles to path, whole or not at all; name
+ * names the process (the graph). */
+int trace_json_write(const trace_track *tracks, int n, const char *name, uint64_t cycles,
+                     const trace_options *o, const char *path, sam_error *err);
+
+#endif
