@@ -116,6 +116,7 @@ static void test_bash_completion(void **state)
     expect_completion("samsim plot t.csv --lo", "--logx --logy ");
     expect_completion("samsim ti", "timeline ");
     expect_completion("samsim timeline t.json --t", "--title --to ");
+    expect_completion("samsim stats --s", "--stalls ");
 }
 
 int main(void)

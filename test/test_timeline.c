@@ -1,11 +1,12 @@
-/* samsim timeline, on the hand-worked trace of
+/* samsim timeline and samsim stats --stalls, on the hand-worked trace of
  * test_trace.c (a copy x(i) = b(i) whose writer takes one coordinate
  * every 3 cycles, 11 cycles; its slices are worked out there): gnuplot's
  * SVG holds every track's name and, in each state's plot, its legend
  * entry and a box per slice of that state; a window cuts them; PNG and
  * standard output; what is refused (a window beyond the data, JSON that
  * is truncated or not a trace, a trace without complete events, another
- * extension, no gnuplot) leaves one line and no file. Through the library: the
+ * extension, no gnuplot) leaves one line and no file; the stalls listed
+ * are the hand-worked ones, longest first. Through the library: the
  * columns a track's slices are summed into and the boxes they make, a
  * trace of another tool (the bare array form, several processes, nested
  * slices, microseconds), many slice names sharing a colour, and a long
@@ -455,6 +456,90 @@ static void test_long_trace_is_one_box(void **state)
     test_tmpdir_remove(dir);
 }
 
+/* ---- samsim stats --stalls --------------------------------------------- */
+
+/* The hand-worked stalls, longest first, then earliest, then by track. */
+static const char *const stall_rows[] = {
+    "  3 fiberwrite x     starved             0             2\n",
+    "  0 fiberlookup i b  blocked             3             2\n",
+    "  1 arrayvals b      starved             4             2\n",
+    "  3 fiberwrite x     starved             5             2\n",
+    "  0 fiberlookup i b  blocked             6             2\n",
+    "  1 arrayvals b      starved             7             2\n",
+    "  3 fiberwrite x     starved             8             2\n",
+    "  1 arrayvals b      starved             0             1\n",
+    "  2 fiberwrite i x   starved             0             1\n",
+    "  0 fiberlookup i b  blocked             1             1\n",
+    "  1 arrayvals b      blocked             2             1\n",
+    "  3 fiberwrite x     starved             3             1\n",
+};
+
+/* What --stalls prints for the first n rows of the 12. */
+static char *stall_listing(const char *trace, int n)
+{
+    size_t size = 8192;
+    char *text = malloc(size);
+    assert_non_null(text);
+    int k = snprintf(text, size,
+                     "longest stalls of %s (%d of 12 blocked and starved slices; in cycles):\n"
+                     "  track              state            from      duration\n",
+                     trace, n);
+    for (int i = 0; i < n; i++)
+        k += snprintf(text + k, size - (size_t)k, "%s", stall_rows[i]);
+    return text;
+}
+
+static void expect_stalls(const char *trace, const char *top, int n)
+{
+    char *out = NULL, *se = NULL;
+    const char *argv[] = {"stats", "--stalls", trace, top ? "--top" : NULL, top, NULL};
+    assert_int_equal(test_run_samsim_argv(&out, &se, argv), 0);
+    char *want = stall_listing(trace, n);
+    assert_string_equal(out, want);
+    assert_string_equal(se, "");
+    free(want), free(out), free(se);
+}
+
+static void test_stalls(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir(), *trace = hand_worked_trace(dir);
+    expect_stalls(trace, "3", 3);
+    expect_stalls(trace, NULL, 10);
+    expect_stalls(trace, "20", 12);
+    free(trace);
+    test_tmpdir_remove(dir);
+}
+
+/* Beside a statistics file: its summary, a blank line, the stalls; a bad
+ * trace prints neither. */
+static void test_stalls_after_summary(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir(), *trace = hand_worked_trace(dir);
+    char *graph = test_path(dir, "copy.gv"), *data = test_path(dir, "b.tns");
+    char *config = test_path(dir, "slow.cfg"), *stats = test_path(dir, "s.csv"), bind[512];
+    snprintf(bind, sizeof bind, "b=%s", data);
+    assert_int_equal(test_run_samsim(NULL, NULL, "run", graph, "-t", bind, "--depth", "1",
+                                     "--config", config, "--stats", stats, NULL), 0);
+    char *summary = NULL, *both = NULL, *listing = stall_listing(trace, 2);
+    assert_int_equal(test_run_samsim(&summary, NULL, "stats", stats, "--top", "2", NULL), 0);
+    assert_int_equal(test_run_samsim(&both, NULL, "stats", stats, "--stalls", trace, "--top", "2",
+                                     NULL), 0);
+    size_t n = strlen(summary);
+    assert_int_equal(strncmp(both, summary, n), 0);
+    assert_int_equal(both[n], '\n');
+    assert_string_equal(both + n + 1, listing);
+    char *bad = test_write_file(dir, "bad.json", "{\"traceEvents\": [}");
+    const char *const argv[] = {"stats", stats, "--stalls", bad, NULL};
+    char want[4200];
+    snprintf(want, sizeof want, "%s:1: not valid JSON: unexpected token near '}'", bad);
+    expect_refused(argv, want, "/nonexistent");
+    free(summary), free(both), free(listing), free(bad);
+    free(trace), free(graph), free(data), free(config), free(stats);
+    test_tmpdir_remove(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -467,6 +552,8 @@ int main(void)
         cmocka_unit_test(test_foreign_trace),
         cmocka_unit_test(test_many_names),
         cmocka_unit_test(test_long_trace_is_one_box),
+        cmocka_unit_test(test_stalls),
+        cmocka_unit_test(test_stalls_after_summary),
     };
     return cmocka_run_group_tests_name("timeline", tests, NULL, NULL);
 }
