@@ -30,7 +30,8 @@ TEST_SLOW = test_progress test_mask_random
 TEST_LONG = test_kernels test_compile test_sweep
 TEST_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 # The readers with a fuzzing harness (test/fuzz/fuzz_NAME.c).
-FUZZ_NAMES    = mtx tns samdir dot compile config stats plotcsv hw tilespec template tmplmat sweep
+FUZZ_NAMES    = mtx tns samdir dot compile config stats plotcsv hw tilespec template tmplmat sweep \
+                timeline
 
 LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ  = $(CLI_SRC:%.c=$(BUILD)/%.o)
