@@ -273,12 +273,6 @@ static int summarise(const stats_table *t, int top, sam_error *err)
     return rc;
 }
 
-/* A time of the trace: cycles as whole numbers, microseconds as they are. */
-static void format_time(char *buf, size_t size, double v)
-{
-    snprintf(buf, size, "%.15g", v);
-}
-
 static void print_stalls(const timeline *t, const size_t *stalls, size_t n, size_t total)
 {
     if (!total) {
@@ -296,9 +290,9 @@ static void print_stalls(const timeline *t, const size_t *stalls, size_t n, size
     printf("  %-*s  %-7s  %12s  %12s\n", wt, "track", "state", "from", "duration");
     for (size_t i = 0; i < n; i++) {
         const timeline_slice *s = &t->slices[stalls[i]];
-        char from[32], dur[32];
-        format_time(from, sizeof from, s->ts);
-        format_time(dur, sizeof dur, s->dur);
+        char from[32], dur[32];     /* cycles as whole numbers, microseconds as they are */
+        snprintf(from, sizeof from, "%.15g", s->ts);
+        snprintf(dur, sizeof dur, "%.15g", s->dur);
         timeline_track_label(t, s->track, label, sizeof label);
         printf("  %-*s  %-7s  %12s  %12s\n", wt, label, t->names[s->name], from, dur);
     }

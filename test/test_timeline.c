@@ -500,6 +500,7 @@ static void expect_stalls(const char *trace, const char *top, int n)
     free(want), free(out), free(se);
 }
 
+/* --top of the 12, and a trace without a stall. */
 static void test_stalls(void **state)
 {
     (void)state;
@@ -507,7 +508,14 @@ static void test_stalls(void **state)
     expect_stalls(trace, "3", 3);
     expect_stalls(trace, NULL, 10);
     expect_stalls(trace, "20", 12);
-    free(trace);
+    char *busy = test_write_file(dir, "busy.json", "[{\"ph\":\"X\",\"name\":\"busy\","
+                                                   "\"ts\":0,\"dur\":5}]"), want[4200];
+    char *out = NULL;
+    assert_int_equal(test_run_samsim(&out, NULL, "stats", "--stalls", busy, NULL), 0);
+    snprintf(want, sizeof want, "longest stalls of %s: none (no blocked or starved slice)\n",
+             busy);
+    assert_string_equal(out, want);
+    free(out), free(busy), free(trace);
     test_tmpdir_remove(dir);
 }
 
