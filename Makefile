@@ -9,8 +9,13 @@ OPT     ?= -O2
 CFLAGS  += -std=c11 $(OPT) -g -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L \
            -MMD -MP $(SANITIZE) $(shell pkg-config --cflags libcgraph libgvc 2>/dev/null)
 LDFLAGS += $(SANITIZE)
-LDLIBS  += -lcsv -lm $(shell pkg-config --libs libgvc libcgraph)
-TESTLIBS = -lcmocka -lcsv -lgraphblas -lm $(shell pkg-config --libs libgvc libcgraph)
+# jansson reads traces back (samsim timeline, samsim stats --stalls); asked
+# of pkg-config alone, so that a missing .pc leaves Graphviz's flags alone.
+JANSSON_CFLAGS := $(shell pkg-config --cflags jansson 2>/dev/null)
+JANSSON_LIBS   := $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson)
+CFLAGS  += $(JANSSON_CFLAGS)
+LDLIBS  += -lcsv -lm $(shell pkg-config --libs libgvc libcgraph) $(JANSSON_LIBS)
+TESTLIBS = -lcmocka -lcsv -lgraphblas -lm $(shell pkg-config --libs libgvc libcgraph) $(JANSSON_LIBS)
 
 LIB_DIRS = common formats graph custard engine blocks builder hwmodel report templates run sweep
 LIB_SRC  = $(wildcard $(addsuffix /*.c,$(LIB_DIRS)))
@@ -25,7 +30,8 @@ TEST_SLOW = test_progress test_mask_random
 TEST_LONG = test_kernels test_compile test_sweep
 TEST_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 # The readers with a fuzzing harness (test/fuzz/fuzz_NAME.c).
-FUZZ_NAMES    = mtx tns samdir dot compile config stats plotcsv hw tilespec template tmplmat sweep
+FUZZ_NAMES    = mtx tns samdir dot compile config stats plotcsv hw tilespec template tmplmat sweep \
+                timeline
 
 LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ  = $(CLI_SRC:%.c=$(BUILD)/%.o)

@@ -11,12 +11,15 @@
  * (units x run cycles)) with the bytes that left and came into each and
  * the most one buffer held, and each tensor's tiles at each tiling level:
  * the bytes and tiles moved into the buffer holding them and out of it,
- * the tiles never needed, and the most bytes of them held at once. */
+ * the tiles never needed, and the most bytes of them held at once. With
+ * --stalls, a trace's (`samsim run --trace`) longest blocked and starved
+ * slices, beside the summary or alone. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../report/stats_table.h"
+#include "../report/timeline.h"
 #include "args.h"
 #include "commands.h"
 #include "options.h"
@@ -24,14 +27,19 @@
 #define STATS_DEFAULT_TOP 10
 
 typedef struct stats_opts {
-    const char *path;
+    const char *path;       /* the statistics file, or NULL */
+    const char *stalls;     /* the trace, or NULL */
     int top;
 } stats_opts;
 
-enum { OPT_TOP = 1 };
+enum { OPT_TOP = 1, OPT_STALLS };
 
 static const cli_option stats_options[] = {
-    {OPT_TOP, "--top", "N", "how many blocks and streams to show (default 10)", NULL},
+    {OPT_TOP, "--top", "N", "how many blocks, streams and stalls to show (default 10)", NULL},
+    {OPT_STALLS, "--stalls", "FILE.json",
+     "lists a trace's longest stalls: its blocked and starved slices, longest first",
+     "Each with its track (block), state, start and duration, in the trace's time unit; "
+     "equals earliest first."},
     {0, NULL, NULL, NULL, NULL},
 };
 
@@ -51,6 +59,10 @@ static int take(void *ctx, int id, const char *v, sam_error *err)
     stats_opts *o = ctx;
     if (id == OPT_TOP)
         return take_top(o, v, err);
+    if (id == OPT_STALLS) {
+        o->stalls = v;
+        return 0;
+    }
     if (o->path)
         return error_set(err, "stats: unexpected argument '%s'", v);
     o->path = v;
@@ -62,7 +74,7 @@ static int parse_args(int argc, char **argv, stats_opts *o, sam_error *err)
     *o = (stats_opts){.top = STATS_DEFAULT_TOP};
     if (options_parse(&cmd_stats_command, argc, argv, take, o, err))
         return -1;
-    if (!o->path)
+    if (!o->path && !o->stalls)
         return options_usage(&cmd_stats_command, err);
     return 0;
 }
@@ -261,15 +273,70 @@ static int summarise(const stats_table *t, int top, sam_error *err)
     return rc;
 }
 
+static void print_stalls(const timeline *t, const size_t *stalls, size_t n, size_t total)
+{
+    if (!total) {
+        printf("longest stalls of %s: none (no blocked or starved slice)\n", t->path);
+        return;
+    }
+    int wt = 5;
+    char label[512];
+    for (size_t i = 0; i < n; i++) {
+        timeline_track_label(t, t->slices[stalls[i]].track, label, sizeof label);
+        wt = (int)strlen(label) > wt ? (int)strlen(label) : wt;
+    }
+    printf("longest stalls of %s (%zu of %zu blocked and starved slices; in %s):\n", t->path, n,
+           total, t->unit);
+    printf("  %-*s  %-7s  %12s  %12s\n", wt, "track", "state", "from", "duration");
+    for (size_t i = 0; i < n; i++) {
+        const timeline_slice *s = &t->slices[stalls[i]];
+        char from[32], dur[32];     /* cycles as whole numbers, microseconds as they are */
+        snprintf(from, sizeof from, "%.15g", s->ts);
+        snprintf(dur, sizeof dur, "%.15g", s->dur);
+        timeline_track_label(t, s->track, label, sizeof label);
+        printf("  %-*s  %-7s  %12s  %12s\n", wt, label, t->names[s->name], from, dur);
+    }
+}
+
+/* The trace's stalls, after a blank line when the summary came first. */
+static int stalls(const timeline *t, int top, int after_summary, sam_error *err)
+{
+    size_t *order, n, total;
+    if (timeline_stalls(t, top, &order, &n, &total, err))
+        return -1;
+    if (after_summary)
+        putchar('\n');
+    print_stalls(t, order, n, total);
+    free(order);
+    return 0;
+}
+
+/* Reads what was asked, then prints it: an unreadable file prints nothing. */
+static int report(const stats_opts *o, sam_error *err)
+{
+    stats_table st;
+    timeline tl;
+    if (o->path && stats_table_read(o->path, &st, err))
+        return -1;
+    int rc = o->stalls ? timeline_read(o->stalls, &tl, err) : 0;
+    if (rc == 0 && o->path)
+        rc = summarise(&st, o->top, err);
+    if (rc == 0 && o->stalls)
+        rc = stalls(&tl, o->top, o->path != NULL, err);
+    if (o->path)
+        stats_table_free(&st);
+    if (o->stalls)
+        timeline_free(&tl);
+    return rc;
+}
+
 int cmd_stats(int argc, char **argv)
 {
     stats_opts o;
     sam_error err;
-    stats_table t;
-    if (parse_args(argc, argv, &o, &err) || stats_table_read(o.path, &t, &err))
+    if (parse_args(argc, argv, &o, &err))
         return args_fail(&err);
-    int rc = summarise(&t, o.top, &err);
-    stats_table_free(&t);
+    int rc = report(&o, &err);
     if (rc == 0 && (fflush(stdout) != 0 || ferror(stdout)))
         rc = error_set(&err, "standard output: write error");
     return rc ? args_fail(&err) : 0;
@@ -278,9 +345,10 @@ int cmd_stats(int argc, char **argv)
 const cli_command cmd_stats_command = {
     .name = "stats",
     .run = cmd_stats,
-    .synopsis = "FILE.csv [--top N]",
+    .synopsis = "[FILE.csv] [--stalls FILE.json] [--top N]",
     .about = "Summarises a statistics file of samsim run --stats: the busiest blocks, the "
         "streams with the most tokens, the critical chain and, for a run with memories, each "
-        "memory and each tensor's tiles by level.",
+        "memory and each tensor's tiles by level. With --stalls, after it or alone, the longest "
+        "stalls of a trace of samsim run --trace.",
     .options = stats_options,
 };

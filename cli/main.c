@@ -12,7 +12,7 @@
 static const cli_command *const commands[] = {
     &cmd_compile_command, &cmd_run_command,    &cmd_blocks_command, &cmd_convert_command,
     &cmd_info_command,    &cmd_gen_command,    &cmd_stats_command,  &cmd_render_command,
-    &cmd_plot_command,    &cmd_template_command, &cmd_sweep_command,
+    &cmd_plot_command,    &cmd_timeline_command, &cmd_template_command, &cmd_sweep_command,
 };
 
 #define NCOMMANDS (sizeof commands / sizeof commands[0])

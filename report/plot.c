@@ -1,26 +1,16 @@
 /* The figure of a results table (plot.h): the table read into points,
- * the gnuplot script, and gnuplot run on it. gnuplot writes the picture
- * on its standard output, a temporary file renamed into place when it
- * succeeds. */
+ * the gnuplot script, and gnuplot run on it (gnuplot.h). */
 #include <csv.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
-#include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include "../common/atomic_file.h"
 #include "../common/csv_table.h"
 #include "../common/grow.h"
-#include "../graph/render.h"
+#include "gnuplot.h"
 #include "plot.h"
-
-extern char **environ;
 
 /* The share of a category's slot its cluster of bars takes. */
 #define CLUSTER_WIDTH 0.8
@@ -321,31 +311,10 @@ int plot_set_read(const plot_request *req, plot_set *s, sam_error *err)
 
 /* ---- the script --------------------------------------------------------- */
 
-/* The inside of a gnuplot single-quoted string: a quote is doubled, and a
- * line break (which would end the command) or other control character
- * becomes a blank. */
-static void put_quoted(FILE *f, const char *s)
-{
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '\'')
-            fputs("''", f);
-        else
-            putc(c < 0x20 || c == 0x7f ? ' ' : c, f);
-    }
-}
-
-static void put_string(FILE *f, const char *s)
-{
-    putc('\'', f);
-    put_quoted(f, s);
-    putc('\'', f);
-}
-
 static void put_setting(FILE *f, const char *what, const char *text)
 {
     fprintf(f, "set %s ", what);
-    put_string(f, text);
+    gnuplot_put_string(f, text);
     putc('\n', f);
 }
 
@@ -369,12 +338,12 @@ static void put_title(FILE *f, const plot_request *req)
         return;
     }
     fputs("set title '", f);
-    put_quoted(f, req->y);
+    gnuplot_put_quoted(f, req->y);
     fputs(" by ", f);
-    put_quoted(f, req->x);
+    gnuplot_put_quoted(f, req->x);
     if (req->by) {
         fputs(" for each ", f);
-        put_quoted(f, req->by);
+        gnuplot_put_quoted(f, req->by);
     }
     fputs("'\n", f);
 }
@@ -387,7 +356,7 @@ static void put_categories(FILE *f, const plot_set *s)
     fputs("set xtics (", f);
     for (int c = 0; c < s->ncats; c++) {
         fputs(c ? ", " : "", f);
-        put_string(f, s->cats[c]);
+        gnuplot_put_string(f, s->cats[c]);
         fprintf(f, " %d", c);
         longest = strlen(s->cats[c]) > longest ? strlen(s->cats[c]) : longest;
     }
@@ -435,16 +404,14 @@ static void put_plot(FILE *f, const plot_set *s)
             fprintf(f, "$G%d using 1:2%s with %s", g, s->repeats ? ":3:4" : "",
                     s->repeats ? "yerrorlines" : "linespoints");
         fputs(" title ", f);
-        put_string(f, s->groups ? s->groups[g] : "");
+        gnuplot_put_string(f, s->groups ? s->groups[g] : "");
     }
     fputs("\n", f);
 }
 
 void plot_script(FILE *f, const plot_set *s, const plot_request *req)
 {
-    /* Enhanced text would read a name's _ and ^ as sub- and superscripts. */
-    fprintf(f, "set encoding utf8\nset terminal %s size 900,600 noenhanced\n",
-            !strcmp(graph_render_format(req->out), "png") ? "pngcairo" : "svg");
+    gnuplot_put_terminal(f, req->out, 900, 600);
     put_datablocks(f, s);
     put_settings(f, s, req);
     put_plot(f, s);
@@ -452,125 +419,15 @@ void plot_script(FILE *f, const plot_set *s, const plot_request *req)
 
 /* ---- gnuplot ------------------------------------------------------------ */
 
-/* gnuplot reads the script from in and writes the picture on out and its
- * messages on errfd; -d keeps a user's ~/.gnuplot out of the figure. */
-static int spawn_gnuplot(int in, int out, int errfd, pid_t *pid, sam_error *err)
-{
-    posix_spawn_file_actions_t fa;
-    if (posix_spawn_file_actions_init(&fa))
-        return error_set(err, "out of memory");
-    char *argv[] = {"gnuplot", "-d", NULL};
-    int rc = posix_spawn_file_actions_adddup2(&fa, in, STDIN_FILENO);
-    if (!rc)
-        rc = posix_spawn_file_actions_adddup2(&fa, out, STDOUT_FILENO);
-    if (!rc)
-        rc = posix_spawn_file_actions_adddup2(&fa, errfd, STDERR_FILENO);
-    if (!rc)
-        rc = posix_spawnp(pid, "gnuplot", &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    if (rc == ENOENT)
-        return error_set(err, "plot: gnuplot not found (scripts/install-deps installs "
-                              "gnuplot-nox)");
-    if (rc)
-        return error_set(err, "plot: cannot start gnuplot: %s", strerror(rc));
-    return 0;
-}
+typedef struct plot_figure_of {
+    const plot_set *s;
+    const plot_request *req;
+} plot_figure_of;
 
-/* Writes the script into the pipe and closes it: 0 or the errno of the
- * failure. gnuplot may stop reading at an error, which its exit status
- * then tells, so a broken pipe must not end the process. */
-static int feed(int fd, const plot_set *s, const plot_request *req)
+static void script_of(FILE *f, const void *figure)
 {
-    struct sigaction ignore = {.sa_handler = SIG_IGN}, old;
-    sigemptyset(&ignore.sa_mask);
-    sigaction(SIGPIPE, &ignore, &old);
-    FILE *f = fdopen(fd, "w");
-    int e = f ? 0 : errno;
-    if (f) {
-        plot_script(f, s, req);
-        e = ferror(f) ? errno : 0;
-        if (fclose(f) && !e)
-            e = errno;
-    } else {
-        close(fd);
-    }
-    sigaction(SIGPIPE, &old, NULL);
-    return e;
-}
-
-/* The last line gnuplot wrote on standard error, blanks trimmed. */
-static void last_message(FILE *log, char *buf, size_t size)
-{
-    char line[256];
-    buf[0] = '\0';
-    rewind(log);
-    while (fgets(line, sizeof line, log)) {
-        char *p = line + strspn(line, " \t");
-        p[strcspn(p, "\r\n")] = '\0';
-        if (*p)
-            snprintf(buf, size, "%s", p);
-    }
-}
-
-static int gnuplot_status(pid_t pid, FILE *log, const char *out, int fed, sam_error *err)
-{
-    int status;
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR)
-            return error_set(err, "plot: waiting for gnuplot: %s", strerror(errno));
-    char msg[200];
-    last_message(log, msg, sizeof msg);
-    if (WIFSIGNALED(status))
-        return error_at(err, out, 0, "gnuplot was killed by signal %d", WTERMSIG(status));
-    if (WEXITSTATUS(status) != 0)
-        return error_at(err, out, 0, "gnuplot failed (exit %d): %s", WEXITSTATUS(status),
-                        *msg ? msg : "no message");
-    if (fed)
-        return error_at(err, out, 0, "cannot write gnuplot's script: %s", strerror(fed));
-    return 0;
-}
-
-static int open_pipe(int p[2], sam_error *err)
-{
-    if (pipe(p) != 0)
-        return error_set(err, "plot: cannot make a pipe: %s", strerror(errno));
-    /* Neither end may stay open in gnuplot, or it would never see the end
-     * of the script. */
-    fcntl(p[0], F_SETFD, FD_CLOEXEC);
-    fcntl(p[1], F_SETFD, FD_CLOEXEC);
-    return 0;
-}
-
-static int draw(const plot_set *s, const plot_request *req, atomic_file *af, sam_error *err)
-{
-    FILE *log = tmpfile();
-    if (!log)
-        return error_set(err, "plot: cannot make a temporary file: %s", strerror(errno));
-    int p[2];
-    pid_t pid;
-    int rc = open_pipe(p, err);
-    if (rc == 0) {
-        rc = spawn_gnuplot(p[0], fileno(af->f), fileno(log), &pid, err);
-        close(p[0]);
-        if (rc)
-            close(p[1]);
-        else
-            rc = gnuplot_status(pid, log, af->path, feed(p[1], s, req), err);
-    }
-    fclose(log);
-    return rc;
-}
-
-static int plot_file(const plot_set *s, const plot_request *req, sam_error *err)
-{
-    atomic_file af;
-    if (atomic_file_open(&af, req->out, err))
-        return -1;
-    int rc = draw(s, req, &af, err);
-    if (rc == 0)
-        rc = atomic_file_close(&af, err) || atomic_file_publish(&af, err) ? -1 : 0;
-    atomic_file_discard(&af);
-    return rc;
+    const plot_figure_of *p = figure;
+    plot_script(f, p->s, p->req);
 }
 
 /* ---- the points as CSV ------------------------------------------------- */
@@ -609,7 +466,8 @@ int plot_figure(const plot_request *req, FILE *data, int *skipped, sam_error *er
     plot_set s;
     if (plot_set_read(req, &s, err))
         return -1;
-    int rc = req->out ? plot_file(&s, req, err) : 0;
+    const plot_figure_of figure = {&s, req};
+    int rc = req->out ? gnuplot_draw(req->out, "plot", script_of, &figure, err) : 0;
     if (rc == 0 && data)
         plot_data(data, &s, req);
     *skipped = s.skipped;

@@ -1,8 +1,8 @@
-# bash completion for samsim: commands, each command's options (from
-# `samsim help CMD`), block types and implementations (from `samsim blocks`)
+# bash completion for samsim: commands, each command's options (the option
+# lines of `samsim help CMD`), block types and implementations (from `samsim blocks`)
 # after --impl, and file names elsewhere. Installed by `make install`.
 
-_samsim_commands="compile run blocks convert info gen stats render plot template sweep help"
+_samsim_commands="compile run blocks convert info gen stats render plot timeline template sweep help"
 
 # TYPE=NAME for every implementation `samsim blocks` lists.
 _samsim_impls()
@@ -44,7 +44,9 @@ _samsim()
     fi
     if [[ "$cur" == -* ]]; then
         local opts
-        opts=$(samsim help "$cmd" 2>/dev/null | grep -o -- '-[-a-z]*' | sort -u)
+        # The option lines of the help only: its prose names other
+        # commands' options too (samsim run --trace).
+        opts=$(samsim help "$cmd" 2>/dev/null | awk '/^  -/ { sub(/=.*/, "", $1); print $1 }' | sort -u)
         COMPREPLY=($(compgen -W "$opts --help" -- "$cur"))
         return
     fi

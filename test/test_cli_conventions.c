@@ -234,7 +234,8 @@ static void test_help_version_and_man_page(void **state)
     assert_contains(se, "unknown command 'nosuch'");
     free(se);
     static const char *const cmds[] = {"compile", "run", "blocks", "convert", "info", "gen",
-                                       "stats", "render", "plot", "template", "sweep"};
+                                       "stats", "render", "plot", "timeline", "template",
+                                       "sweep"};
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
         char section[64];
         snprintf(section, sizeof section, ".SS samsim %s", cmds[i]);

@@ -114,6 +114,9 @@ static void test_bash_completion(void **state)
     expect_completion("samsim sw", "sweep ");
     expect_completion("samsim sweep s.sweep --sl", "--slurm ");
     expect_completion("samsim plot t.csv --lo", "--logx --logy ");
+    expect_completion("samsim ti", "timeline ");
+    expect_completion("samsim timeline t.json --t", "--title --to ");
+    expect_completion("samsim stats --s", "--stalls ");
 }
 
 int main(void)

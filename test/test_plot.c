@@ -27,32 +27,6 @@ static const char sweep[] = "nnz,dimension,order,cycles,check\n"
                             "10000,2048,jik,25,pass\n"
                             "10000,512,ikj,7,pass\n";
 
-/* 1 when an executable gnuplot is on PATH. */
-static int have_gnuplot(void)
-{
-    const char *path = getenv("PATH");
-    char *copy = strdup(path ? path : "");
-    assert_non_null(copy);
-    int found = 0;
-    for (char *save, *d = strtok_r(copy, ":", &save); d && !found;
-         d = strtok_r(NULL, ":", &save)) {
-        char *exe = test_path(*d ? d : ".", "gnuplot");
-        found = access(exe, X_OK) == 0;
-        free(exe);
-    }
-    free(copy);
-    return found;
-}
-
-static void require_gnuplot(void)
-{
-    if (!have_gnuplot()) {
-        printf("note: gnuplot is not on PATH (scripts/install-deps installs gnuplot-nox); "
-               "skipping this test\n");
-        skip();
-    }
-}
-
 static void assert_contains(const char *text, const char *part)
 {
     if (!text || !strstr(text, part))
@@ -129,7 +103,7 @@ static void assert_refused(const char *dir, int ninputs, const char *want,
 static void test_lines_per_group(void **state)
 {
     (void)state;
-    require_gnuplot();
+    test_require_gnuplot();
     char *dir = test_tmpdir(), *csv = test_write_file(dir, "sweep.csv", sweep);
     char *svg_path = test_path(dir, "cycles.svg"), *se = NULL;
     assert_int_equal(test_run_samsim(NULL, &se, "plot", csv, "--x", "dimension", "--y",
@@ -153,7 +127,7 @@ static void test_lines_per_group(void **state)
 static void test_bars_per_category(void **state)
 {
     (void)state;
-    require_gnuplot();
+    test_require_gnuplot();
     char *dir = test_tmpdir(), *csv = test_write_file(dir, "sweep.csv", sweep);
     char *svg_path = test_path(dir, "orders.svg");
     assert_int_equal(test_run_samsim(NULL, NULL, "plot", csv, "--x", "order", "--y", "cycles",
@@ -366,7 +340,7 @@ static void test_read_refusals(void **state)
 static void test_png(void **state)
 {
     (void)state;
-    require_gnuplot();
+    test_require_gnuplot();
     char *dir = test_tmpdir(), *csv = test_write_file(dir, "sweep.csv", sweep);
     char *png = test_path(dir, "cycles.png");
     assert_int_equal(test_run_samsim(NULL, NULL, "plot", csv, "--x", "dimension", "--y", "cycles",
@@ -387,7 +361,7 @@ static void test_png(void **state)
 static void test_literal_text(void **state)
 {
     (void)state;
-    require_gnuplot();
+    test_require_gnuplot();
     char *dir = test_tmpdir();
     char *csv = test_write_file(dir, "t.csv", "kernel,n,cycles\n"
                                               "\"mat_vec^2 {x}\",1,5\n"

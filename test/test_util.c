@@ -116,6 +116,32 @@ char *test_read_file(const char *path)
     return s;
 }
 
+/* 1 when an executable gnuplot is on PATH. */
+static int have_gnuplot(void)
+{
+    const char *path = getenv("PATH");
+    char *copy = strdup(path ? path : "");
+    assert_non_null(copy);
+    int found = 0;
+    for (char *save, *d = strtok_r(copy, ":", &save); d && !found;
+         d = strtok_r(NULL, ":", &save)) {
+        char *exe = test_path(*d ? d : ".", "gnuplot");
+        found = access(exe, X_OK) == 0;
+        free(exe);
+    }
+    free(copy);
+    return found;
+}
+
+void test_require_gnuplot(void)
+{
+    if (!have_gnuplot()) {
+        printf("note: gnuplot is not on PATH (scripts/install-deps installs gnuplot-nox); "
+               "skipping this test\n");
+        skip();
+    }
+}
+
 int test_exists(const char *path)
 {
     struct stat st;

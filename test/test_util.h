@@ -129,6 +129,10 @@ long long test_run_engines(const char *label, const char *dir, const char **argv
  * come from its own output; the path is malloc'd. */
 char *test_write_stuck_graph(const char *dir);
 
+/* When gnuplot is not on PATH, says so on standard output and skips the
+ * calling test. */
+void test_require_gnuplot(void);
+
 /* 1 when path exists. */
 int test_exists(const char *path);
 
