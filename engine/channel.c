@@ -23,6 +23,7 @@ void channel_free(channel *c)
     for (int r = 0; r < c->sealed.nreaders; r++)
         free(c->sealed.readers[r].pops);
     free(c->sealed.buf);
+    queue_trace_free(c->trace);
     memset(c, 0, sizeof *c);
 }
 
@@ -68,13 +69,17 @@ int channel_visible(const channel *c, int r, cycle_t now, int limit)
     return n;
 }
 
-/* Doubles reader rd's ring of pop cycles. */
-static int grow_pops(channel_reader *rd)
+/* Doubles reader rd's ring of pop cycles, its new places holding what
+ * no pop made: `none`, CYCLE_NONE for a trace to skip, else 0, which is
+ * before every producer's clock but the first. */
+static int grow_pops(channel_reader *rd, cycle_t none)
 {
     uint64_t size = rd->pop_mask + 1, nsize = rd->pops ? 2 * size : CHANNEL_MIN_RING;
     cycle_t *np = malloc(nsize * sizeof *np);
     if (!np)
         return -1;
+    for (uint64_t k = 0; k < nsize; k++)
+        np[k] = none;
     for (uint64_t h = rd->head > size ? rd->head - size : 0; rd->pops && h < rd->head; h++)
         np[h & (nsize - 1)] = rd->pops[h & rd->pop_mask];
     free(rd->pops);
@@ -83,9 +88,19 @@ static int grow_pops(channel_reader *rd)
     return 0;
 }
 
-int channel_note_pop_slow(channel_reader *rd, cycle_t now)
+/* A traced pop takes the place of the one a ring's size before it once
+ * the room rules need that one no more: which is then counted. */
+int channel_note_pop_slow(channel *c, channel_reader *rd, cycle_t now)
 {
-    if (grow_pops(rd))
+    cycle_t *at = rd->pops ? &rd->pops[rd->head & rd->pop_mask] : NULL;
+    if (c->trace && at && rd->head > rd->pop_mask &&
+        (!c->capacity || *at == CYCLE_NONE || (c->producer_clock && *at < *c->producer_clock))) {
+        if (*at != CYCLE_NONE)
+            queue_trace_taken(c->trace, (int)(rd - c->sealed.readers), *at, 0, 1);
+        *at = now;
+        return 0;
+    }
+    if (grow_pops(rd, c->trace ? CYCLE_NONE : 0))
         return -1;
     rd->pops[rd->head & rd->pop_mask] = now;
     return 0;
@@ -169,9 +184,31 @@ static int grow(channel *c)
     return 0;
 }
 
-int channel_make_room(channel *c)
+/* Counts the pushes of entries traced_pushes .. to - 1. */
+static void trace_pushes(channel *c, uint64_t to)
+{
+    for (; c->traced_pushes < to; c->traced_pushes++) {
+        const channel_entry *e = &c->sealed.buf[c->traced_pushes & c->sealed.mask];
+        cycle_t at = channel_entry_visible(e) - c->latency;
+        if (channel_entry_is_run(e))
+            queue_trace_pushed(c->trace, at, channel_run_every(e), channel_run_count(e));
+        else
+            queue_trace_pushed(c->trace, at, 0, 1);
+    }
+}
+
+/* Moves the floor up to the slowest reader's head: the ring may reuse the
+ * places below it, whose pushes a trace counts first. */
+static void raise_floor(channel *c)
 {
     c->sealed.floor = slowest_head(c);
+    if (c->trace)
+        trace_pushes(c, c->sealed.floor);
+}
+
+int channel_make_room(channel *c)
+{
+    raise_floor(c);
     return c->sealed.tail - c->sealed.floor > c->sealed.mask ? grow(c) : 0;
 }
 
@@ -189,7 +226,7 @@ static inline void note_pushes(channel *c, cycle_t t, uint32_t every, int kind, 
 /* Makes room for n more entries. */
 static inline int reserve(channel *c, uint64_t n)
 {
-    c->sealed.floor = slowest_head(c);
+    raise_floor(c);
     while (c->sealed.tail + n - c->sealed.floor > c->sealed.mask + 1)
         if (grow(c))
             return -1;
@@ -329,4 +366,31 @@ cycle_t channel_arrival_after(const channel *c, int r, cycle_t t, channel_cursor
     cur->seen_at = t;
     return lo < c->sealed.tail ? channel_entry_visible(&c->sealed.buf[lo & c->sealed.mask])
                                 : CYCLE_NONE;
+}
+
+int channel_trace(channel *c, uint64_t horizon)
+{
+    c->trace = queue_trace_new(c->sealed.nreaders, horizon);
+    c->traced_pushes = c->sealed.tail;
+    c->pop_floor = NULL;
+    return c->trace ? 0 : -1;
+}
+
+void channel_trace_run_part(channel *c, const channel_entry *e, uint64_t m)
+{
+    queue_trace_pushed(c->trace, channel_entry_visible(e) - c->latency, channel_run_every(e), m);
+}
+
+int channel_trace_cut(channel *c, cycle_t end)
+{
+    trace_pushes(c, c->sealed.tail);
+    for (int r = 0; r < c->sealed.nreaders; r++) {
+        const channel_reader *rd = &c->sealed.readers[r];
+        for (uint64_t k = 0; rd->pops && k <= rd->pop_mask; k++) {
+            cycle_t at = rd->pops[(rd->head + k) & rd->pop_mask];
+            if (at != CYCLE_NONE)
+                queue_trace_taken(c->trace, r, at, 0, 1);
+        }
+    }
+    return c->trace->failed || queue_trace_cut(c->trace, end) ? -1 : 0;
 }

@@ -39,7 +39,8 @@ static void merge(queue_trace_series *s)
         queue_trace_bucket a = s->bucket[2 * i], b = {0, 0};
         if (2 * i + 1 < s->nbuckets)
             b = s->bucket[2 * i + 1];
-        s->bucket[i] = (queue_trace_bucket){a.events + b.events, a.cycles + a.events * w + b.cycles};
+        s->bucket[i] =
+            (queue_trace_bucket){a.events + b.events, a.cycles + a.events * w + b.cycles};
     }
     memset(s->bucket + half, 0, (s->nbuckets - half) * sizeof *s->bucket);
     s->shift++;

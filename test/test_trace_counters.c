@@ -1,0 +1,308 @@
+/* The queues a traced run counts (engine/queue_trace.h, channel_trace):
+ * for each reader of each stream, the tokens pushed that it has yet to
+ * take. A run's tokens taken one at a time count at their steps' cycles;
+ * on compiled kernels, bounded and not, long enough for buckets wider
+ * than a cycle, every engine, windows split anywhere, gives each bucket
+ * exactly the token-cycles that a count made here cycle by cycle gives
+ * (stepping every block every cycle and reading the channels between
+ * cycles). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../builder/build.h"
+#include "../engine/engine.h"
+#include "../formats/tensor_file.h"
+#include "test_util.h"
+
+static void ignore_token(block *b, token t, cycle_t now)
+{
+    (void)b, (void)t, (void)now;
+}
+
+/* A run of 4 positions pushed at 2, 4, 6 and 8, visible a cycle later,
+ * of which a block's steps take the first two at 5 and 7, one at a time:
+ * the trace has them popped then, the rest held to the end, 12. */
+static void test_a_run_taken_a_token_at_a_time(void **state)
+{
+    (void)state;
+    channel c;
+    assert_int_equal(channel_init(&c, 0, 1), 0);
+    assert_int_equal(channel_add_reader(&c, 0), 0);
+    c.runs = 1;
+    assert_int_equal(channel_trace(&c, 100), 0);
+    assert_int_equal(channel_push_run(&c, 2, 2, TOKEN_CRD, NULL, 0, 4), 0);
+    assert_int_equal(channel_pushes(&c), 1);
+    block *b = calloc(1, sizeof *b);
+    assert_non_null(b);
+    b->in[0] = (in_port){.ch = &c, .reader = 0};
+    b->nin = 1;
+    assert_true(block_take_step(b, 5, ignore_token));
+    assert_true(block_take_step(b, 7, ignore_token));
+    assert_int_equal(channel_unread(&c, 0), 1);
+    assert_int_equal(channel_trace_cut(&c, 12), 0);
+    uint64_t w, n;
+    uint64_t *sums = queue_trace_occupancy(c.trace, 0, 12, &w, &n);
+    assert_non_null(sums);
+    assert_int_equal(w, 1);
+    assert_int_equal(n, 12);
+    static const uint64_t held[] = {0, 0, 1, 1, 2, 1, 2, 1, 2, 2, 2, 2};
+    for (int t = 0; t < 12; t++)
+        if (sums[t] != held[t])
+            fail_msg("cycle %d: %llu tokens, not %llu", t, (unsigned long long)sums[t],
+                     (unsigned long long)held[t]);
+    free(sums);
+    free(b);
+    channel_free(&c);
+}
+
+/* ---- against a count cycle by cycle ------------------------------------ */
+
+/* The width of a run of `end` cycles: the narrowest power of two that
+ * fits it in QUEUE_TRACE_BUCKETS buckets. */
+static uint64_t width_for(uint64_t end)
+{
+    uint64_t w = 1;
+    while (end > QUEUE_TRACE_BUCKETS * w)
+        w *= 2;
+    return w;
+}
+
+#define MAX_CYCLES 20000
+#define MAX_QUEUES 256
+
+/* Every reader's queue of every stream, and its occupancy after each
+ * cycle as counted here. */
+typedef struct queues {
+    int n;
+    int ch[MAX_QUEUES], reader[MAX_QUEUES];
+    char *name[MAX_QUEUES];         /* as the trace names its counter */
+    int64_t *held[MAX_QUEUES];      /* per cycle */
+    cycle_t end;
+} queues;
+
+/* The port of block b on channel c: an output, or reader r's input. */
+static const char *port_name(const block *b, const channel *c, int reader)
+{
+    for (int p = 0; reader < 0 && p < b->nout; p++)
+        if (b->out[p].ch == c)
+            return b->out_names[p];
+    for (int p = 0; reader >= 0 && p < b->nin; p++)
+        if (b->in[p].ch == c && b->in[p].reader == reader)
+            return b->in_names[p];
+    fail_msg("no port on channel %d", c->id);
+    return NULL;
+}
+
+static void list_queues(const sim_engine *e, queues *q)
+{
+    memset(q, 0, sizeof *q);
+    for (int c = 0; c < e->nchannels; c++) {
+        const channel *ch = &e->channels[c];
+        for (int r = 0; ch->producer >= 0 && r < channel_readers(ch); r++) {
+            assert_true(q->n < MAX_QUEUES);
+            const block *from = &e->blocks[ch->producer];
+            const block *to = &e->blocks[channel_reader_block(ch, r)];
+            char name[512];
+            snprintf(name, sizeof name, "stream %d: %s:%s -> %s:%s", c, from->node->id,
+                     port_name(from, ch, -1), to->node->id, port_name(to, ch, r));
+            q->ch[q->n] = c, q->reader[q->n] = r;
+            q->name[q->n] = strdup(name);
+            q->held[q->n] = calloc(MAX_CYCLES, sizeof *q->held[q->n]);
+            assert_true(q->name[q->n] && q->held[q->n]);
+            q->n++;
+        }
+    }
+}
+
+static void free_queues(queues *q)
+{
+    for (int k = 0; k < q->n; k++)
+        free(q->name[k]), free(q->held[k]);
+}
+
+/* Tokens reader r of c holds after cycle t: those it has not taken that
+ * were pushed at t or before (a token of a run one every `every` cycles
+ * from its entry's). */
+static int64_t held_after(const channel *c, int r, cycle_t t)
+{
+    int64_t n = 0;
+    for (uint64_t k = 0; k < channel_unread(c, r); k++) {
+        const channel_entry *e = channel_unread_entry(c, r, k);
+        cycle_t at = channel_entry_visible(e) - c->latency;
+        if (at > t)
+            continue;
+        uint64_t count = channel_entry_is_run(e) ? channel_run_count(e) : 1;
+        uint64_t every = channel_entry_is_run(e) ? channel_run_every(e) : 0;
+        uint64_t upto = every ? (t - at) / every + 1 : count;
+        n += (int64_t)(upto < count ? upto : count);
+    }
+    return n;
+}
+
+/* Steps every block of e every cycle, as the cycle engine does, until
+ * every sink is done, noting each queue's occupancy after each cycle. */
+static void count_by_cycles(sim_engine *e, queues *q)
+{
+    int sinks = 0;
+    for (int i = 0; i < e->nblocks; i++)
+        sinks += e->blocks[i].ops->collect != NULL;
+    cycle_t t = 0;
+    for (; sinks > 0; t++) {
+        assert_true(t < MAX_CYCLES);
+        for (int i = 0; e->bounded && i < e->nblocks; i++)
+            if (!e->blocks[i].done)
+                e->blocks[i].clock = t;
+        for (int i = 0; i < e->nblocks; i++) {
+            block *b = &e->blocks[i];
+            int was_done = b->done;
+            block_step_at(b, t);
+            assert_false(b->failed || b->fault);
+            if (b->done && !was_done) {
+                sinks--;
+                b->clock = CYCLE_NONE / 4;
+            }
+        }
+        for (int k = 0; k < q->n; k++)
+            q->held[k][t] = held_after(&e->channels[q->ch[k]], q->reader[k], t);
+    }
+    q->end = t;
+}
+
+/* A kernel, its operands (files for samsim, bound here too) and its
+ * channels' depth (0: unbounded). */
+typedef struct kernel_run {
+    char *dir, *graph, *file[2];
+    sam_graph g;
+    tensor t[2];
+    sim_data d;
+    int nops;
+    const char *depth;
+} kernel_run;
+
+static void kernel_open(kernel_run *k, const char *args, const char *shape, const char *density,
+                        const char *depth)
+{
+    memset(k, 0, sizeof *k);
+    k->dir = test_tmpdir();
+    k->depth = depth;
+    k->graph = test_compile_to(k->dir, "kernel", args);
+    sam_error err = {{0}};
+    if (graph_read_dot(k->graph, &k->g, &err))
+        fail_msg("%s", err.msg);
+    k->nops = k->g.ntensors - 1;
+    assert_true(k->nops <= 2);
+    for (int i = 0; i < k->nops; i++) {
+        char file[64];
+        snprintf(file, sizeof file, "%s.tns", k->g.tensors[i + 1].name);
+        k->file[i] = test_gen_urandom(k->dir, file, shape, density, i + 1);
+        tensor_file f = {.path = k->file[i]};
+        if (tensor_file_read(&f, &k->t[i], &err) ||
+            sim_data_add(&k->d, k->g.tensors[i + 1].name, &k->t[i], &k->g.tensors[i + 1].format,
+                         &err))
+            fail_msg("%s", err.msg);
+    }
+}
+
+static void kernel_close(kernel_run *k)
+{
+    sim_data_free(&k->d);
+    for (int i = 0; i < k->nops; i++)
+        tensor_free(&k->t[i]), free(k->file[i]);
+    graph_free(&k->g);
+    free(k->graph);
+    test_tmpdir_remove(k->dir);
+}
+
+static void build(const kernel_run *k, sim_engine *e)
+{
+    sam_error err = {{0}};
+    sim_options o = {.depth = k->depth ? atoi(k->depth) : 0, .latency = 1};
+    if (sim_build(e, &k->g, &k->d, &o, &err))
+        fail_msg("%s", err.msg);
+}
+
+/* Each engine's trace holds, for every queue and bucket, the
+ * token-cycles the count by cycles gives. */
+static void expect_engines_match_count(const kernel_run *k, const queues *q)
+{
+    static const struct {
+        engine_mode mode;
+        uint64_t split;
+    } runs[] = {{ENGINE_EVENT, 0}, {ENGINE_EVENT, 11}, {ENGINE_STEP, 3}, {ENGINE_CYCLE, 0}};
+    const uint64_t w = width_for(q->end);
+    for (size_t m = 0; m < sizeof runs / sizeof runs[0]; m++) {
+        sim_engine e;
+        build(k, &e);
+        assert_int_equal(sim_engine_trace(&e), 0);
+        e.split = runs[m].split;
+        sim_outcome out;
+        char report[1024] = "";
+        sam_error err = {{0}};
+        if (sim_engine_run(&e, runs[m].mode, MAX_CYCLES, &out, report, sizeof report, &err))
+            fail_msg("%s: %s %s", engine_names[runs[m].mode], err.msg, report);
+        assert_int_equal(out.cycles, q->end);
+        for (int i = 0; i < q->n; i++) {
+            uint64_t width, n;
+            uint64_t *sums = queue_trace_occupancy(e.channels[q->ch[i]].trace, q->reader[i],
+                                                   out.cycles, &width, &n);
+            assert_non_null(sums);
+            assert_int_equal(width, w);
+            assert_int_equal(n, (q->end + w - 1) / w);
+            for (uint64_t b = 0; b < n; b++) {
+                int64_t want = 0;
+                for (cycle_t t = b * w; t < q->end && t < (b + 1) * w; t++)
+                    want += q->held[i][t];
+                if ((int64_t)sums[b] != want)
+                    fail_msg("%s split %llu, %s: cycles %llu-%llu hold %lld token-cycles, not %lld",
+                             engine_names[runs[m].mode], (unsigned long long)runs[m].split,
+                             q->name[i], (unsigned long long)(b * w),
+                             (unsigned long long)((b + 1) * w - 1), (long long)sums[b],
+                             (long long)want);
+            }
+            free(sums);
+        }
+        sim_engine_free(&e);
+    }
+}
+
+/* Kernels whose streams wait in their channels: outer and inner products
+ * (a sparse accumulator's scanned takes, an intersection's bulk ones,
+ * arrays and writers taking runs) and an elementwise sum, unbounded and
+ * with channels of 2, all longer than QUEUE_TRACE_BUCKETS cycles but one. */
+static void test_counters_match_a_count_by_cycles(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *args, *shape, *density, *depth;
+    } cases[] = {
+        {"X(i,j)=B(i,k)*C(k,j) -f=X:ss -f=B:ss -f=C:ss -s=reorder(i,k,j)", "40x40", "0.15", "2"},
+        {"X(i,j)=B(i,k)*C(k,j) -f=X:ss -f=B:ss -f=C:ss -s=reorder(i,k,j)", "60x60", "0.15", NULL},
+        {"X(i,j)=B(i,k)*C(k,j) -f=X:ss -f=B:ss -f=C:ss:1,0 -s=reorder(i,j,k)", "30x30", "0.15",
+         NULL},
+        {"X(i,j)=B(i,k)*C(k,j) -f=X:ss -f=B:ss:1,0 -f=C:ss -s=reorder(k,i,j)", "50x50", "0.1",
+         NULL},
+        {"X(i,j)=B(i,j)+C(i,j) -f=X:ss -f=B:ss -f=C:ss", "70x70", "0.3", "2"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        kernel_run k;
+        kernel_open(&k, cases[c].args, cases[c].shape, cases[c].density, cases[c].depth);
+        sim_engine e;
+        build(&k, &e);
+        queues q;
+        list_queues(&e, &q);
+        count_by_cycles(&e, &q);
+        sim_engine_free(&e);
+        expect_engines_match_count(&k, &q);
+        free_queues(&q);
+        kernel_close(&k);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_a_run_taken_a_token_at_a_time),
+        cmocka_unit_test(test_counters_match_a_count_by_cycles),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
