@@ -1,18 +1,201 @@
-/* The queues a traced run counts (engine/queue_trace.h, channel_trace):
- * for each reader of each stream, the tokens pushed that it has yet to
- * take. A run's tokens taken one at a time count at their steps' cycles;
- * on compiled kernels, bounded and not, long enough for buckets wider
- * than a cycle, every engine, windows split anywhere, gives each bucket
- * exactly the token-cycles that a count made here cycle by cycle gives
- * (stepping every block every cycle and reading the channels between
- * cycles). */
+/* The queue counters of `samsim run --trace` (engine/queue_trace.h,
+ * report/trace_json.h): for each reader of each stream, the tokens pushed
+ * that it has yet to take. A hand-worked graph gives exactly the
+ * occupancy of each cycle; on compiled kernels, bounded and not, long
+ * enough for buckets wider than a cycle, every engine, windows split
+ * anywhere, gives each bucket exactly the token-cycles that a count made
+ * here cycle by cycle gives (stepping every block every cycle and reading
+ * the channels between cycles), and the file's counters have that
+ * count's mean over the run; every engine writes the same file, also
+ * where a block runs on past the run's end; --trace-window and
+ * --trace-blocks cut the counters too. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "../builder/build.h"
+#include "../common/process.h"
 #include "../engine/engine.h"
 #include "../formats/tensor_file.h"
 #include "test_util.h"
+
+/* Runs python3 with script and args; its standard output. */
+static char *python(const char *script, const char *arg1, const char *arg2)
+{
+    const char *argv[] = {"python3", "-c", script, arg1, arg2, NULL};
+    process_result r;
+    sam_error err = {{0}};
+    if (process_run(argv, NULL, 60, &r, &err) || r.status)
+        fail_msg("python3: %s %s", err.msg, r.err ? r.err : "");
+    char *out = strdup(r.out);
+    process_result_free(&r);
+    return out;
+}
+
+/* The counter events of a trace file, one line each: "NAME TS TOKENS". */
+static const char counters_script[] =
+    "import json, sys\n"
+    "for e in json.load(open(sys.argv[1]))['traceEvents']:\n"
+    "    if e['ph'] == 'C':\n"
+    "        print(e['name'], e['ts'], e['args']['tokens'])\n";
+
+/* Runs `samsim run` on argv (ending in NULL) with --trace FILE; the
+ * file's text. */
+static char *traced_text(const char *dir, const char *const *argv, const char *name)
+{
+    char *trace = test_path(dir, name);
+    const char *a[TEST_MAX_ARGS];
+    int n = 0;
+    for (; argv[n]; n++)
+        a[n] = argv[n];
+    a[n++] = "--trace", a[n++] = trace, a[n++] = "--quiet", a[n] = NULL;
+    char *out = NULL, *err = NULL;
+    int rc = test_run_samsim_argv(&out, &err, a);
+    if (rc)
+        fail_msg("%s: exit %d: %s", name, rc, err);
+    char *text = test_read_file(trace);
+    assert_non_null(text);
+    free(out), free(err), free(trace);
+    return text;
+}
+
+/* x(i) = b(i) on b = (0, 1.5, 0, 0, 2.5) as test_trace.c works it out,
+ * writer 2 taking a token every 3 cycles, channels of one token: the
+ * counters' events. */
+static char *vector_counters(const char *dir, const char *window, const char *blocks)
+{
+    char *graph = test_compile_to(dir, "copy", "x(i)=b(i) -f=x:s -f=b:s");
+    char *data = test_write_file(dir, "b.tns", "2 1.5\n5 2.5\n");
+    char *config = test_write_file(dir, "slow.cfg", "node.2.ii = 3\n");
+    char bind[512];
+    snprintf(bind, sizeof bind, "b=%s", data);
+    const char *argv[TEST_MAX_ARGS] = {"run",    graph, "-t",     bind,
+                                       "--depth", "1",  "--config", config};
+    int n = 8;
+    if (window)
+        argv[n++] = "--trace-window", argv[n++] = window;
+    if (blocks)
+        argv[n++] = "--trace-blocks", argv[n++] = blocks;
+    argv[n] = NULL;
+    char *text = traced_text(dir, argv, "copy.json");
+    char *path = test_path(dir, "copy.json");
+    char *events = python(counters_script, path, NULL);
+    free(text), free(path), free(graph), free(data), free(config);
+    return events;
+}
+
+/* By hand, from the pushes and pops of test_trace.c's worked slices (a
+ * token counts from its push's cycle up to its pop's): the scanner
+ * pushes coordinate and reference at 0, 2, 5 and 8; the writer pops the
+ * coordinates at 1, 4, 7 and 10, the array the references at 1, 3, 6
+ * and 9, pushing its values in those cycles, which the value writer pops
+ * a cycle later. A counter shows a value where it changes. */
+static const char hand_worked[] =
+    "stream 1: 0:ref -> 1:ref 0 1\nstream 1: 0:ref -> 1:ref 1 0\n"
+    "stream 1: 0:ref -> 1:ref 2 1\nstream 1: 0:ref -> 1:ref 3 0\n"
+    "stream 1: 0:ref -> 1:ref 5 1\nstream 1: 0:ref -> 1:ref 6 0\n"
+    "stream 1: 0:ref -> 1:ref 8 1\nstream 1: 0:ref -> 1:ref 9 0\n"
+    "stream 0: 0:crd -> 2:crd 0 1\nstream 0: 0:crd -> 2:crd 1 0\n"
+    "stream 0: 0:crd -> 2:crd 2 1\nstream 0: 0:crd -> 2:crd 4 0\n"
+    "stream 0: 0:crd -> 2:crd 5 1\nstream 0: 0:crd -> 2:crd 7 0\n"
+    "stream 0: 0:crd -> 2:crd 8 1\nstream 0: 0:crd -> 2:crd 10 0\n"
+    "stream 2: 1:val -> 3:val 0 0\nstream 2: 1:val -> 3:val 1 1\n"
+    "stream 2: 1:val -> 3:val 2 0\nstream 2: 1:val -> 3:val 3 1\n"
+    "stream 2: 1:val -> 3:val 4 0\nstream 2: 1:val -> 3:val 6 1\n"
+    "stream 2: 1:val -> 3:val 7 0\nstream 2: 1:val -> 3:val 9 1\n"
+    "stream 2: 1:val -> 3:val 10 0\n";
+
+static void test_hand_worked_counters(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir();
+    char *events = vector_counters(dir, NULL, NULL);
+    assert_string_equal(events, hand_worked);
+    free(events);
+    test_tmpdir_remove(dir);
+}
+
+/* The window starts each counter at its start with the value there; the
+ * block list keeps the queues of the streams into and out of node 3
+ * alone. */
+static void test_window_and_blocks_cut_counters(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir();
+    char *events = vector_counters(dir, "4:9", "3");
+    assert_string_equal(events, "stream 2: 1:val -> 3:val 4 0\nstream 2: 1:val -> 3:val 6 1\n"
+                                "stream 2: 1:val -> 3:val 7 0\n");
+    free(events);
+    test_tmpdir_remove(dir);
+}
+
+static const char *const engines[][4] = {
+    {"--engine", "event", NULL, NULL},
+    {"--engine", "step", "--split", "3"},
+    {"--engine", "cycle", NULL, NULL},
+    {"--engine", "event", "--split", "11"},
+};
+enum { NENGINES = sizeof engines / sizeof engines[0] };
+
+/* Runs argv (with room for the engine's options) under every engine;
+ * the trace of the first, after checking that the others are the same
+ * bytes. */
+static char *same_trace_every_engine(const char *dir, const char **argv, int n)
+{
+    char *first = NULL;
+    for (int e = 0; e < NENGINES; e++) {
+        int k = n;
+        for (int j = 0; j < 4 && engines[e][j]; j++)
+            argv[k++] = engines[e][j];
+        argv[k] = NULL;
+        char name[32];
+        snprintf(name, sizeof name, "e%d.json", e);
+        char *text = traced_text(dir, argv, name);
+        if (!first)
+            first = text;
+        else if (strcmp(first, text))
+            fail_msg("engine %s %s writes another trace", engines[e][1],
+                     engines[e][2] ? engines[e][3] : "");
+        if (text != first)
+            free(text);
+    }
+    return first;
+}
+
+/* A reader that is no sink's producer (a second array on the scanner's
+ * references, node 4, a token every 5 cycles, whose values go nowhere)
+ * still takes tokens when the run ends, and run-ahead lets it take them
+ * past the end: those pops are not the run's. The run is long enough for
+ * buckets of 4 cycles, so that they would share the last one. */
+static void test_work_past_the_end_is_cut(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir();
+    char *graph = test_write_file(
+        dir, "side.gv",
+        "digraph SAM {\n"
+        "    comment=\"x=s0,b=s0\"\n"
+        "    0 [type=\"fiberlookup\" index=\"i\" tensor=\"b\" mode=\"0\" format=\"compressed\" "
+        "src=\"true\" root=\"true\"]\n"
+        "    1 [type=\"arrayvals\" tensor=\"b\"]\n"
+        "    2 [type=\"fiberwrite\" index=\"i\" tensor=\"x\" mode=\"0\" format=\"compressed\" "
+        "segsize=\"2\" crdsize=\"b0_dim\" sink=\"true\"]\n"
+        "    3 [type=\"fiberwrite\" mode=\"vals\" tensor=\"x\" size=\"1*b0_dim\" sink=\"true\"]\n"
+        "    4 [type=\"arrayvals\" tensor=\"b\"]\n"
+        "    0 -> 4 [type=\"ref\"]\n"
+        "    0 -> 2 [type=\"crd\"]\n"
+        "    0 -> 1 [type=\"ref\"]\n"
+        "    1 -> 3 [type=\"val\"]\n"
+        "}\n");
+    char *data = test_gen_urandom(dir, "b.tns", "3000", "0.5", 1);
+    char *config = test_write_file(dir, "side.cfg", "node.2.ii = 3\nnode.4.ii = 5\n");
+    char bind[512];
+    snprintf(bind, sizeof bind, "b=%s", data);
+    const char *argv[TEST_MAX_ARGS] = {"run", graph, "-t", bind, "--config", config};
+    char *text = same_trace_every_engine(dir, argv, 6);
+    assert_non_null(strstr(text, "\"name\":\"stream 0: 0:ref -> 4:ref\""));
+    free(text), free(graph), free(data), free(config);
+    test_tmpdir_remove(dir);
+}
 
 static void ignore_token(block *b, token t, cycle_t now)
 {
@@ -265,6 +448,60 @@ static void expect_engines_match_count(const kernel_run *k, const queues *q)
     }
 }
 
+/* Each counter's mean over the run, from its events (a value holds to the
+ * next event, the last to the run's end), against "NAME\tMEAN" lines. */
+static const char mean_script[] =
+    "import json, sys\n"
+    "d = json.load(open(sys.argv[1]))\n"
+    "cycles = d['otherData']['cycles']\n"
+    "series = {}\n"
+    "for e in d['traceEvents']:\n"
+    "    if e['ph'] == 'C':\n"
+    "        series.setdefault(e['name'], []).append((e['ts'], e['args']['tokens']))\n"
+    "want = dict(l.rstrip('\\n').split('\\t') for l in open(sys.argv[2]))\n"
+    "bad = []\n"
+    "for name, pts in series.items():\n"
+    "    if pts[0][0] != 0 or any(a[0] >= b[0] for a, b in zip(pts, pts[1:])):\n"
+    "        bad.append('%s: times %s' % (name, [p[0] for p in pts]))\n"
+    "    ends = [p[0] for p in pts[1:]] + [cycles]\n"
+    "    mean = sum(v * (end - ts) for (ts, v), end in zip(pts, ends)) / cycles\n"
+    "    w = float(want.pop(name, 'nan'))\n"
+    "    if not abs(mean - w) <= 1e-6 * max(1, w):\n"
+    "        bad.append('%s: mean %.9f, counted %.9f' % (name, mean, w))\n"
+    "bad += ['no counter for ' + n for n in want]\n"
+    "print('\\n'.join(bad) if bad else 'ok')\n";
+
+/* samsim's traces, the same under every engine, and their counters'
+ * means over the run those of the count. */
+static void expect_file_matches_count(const kernel_run *k, const queues *q)
+{
+    char bind[2][600];
+    const char *argv[TEST_MAX_ARGS] = {"run", k->graph};
+    int n = 2;
+    for (int i = 0; i < k->nops; i++) {
+        snprintf(bind[i], sizeof bind[i], "%s=%s", k->g.tensors[i + 1].name, k->file[i]);
+        argv[n++] = "-t", argv[n++] = bind[i];
+    }
+    if (k->depth)
+        argv[n++] = "--depth", argv[n++] = k->depth;
+    free(same_trace_every_engine(k->dir, argv, n));
+    char *means = test_path(k->dir, "means.tsv");
+    FILE *f = fopen(means, "w");
+    assert_non_null(f);
+    for (int i = 0; i < q->n; i++) {
+        int64_t total = 0;
+        for (cycle_t t = 0; t < q->end; t++)
+            total += q->held[i][t];
+        fprintf(f, "%s\t%.9f\n", q->name[i], (double)total / (double)q->end);
+    }
+    assert_int_equal(fclose(f), 0);
+    char *trace = test_path(k->dir, "e0.json");
+    char *verdict = python(mean_script, trace, means);
+    if (strcmp(verdict, "ok\n"))
+        fail_msg("%s", verdict);
+    free(verdict), free(trace), free(means);
+}
+
 /* Kernels whose streams wait in their channels: outer and inner products
  * (a sparse accumulator's scanned takes, an intersection's bulk ones,
  * arrays and writers taking runs) and an elementwise sum, unbounded and
@@ -293,6 +530,7 @@ static void test_counters_match_a_count_by_cycles(void **state)
         count_by_cycles(&e, &q);
         sim_engine_free(&e);
         expect_engines_match_count(&k, &q);
+        expect_file_matches_count(&k, &q);
         free_queues(&q);
         kernel_close(&k);
     }
@@ -301,6 +539,9 @@ static void test_counters_match_a_count_by_cycles(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_hand_worked_counters),
+        cmocka_unit_test(test_window_and_blocks_cut_counters),
+        cmocka_unit_test(test_work_past_the_end_is_cut),
         cmocka_unit_test(test_a_run_taken_a_token_at_a_time),
         cmocka_unit_test(test_counters_match_a_count_by_cycles),
     };
