@@ -14,11 +14,13 @@
  * clock (all its cycles before it are simulated), set by the engine.
  *
  * A traced run (channel_trace) counts every push and pop of a channel in
- * its readers' queues (engine/queue_trace.h) off the hot paths: a push
- * from its entry once every reader has taken it and the ring may reuse
- * its place (channel_make_room), a pop from the reader's ring of pop
- * cycles, which every pop then keeps, when its place there is reused;
- * what is left at the run's end. */
+ * its readers' queues (engine/queue_trace.h) off the paths an untraced
+ * run takes at every token: a push from its entry once every reader has
+ * taken it and the ring may reuse its place (channel_make_room), or as
+ * it goes in where a stretch of them does (channel_push_crds); an
+ * unbounded channel's pop out of line, a bounded one's from the reader's
+ * ring of pop cycles a ring's worth at a time, before its places are
+ * reused (trace_floor); the rest at the run's end. */
 #ifndef SAMSIM_CHANNEL_H
 #define SAMSIM_CHANNEL_H
 
@@ -153,6 +155,14 @@ typedef struct channel_reader {
     uint64_t pop_mask;
 } channel_reader;
 
+/* The pops of a reader of a traced bounded channel that the trace has
+ * counted from its ring: those before entry `counted`, the latest of them
+ * in cycle `latest`. */
+typedef struct channel_traced_pops {
+    uint64_t counted;
+    cycle_t latest;
+} channel_traced_pops;
+
 /* Stop tokens are counted by level up to this one; deeper ones count here. */
 #define CHANNEL_STOP_LEVELS 4
 
@@ -191,11 +201,13 @@ typedef struct channel {
     /* The producer's clock: it asks about room at no cycle before it, so
      * a pop older than that never needs its cycle again. NULL: any. */
     const cycle_t *producer_clock;
-    /* The producer's clock for channel_note_pop: NULL sends every pop
-     * whose place in the ring is taken out of line (a traced channel's). */
+    /* For channel_note_pop: the producer's clock, or a traced channel's
+     * trace_floor, below which a pop in a reader's ring is counted. */
     const cycle_t *pop_floor;
     queue_trace *trace;     /* the run is traced: its readers' queues; NULL: not */
     uint64_t traced_pushes; /* entries whose pushes the trace has counted */
+    channel_traced_pops *traced_pops;  /* per reader, while traced */
+    cycle_t trace_floor;
     uint64_t pushed;        /* token moves, for statistics */
     channel_stats stats;
     const char *kind;       /* crd, ref, val or repsig: the graph's edge type */

@@ -94,18 +94,8 @@ static uint64_t run_last(const queue_trace_run *r)
  * on at its pace (a stream's steady token a cycle is one entry). */
 static int log_add(queue_trace_series *s, uint64_t t, uint64_t every, uint64_t n)
 {
-    if (s->len) {
-        queue_trace_run *r = &s->log[(s->head + s->len - 1) & (s->cap - 1)];
-        if (r->n == 1 && t >= r->first && (n == 1 || every == t - r->first)) {
-            r->every = t - r->first;
-            r->n += n;
-            return 0;
-        }
-        if (t == r->first + r->n * r->every && (n == 1 || every == r->every)) {
-            r->n += n;
-            return 0;
-        }
-    }
+    if (queue_trace_extends(s, t, every, n))
+        return 0;
     if (s->len == s->cap) {
         size_t cap = s->cap ? 2 * s->cap : 16;
         queue_trace_run *log = malloc(cap * sizeof *log);
@@ -148,15 +138,10 @@ static int series_add(queue_trace_series *s, uint64_t horizon, uint64_t t, uint6
     return 0;
 }
 
-void queue_trace_pushed(queue_trace *q, uint64_t t, uint64_t every, uint64_t n)
+void queue_trace_add(queue_trace *q, queue_trace_series *s, uint64_t t, uint64_t every,
+                     uint64_t n)
 {
-    if (series_add(&q->pushed, q->horizon, t, every, n))
-        q->failed = 1;
-}
-
-void queue_trace_taken(queue_trace *q, int r, uint64_t t, uint64_t every, uint64_t n)
-{
-    if (series_add(&q->taken[r], q->horizon, t, every, n))
+    if (series_add(s, q->horizon, t, every, n))
         q->failed = 1;
 }
 

@@ -56,11 +56,50 @@ typedef struct queue_trace {
 queue_trace *queue_trace_new(int nreaders, uint64_t horizon);
 void queue_trace_free(queue_trace *q);
 
+/* Whether n events one every `every` cycles from t go on at the pace of
+ * stretch r (of one or more), which then takes them. */
+static inline int queue_trace_join(queue_trace_run *r, uint64_t t, uint64_t every, uint64_t n)
+{
+    if (r->n == 1 && t >= r->first && (n == 1 || every == t - r->first)) {
+        r->every = t - r->first;
+        r->n += n;
+        return 1;
+    }
+    if (r->n < 2 || t != r->first + r->n * r->every || (n > 1 && every != r->every))
+        return 0;
+    r->n += n;
+    return 1;
+}
+
+/* queue_trace_pushed and queue_trace_taken where the events do not go on
+ * at the pace of the latest stretch in the log. */
+void queue_trace_add(queue_trace *q, queue_trace_series *s, uint64_t t, uint64_t every,
+                     uint64_t n);
+
+/* Whether the events go on at the pace of s's latest stretch, which then
+ * takes them: most do, and a traced run records some at every push and
+ * pop. They wait in the log while it grows, however long ago it began,
+ * which is always right (queue_trace_cut counts what is left). */
+static inline int queue_trace_extends(queue_trace_series *s, uint64_t t, uint64_t every,
+                                      uint64_t n)
+{
+    return s->len && queue_trace_join(&s->log[(s->head + s->len - 1) & (s->cap - 1)], t, every, n);
+}
+
 /* n pushes, or n pops of reader r, one every `every` cycles from cycle t.
- * Out of line: they are the traced run's alone. Memory that runs out
- * sets q->failed. */
-void queue_trace_pushed(queue_trace *q, uint64_t t, uint64_t every, uint64_t n);
-void queue_trace_taken(queue_trace *q, int r, uint64_t t, uint64_t every, uint64_t n);
+ * Memory that runs out sets q->failed. */
+static inline void queue_trace_pushed(queue_trace *q, uint64_t t, uint64_t every, uint64_t n)
+{
+    if (!queue_trace_extends(&q->pushed, t, every, n))
+        queue_trace_add(q, &q->pushed, t, every, n);
+}
+
+static inline void queue_trace_taken(queue_trace *q, int r, uint64_t t, uint64_t every,
+                                     uint64_t n)
+{
+    if (!queue_trace_extends(&q->taken[r], t, every, n))
+        queue_trace_add(q, &q->taken[r], t, every, n);
+}
 
 /* Drops every event at or after cycle end, where the run ended, and gives
  * every series the same width, at least as wide as makes end fit in

@@ -238,6 +238,41 @@ static void test_a_run_taken_a_token_at_a_time(void **state)
     channel_free(&c);
 }
 
+/* A bounded channel's pops are counted from the reader's ring of pop
+ * cycles, a ring's worth at a time, before their places are reused: 40
+ * tokens pushed at 0, popped two a cycle from cycle 1 on, one at 1 and
+ * then 2 at 2, 3..., so that pops 15 and 16, in one cycle, lie either
+ * side of the first ring's worth (16). */
+static void test_pops_in_one_cycle_across_a_ring(void **state)
+{
+    (void)state;
+    channel c;
+    cycle_t producer = 1000;
+    assert_int_equal(channel_init(&c, 64, 1), 0);
+    assert_int_equal(channel_add_reader(&c, 0), 0);
+    c.producer_clock = &producer;
+    assert_int_equal(channel_trace(&c, 100), 0);
+    for (int k = 0; k < 40; k++)
+        assert_int_equal(channel_push(&c, 0, token_crd(k)), 0);
+    int64_t held[30];
+    for (int t = 0, k = 0; t < 30; t++) {
+        for (; k < 40 && 1 + (k + 1) / 2 == t; k++)
+            assert_int_equal(channel_pop(&c, 0, (cycle_t)t), 0);
+        held[t] = 40 - k;
+    }
+    assert_int_equal(channel_trace_cut(&c, 30), 0);
+    uint64_t w, n;
+    uint64_t *sums = queue_trace_occupancy(c.trace, 0, 30, &w, &n);
+    assert_non_null(sums);
+    assert_int_equal(n, 30);
+    for (int t = 0; t < 30; t++)
+        if ((int64_t)sums[t] != held[t])
+            fail_msg("cycle %d: %llu tokens, not %lld", t, (unsigned long long)sums[t],
+                     (long long)held[t]);
+    free(sums);
+    channel_free(&c);
+}
+
 /* ---- against a count cycle by cycle ------------------------------------ */
 
 /* The width of a run of `end` cycles: the narrowest power of two that
@@ -543,6 +578,7 @@ int main(void)
         cmocka_unit_test(test_window_and_blocks_cut_counters),
         cmocka_unit_test(test_work_past_the_end_is_cut),
         cmocka_unit_test(test_a_run_taken_a_token_at_a_time),
+        cmocka_unit_test(test_pops_in_one_cycle_across_a_ring),
         cmocka_unit_test(test_counters_match_a_count_by_cycles),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
