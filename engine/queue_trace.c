@@ -42,7 +42,8 @@ static void merge(queue_trace_series *s)
         s->bucket[i] =
             (queue_trace_bucket){a.events + b.events, a.cycles + a.events * w + b.cycles};
     }
-    memset(s->bucket + half, 0, (s->nbuckets - half) * sizeof *s->bucket);
+    if (s->nbuckets)
+        memset(s->bucket + half, 0, (s->nbuckets - half) * sizeof *s->bucket);
     s->shift++;
 }
 
