@@ -450,9 +450,13 @@ int channel_trace(channel *c, uint64_t horizon)
     return c->trace && c->traced_pops ? 0 : -1;
 }
 
-void channel_trace_run_part(channel *c, const channel_entry *e, uint64_t m)
+void channel_trace_run_part(channel *c, int r, uint64_t m)
 {
-    queue_trace_pushed(c->trace, channel_entry_visible(e) - c->latency, channel_run_every(e), m);
+    uint64_t h = c->sealed.readers[r].head;
+    const channel_entry *e = &c->sealed.buf[h & c->sealed.mask];
+    if (h >= c->traced_pushes)
+        queue_trace_pushed(c->trace, channel_entry_visible(e) - c->latency, channel_run_every(e),
+                           m);
 }
 
 int channel_trace_cut(channel *c, cycle_t end)

@@ -378,9 +378,10 @@ static inline void channel_count_takes(channel *c, int r, cycle_t t, uint32_t ev
         queue_trace_taken(c->trace, r, t, every, n);
 }
 
-/* Counts the pushes of the first m tokens of run e, which a take is about
- * to drop from it: its entry will no longer hold their cycles. */
-void channel_trace_run_part(channel *c, const channel_entry *e, uint64_t m);
+/* Counts the pushes of the first m tokens of reader r's head entry, a
+ * run, which a take is about to drop from it (the entry will no longer
+ * hold their cycles), unless the trace has counted the entry whole. */
+void channel_trace_run_part(channel *c, int r, uint64_t m);
 
 /* Token k of run e of channel c. */
 static inline token channel_run_token(const channel *c, const channel_entry *e, uint64_t k)
@@ -410,7 +411,7 @@ static inline void channel_take_part(channel *c, int r, uint64_t m)
         return;
     }
     if (c->trace)
-        channel_trace_run_part(c, e, m);
+        channel_trace_run_part(c, r, m);
     e->tag += (uint64_t)(m * channel_run_every(e)) << CHANNEL_TAG_BITS;
     e->payload += (int64_t)(m << CHANNEL_RUN_COUNT_BITS) - (int64_t)m;
 }

@@ -203,8 +203,10 @@ static void ignore_token(block *b, token t, cycle_t now)
 }
 
 /* A run of 4 positions pushed at 2, 4, 6 and 8, visible a cycle later,
- * of which a block's steps take the first two at 5 and 7, one at a time:
- * the trace has them popped then, the rest held to the end, 12. */
+ * then 2 coordinates of another array at 10 and 11, which go in as
+ * tokens while the run is unread; a block's steps take the run's first
+ * two at 5 and 7, one at a time: the trace has them popped then, the
+ * rest held to the end, 14. */
 static void test_a_run_taken_a_token_at_a_time(void **state)
 {
     (void)state;
@@ -213,23 +215,25 @@ static void test_a_run_taken_a_token_at_a_time(void **state)
     assert_int_equal(channel_add_reader(&c, 0), 0);
     c.runs = 1;
     assert_int_equal(channel_trace(&c, 100), 0);
+    static const int64_t crd[] = {7, 9};
     assert_int_equal(channel_push_run(&c, 2, 2, TOKEN_CRD, NULL, 0, 4), 0);
-    assert_int_equal(channel_pushes(&c), 1);
+    assert_int_equal(channel_push_run(&c, 10, 1, TOKEN_CRD, crd, 0, 2), 0);
+    assert_int_equal(channel_pushes(&c), 3);
     block *b = calloc(1, sizeof *b);
     assert_non_null(b);
     b->in[0] = (in_port){.ch = &c, .reader = 0};
     b->nin = 1;
     assert_true(block_take_step(b, 5, ignore_token));
     assert_true(block_take_step(b, 7, ignore_token));
-    assert_int_equal(channel_unread(&c, 0), 1);
-    assert_int_equal(channel_trace_cut(&c, 12), 0);
+    assert_int_equal(channel_unread(&c, 0), 3);
+    assert_int_equal(channel_trace_cut(&c, 14), 0);
     uint64_t w, n;
-    uint64_t *sums = queue_trace_occupancy(c.trace, 0, 12, &w, &n);
+    uint64_t *sums = queue_trace_occupancy(c.trace, 0, 14, &w, &n);
     assert_non_null(sums);
     assert_int_equal(w, 1);
-    assert_int_equal(n, 12);
-    static const uint64_t held[] = {0, 0, 1, 1, 2, 1, 2, 1, 2, 2, 2, 2};
-    for (int t = 0; t < 12; t++)
+    assert_int_equal(n, 14);
+    static const uint64_t held[] = {0, 0, 1, 1, 2, 1, 2, 1, 2, 2, 3, 4, 4, 4};
+    for (int t = 0; t < 14; t++)
         if (sums[t] != held[t])
             fail_msg("cycle %d: %llu tokens, not %llu", t, (unsigned long long)sums[t],
                      (unsigned long long)held[t]);
