@@ -12,8 +12,10 @@
  * Each reader of each stream has a counter ("ph": "C") named "stream N:
  * NODE:PORT -> NODE:PORT" (N its row in --stats), whose "tokens" are
  * those pushed that the reader has yet to take: at the start of each
- * bucket of cycles, their mean over it, where that changes. A run keeps
- * at most 2048 buckets, of a power of two cycles (engine/queue_trace.h).
+ * bucket of cycles, their mean over it, where that changes (a window
+ * starts at its first cycle with the mean of the bucket there). A run
+ * keeps at most 2048 buckets, of a power of two cycles
+ * (engine/queue_trace.h).
  *
  * Time stamps ("ts", "dur") are in cycles, shown by the viewers as
  * microseconds; with a clock (GHz > 0) they are microseconds at it. The
