@@ -227,6 +227,7 @@ static uint64_t advance_side(block *b, joiner *j, int k, cycle_t t, cycle_t unti
      * one it takes visible. */
     const int cr = b->in[2 * k].reader, rr = b->in[2 * k + 1].reader;
     const uint64_t ii = b->ii, cn = channel_unread(cc, cr), rn = channel_unread(rc, rr);
+    const cycle_t first = t;
     const uint64_t steps = cn < rn ? cn : rn;
     if (!steps)
         return 0;
@@ -273,6 +274,8 @@ static uint64_t advance_side(block *b, joiner *j, int k, cycle_t t, cycle_t unti
         j->ref[k] = channel_entry_token(channel_unread_entry(rc, rr, n - 1));
         channel_take_unbounded(cc, cr, n);
         channel_take_unbounded(rc, rr, n);
+        channel_count_takes(cc, cr, first, b->ii, n);
+        channel_count_takes(rc, rr, first, b->ii, n);
     }
     return n;
 }

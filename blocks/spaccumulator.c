@@ -1027,15 +1027,18 @@ static void stage_kept(const block *b, int p, scan *sc, fifo3 *f)
 }
 
 /* Takes the tokens the steps before step k take of a scanned input (one
- * a step at most), as its pops in their cycles. */
+ * a step at most), as its pops in their cycles: at once where neither a
+ * capacity nor a trace needs those. */
 static void take_scanned(block *b, int p, const scan *sc, cycle_t t0, int k)
 {
     channel *c = b->in[p].ch;
     const int r = b->in[p].reader;
     int n = __builtin_popcountll(sc->takes & below(k));
-    if (!c->capacity)
+    if (!c->capacity && !c->trace) {
         channel_take_unbounded(c, r, (uint64_t)n);
-    for (int j = 0; c->capacity && j < n; j++)
+        return;
+    }
+    for (int j = 0; j < n; j++)
         if (channel_pop(c, r, t0 + (cycle_t)sc->step[j] * b->ii))
             b->failed = 1;
 }

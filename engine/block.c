@@ -473,6 +473,7 @@ uint64_t block_take_runs(block *b, cycle_t t, uint64_t room, block_take_fn *take
     const uint64_t entries = room < channel_unread(c, r) ? room : channel_unread(c, r);
     const channel_span s = channel_unread_span(c, r, entries);
     const uint64_t step = (uint64_t)b->ii << CHANNEL_TAG_BITS;
+    const cycle_t first = t;
     uint64_t n = 0, steps = 0, seen = channel_tag_bound(t);
     while (block_goes_on(b) && n < entries && steps < room) {
         const channel_entry *e;
@@ -493,21 +494,24 @@ uint64_t block_take_runs(block *b, cycle_t t, uint64_t room, block_take_fn *take
             /* The rest of the run stays at the head, visible later. */
             channel_take_unbounded(c, r, n);
             channel_take_part(c, r, k);
+            channel_count_takes(c, r, first, b->ii, steps);
             b->in[0].seen = (channel_cursor){0, 0};
             return steps;
         }
         n++;
     }
     channel_take_unbounded(c, r, n);
+    channel_count_takes(c, r, first, b->ii, steps);
     return steps;
 }
 
-token in_take_run_first(block *b, int p)
+token in_take_run_first(block *b, int p, cycle_t now)
 {
     channel *c = b->in[p].ch;
     const int r = b->in[p].reader;
     token t = channel_run_token(c, channel_unread_entry(c, r, 0), 0);
     channel_take_part(c, r, 1);
+    channel_count_takes(c, r, now, 1, 1);
     b->in[p].seen = (channel_cursor){0, 0};
     return t;
 }

@@ -362,9 +362,9 @@ typedef void block_take_fn(block *b, token t, cycle_t now);
 typedef uint64_t block_take_slice_fn(block *b, const channel *c, const channel_entry *run,
                                      uint64_t n, cycle_t now);
 
-/* The first token of input p's head entry, a run, taken: out of line, as
- * a block that steps one token at a time meets a run rarely. */
-token in_take_run_first(block *b, int p);
+/* The first token of input p's head entry, a run, taken at cycle now: out
+ * of line, as a block that steps one token at a time meets a run rarely. */
+token in_take_run_first(block *b, int p, cycle_t now);
 
 static inline int block_take_step(block *b, cycle_t now, block_take_fn *take)
 {
@@ -372,7 +372,7 @@ static inline int block_take_step(block *b, cycle_t now, block_take_fn *take)
     if (!in_peek(b, 0, now, &t))
         return 0;
     if (t.kind == CHANNEL_RUN_KIND)
-        t = in_take_run_first(b, 0);
+        t = in_take_run_first(b, 0, now);
     else
         in_pop(b, 0, now);
     take(b, t, now);
@@ -405,6 +405,7 @@ static inline uint64_t block_take_tokens(block *b, cycle_t t, uint64_t room, blo
     room = room < channel_unread(c, r) ? room : channel_unread(c, r);
     const channel_span s = channel_unread_span(c, r, room);
     const uint64_t step = (uint64_t)b->ii << CHANNEL_TAG_BITS;
+    const cycle_t first = t;
     uint64_t n = 0, seen = channel_tag_bound(t);
     int go = !b->done && !b->failed && !b->fault;
     while (go && n < room) {
@@ -419,6 +420,7 @@ static inline uint64_t block_take_tokens(block *b, cycle_t t, uint64_t room, blo
             break;
     }
     channel_take_unbounded(c, r, n);
+    channel_count_takes(c, r, first, b->ii, n);
     return n;
 }
 

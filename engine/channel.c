@@ -23,6 +23,8 @@ void channel_free(channel *c)
     for (int r = 0; r < c->sealed.nreaders; r++)
         free(c->sealed.readers[r].pops);
     free(c->sealed.buf);
+    queue_trace_free(c->trace);
+    free(c->traced_pops);
     memset(c, 0, sizeof *c);
 }
 
@@ -83,8 +85,57 @@ static int grow_pops(channel_reader *rd)
     return 0;
 }
 
-int channel_note_pop_slow(channel_reader *rd, cycle_t now)
+/* Counts reader r's pops from its ring that the trace has yet to count,
+ * joined into stretches here, noting the cycle of the latest. */
+static void trace_pops(channel *c, int r)
 {
+    channel_reader *rd = &c->sealed.readers[r];
+    channel_traced_pops *tp = &c->traced_pops[r];
+    queue_trace_run run = {0, 0, 0};
+    for (; tp->counted < rd->head; tp->counted++) {
+        cycle_t at = rd->pops[tp->counted & rd->pop_mask];
+        if (queue_trace_join(&run, at, 0, 1))
+            continue;
+        if (run.n)
+            queue_trace_taken(c->trace, r, run.first, run.every, run.n);
+        run = (queue_trace_run){at, 0, 1};
+    }
+    if (run.n) {
+        queue_trace_taken(c->trace, r, run.first, run.every, run.n);
+        tp->latest = run.first + (run.n - 1) * run.every;
+    }
+}
+
+/* The trace's floor: below the latest pop counted of every reader, whose
+ * pops come in cycle order, and below the producer's clock. */
+static void raise_trace_floor(channel *c)
+{
+    cycle_t floor = c->producer_clock ? *c->producer_clock : 0;
+    for (int r = 0; r < c->sealed.nreaders; r++)
+        floor = c->traced_pops[r].latest < floor ? c->traced_pops[r].latest : floor;
+    c->trace_floor = floor;
+}
+
+/* A traced channel's pop: an unbounded one's counted at once, a bounded
+ * one's from its ring, where it takes the place of a pop counted before
+ * it (those before the floor go inline). */
+int channel_note_pop_slow(channel *c, channel_reader *rd, cycle_t now)
+{
+    int r = (int)(rd - c->sealed.readers);
+    if (c->trace && !c->capacity) {
+        queue_trace_taken(c->trace, r, now, 0, 1);
+        return 0;
+    }
+    if (c->trace && rd->pops && rd->head > rd->pop_mask) {
+        if (rd->head - rd->pop_mask - 1 >= c->traced_pops[r].counted)
+            trace_pops(c, r);
+        raise_trace_floor(c);
+        cycle_t *at = &rd->pops[rd->head & rd->pop_mask];
+        if (c->producer_clock && *at < *c->producer_clock) {
+            *at = now;
+            return 0;
+        }
+    }
     if (grow_pops(rd))
         return -1;
     rd->pops[rd->head & rd->pop_mask] = now;
@@ -169,9 +220,63 @@ static int grow(channel *c)
     return 0;
 }
 
-int channel_make_room(channel *c)
+/* Counts the pushes of entries traced_pushes .. to - 1, joined into
+ * stretches here: a traced run passes every entry through this loop, a
+ * token at the pace of the stretch before it (in cycle `next`) in a few
+ * instructions. */
+static void trace_pushes(channel *c, uint64_t to)
+{
+    queue_trace_run run = {0, 0, 0};
+    uint64_t next = UINT64_MAX;
+    const uint64_t latency = c->latency;
+    while (c->traced_pushes < to) {
+        uint64_t from = c->traced_pushes & c->sealed.mask, len = c->sealed.mask + 1 - from;
+        len = len < to - c->traced_pushes ? len : to - c->traced_pushes;
+        const channel_entry *e = c->sealed.buf + from;
+        for (uint64_t k = 0; k < len; k++) {
+            uint64_t at = channel_entry_visible(&e[k]) - latency;
+            int is_run = channel_entry_is_run(&e[k]);
+            if (at == next && !is_run) {
+                run.n++;
+                next += run.every;
+                continue;
+            }
+            uint64_t every = is_run ? channel_run_every(&e[k]) : 0;
+            uint64_t n = is_run ? channel_run_count(&e[k]) : 1;
+            if (!queue_trace_join(&run, at, every, n)) {
+                if (run.n)
+                    queue_trace_pushed(c->trace, run.first, run.every, run.n);
+                run = (queue_trace_run){at, every, n};
+            }
+            next = run.n > 1 ? run.first + run.n * run.every : UINT64_MAX;
+        }
+        c->traced_pushes += len;
+    }
+    if (run.n)
+        queue_trace_pushed(c->trace, run.first, run.every, run.n);
+}
+
+/* Moves the floor up to the slowest reader's head: the ring may reuse the
+ * places below it, whose pushes a trace counts first. */
+static void raise_floor(channel *c)
 {
     c->sealed.floor = slowest_head(c);
+    if (c->trace)
+        trace_pushes(c, c->sealed.floor);
+}
+
+/* Counts a stretch of pushes as it goes in, the last n entries, one every
+ * `every` cycles from t: the entries before them first. */
+static void trace_stretch(channel *c, uint64_t n, cycle_t t, uint32_t every)
+{
+    trace_pushes(c, c->sealed.tail - n);
+    queue_trace_pushed(c->trace, t, every, n);
+    c->traced_pushes = c->sealed.tail;
+}
+
+int channel_make_room(channel *c)
+{
+    raise_floor(c);
     return c->sealed.tail - c->sealed.floor > c->sealed.mask ? grow(c) : 0;
 }
 
@@ -189,7 +294,7 @@ static inline void note_pushes(channel *c, cycle_t t, uint32_t every, int kind, 
 /* Makes room for n more entries. */
 static inline int reserve(channel *c, uint64_t n)
 {
-    c->sealed.floor = slowest_head(c);
+    raise_floor(c);
     while (c->sealed.tail + n - c->sealed.floor > c->sealed.mask + 1)
         if (grow(c))
             return -1;
@@ -223,6 +328,8 @@ int channel_push_crds(channel *c, cycle_t t, uint32_t every, const int64_t *crd,
     }
     c->sealed.tail += n;
     note_pushes(c, t, every, TOKEN_CRD, n);
+    if (c->trace)
+        trace_stretch(c, n, t, every);
     return 0;
 }
 
@@ -329,4 +436,33 @@ cycle_t channel_arrival_after(const channel *c, int r, cycle_t t, channel_cursor
     cur->seen_at = t;
     return lo < c->sealed.tail ? channel_entry_visible(&c->sealed.buf[lo & c->sealed.mask])
                                 : CYCLE_NONE;
+}
+
+int channel_trace(channel *c, uint64_t horizon)
+{
+    c->trace = queue_trace_new(c->sealed.nreaders, horizon);
+    c->traced_pops = calloc((size_t)c->sealed.nreaders + 1, sizeof *c->traced_pops);
+    c->traced_pushes = c->sealed.tail;
+    for (int r = 0; r < c->sealed.nreaders && c->traced_pops; r++)
+        c->traced_pops[r].counted = c->sealed.readers[r].head;
+    c->trace_floor = 0;
+    c->pop_floor = &c->trace_floor;
+    return c->trace && c->traced_pops ? 0 : -1;
+}
+
+void channel_trace_run_part(channel *c, int r, uint64_t m)
+{
+    uint64_t h = c->sealed.readers[r].head;
+    const channel_entry *e = &c->sealed.buf[h & c->sealed.mask];
+    if (h >= c->traced_pushes)
+        queue_trace_pushed(c->trace, channel_entry_visible(e) - c->latency, channel_run_every(e),
+                           m);
+}
+
+int channel_trace_cut(channel *c, cycle_t end)
+{
+    trace_pushes(c, c->sealed.tail);
+    for (int r = 0; r < c->sealed.nreaders && c->capacity; r++)
+        trace_pops(c, r);
+    return c->trace->failed || queue_trace_cut(c->trace, end) ? -1 : 0;
 }

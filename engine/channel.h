@@ -11,7 +11,16 @@
  * cycle is exact whatever cycle the reader has reached since, and a
  * producer may run ahead of its readers as far as the room they have
  * already made. Each reader and the producer point to their block's
- * clock (all its cycles before it are simulated), set by the engine. */
+ * clock (all its cycles before it are simulated), set by the engine.
+ *
+ * A traced run (channel_trace) counts every push and pop of a channel in
+ * its readers' queues (engine/queue_trace.h) off the paths an untraced
+ * run takes at every token: a push from its entry once every reader has
+ * taken it and the ring may reuse its place (channel_make_room), or as
+ * it goes in where a stretch of them does (channel_push_crds); an
+ * unbounded channel's pop out of line, a bounded one's from the reader's
+ * ring of pop cycles a ring's worth at a time, before its places are
+ * reused (trace_floor); the rest at the run's end. */
 #ifndef SAMSIM_CHANNEL_H
 #define SAMSIM_CHANNEL_H
 
@@ -19,6 +28,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "queue_trace.h"
 #include "token.h"
 
 typedef uint64_t cycle_t;
@@ -145,6 +155,14 @@ typedef struct channel_reader {
     uint64_t pop_mask;
 } channel_reader;
 
+/* The pops of a reader of a traced bounded channel that the trace has
+ * counted from its ring: those before entry `counted`, the latest of them
+ * in cycle `latest`. */
+typedef struct channel_traced_pops {
+    uint64_t counted;
+    cycle_t latest;
+} channel_traced_pops;
+
 /* Stop tokens are counted by level up to this one; deeper ones count here. */
 #define CHANNEL_STOP_LEVELS 4
 
@@ -183,6 +201,13 @@ typedef struct channel {
     /* The producer's clock: it asks about room at no cycle before it, so
      * a pop older than that never needs its cycle again. NULL: any. */
     const cycle_t *producer_clock;
+    /* For channel_note_pop: the producer's clock, or a traced channel's
+     * trace_floor, below which a pop in a reader's ring is counted. */
+    const cycle_t *pop_floor;
+    queue_trace *trace;     /* the run is traced: its readers' queues; NULL: not */
+    uint64_t traced_pushes; /* entries whose pushes the trace has counted */
+    channel_traced_pops *traced_pops;  /* per reader, while traced */
+    cycle_t trace_floor;
     uint64_t pushed;        /* token moves, for statistics */
     channel_stats stats;
     const char *kind;       /* crd, ref, val or repsig: the graph's edge type */
@@ -247,7 +272,7 @@ static inline uint64_t channel_taken_all(const channel *c)
 static inline cycle_t channel_pop_cycle(const channel *c, int r, uint64_t k)
 {
     const channel_reader *rd = &c->sealed.readers[r];
-    if (!rd->pops || k >= rd->head || k + rd->pop_mask + 1 < rd->head)
+    if (!c->capacity || !rd->pops || k >= rd->head || k + rd->pop_mask + 1 < rd->head)
         return CYCLE_NONE;
     return rd->pops[k & rd->pop_mask];
 }
@@ -337,12 +362,26 @@ static inline uint64_t channel_span_stretch(const channel_span *s, uint64_t k,
     return s->len[p] - k;
 }
 
-/* Takes n of reader r's tokens at once, an unbounded channel's (a bounded
- * one notes each pop's cycle: channel_pop). */
+/* Takes n of reader r's entries at once, an unbounded channel's (a bounded
+ * one notes each pop's cycle: channel_pop), whose pops the caller counts
+ * with channel_count_takes. */
 static inline void channel_take_unbounded(channel *c, int r, uint64_t n)
 {
     c->sealed.readers[r].head += n;
 }
+
+/* n pops of reader r, one every `every` cycles from cycle t, counted while
+ * the run is traced: for the takes above and channel_take_part. */
+static inline void channel_count_takes(channel *c, int r, cycle_t t, uint32_t every, uint64_t n)
+{
+    if (c->trace)
+        queue_trace_taken(c->trace, r, t, every, n);
+}
+
+/* Counts the pushes of the first m tokens of reader r's head entry, a
+ * run, which a take is about to drop from it (the entry will no longer
+ * hold their cycles), unless the trace has counted the entry whole. */
+void channel_trace_run_part(channel *c, int r, uint64_t m);
 
 /* Token k of run e of channel c. */
 static inline token channel_run_token(const channel *c, const channel_entry *e, uint64_t k)
@@ -363,7 +402,7 @@ static inline int channel_holds_runs(const channel *c, int r)
  * least m: the entry then holds the rest, from the cycle of the first of
  * them, or is gone. Only the channel's one reader may, as the rest stays
  * in place; a cursor of its arrivals (channel_arrival_after) must start
- * anew. */
+ * anew. The caller counts the pops with channel_count_takes. */
 static inline void channel_take_part(channel *c, int r, uint64_t m)
 {
     channel_entry *e = &c->sealed.buf[c->sealed.readers[r].head & c->sealed.mask];
@@ -371,6 +410,8 @@ static inline void channel_take_part(channel *c, int r, uint64_t m)
         c->sealed.readers[r].head++;
         return;
     }
+    if (c->trace)
+        channel_trace_run_part(c, r, m);
     e->tag += (uint64_t)(m * channel_run_every(e)) << CHANNEL_TAG_BITS;
     e->payload += (int64_t)(m << CHANNEL_RUN_COUNT_BITS) - (int64_t)m;
 }
@@ -406,29 +447,30 @@ static inline int channel_sees(const channel *c, int r, cycle_t now, uint64_t k)
 /* Number of tokens visible to reader r at cycle now (at most limit). */
 int channel_visible(const channel *c, int r, cycle_t now, int limit);
 
-/* Records the cycle of a pop of a bounded channel; -1 when memory runs
- * out for the ring of pop cycles. */
-int channel_note_pop_slow(channel_reader *rd, cycle_t now);
+/* Records the cycle of a pop of reader rd of channel c; -1 when memory
+ * runs out for the ring of pop cycles. */
+int channel_note_pop_slow(channel *c, channel_reader *rd, cycle_t now);
 
 /* The pop of entry rd->head overwrites that of entry head - ring size,
  * which the producer may still ask about unless it was made before the
- * producer's clock (then the ring grows, out of line). */
+ * producer's clock (else, or where the trace has yet to count it, out of
+ * line). */
 static inline int channel_note_pop(channel *c, channel_reader *rd, cycle_t now)
 {
     uint64_t h = rd->head;
-    if (!rd->pops || (h > rd->pop_mask && (!c->producer_clock ||
-                                           rd->pops[h & rd->pop_mask] >= *c->producer_clock)))
-        return channel_note_pop_slow(rd, now);
+    if (!rd->pops || (h > rd->pop_mask && (!c->pop_floor ||
+                                           rd->pops[h & rd->pop_mask] >= *c->pop_floor)))
+        return channel_note_pop_slow(c, rd, now);
     rd->pops[h & rd->pop_mask] = now;
     return 0;
 }
 
-/* Inline, with the bookkeeping for bounded channels out of line, since
- * every token passes here. */
+/* Inline, with the bookkeeping for bounded and traced channels out of
+ * line, since every token passes here. */
 static inline int channel_pop(channel *c, int r, cycle_t now)
 {
     channel_reader *rd = &c->sealed.readers[r];
-    if (c->capacity && channel_note_pop(c, rd, now))
+    if ((c->capacity || c->trace) && channel_note_pop(c, rd, now))
         return -1;
     rd->head++;
     return 0;
@@ -523,6 +565,15 @@ static inline int channel_push_positions(channel *c, cycle_t t, uint32_t every,
 
 /* Tokens pushed but not yet taken by the slowest reader. */
 uint64_t channel_occupancy(const channel *c);
+
+/* Traces c's queues from now on, for a channel set up for its run whose
+ * producer is a block, before the run; horizon as queue_trace_new's. -1
+ * when memory runs out. */
+int channel_trace(channel *c, uint64_t horizon);
+
+/* Counts what the trace has yet to count of a run that ended at cycle
+ * end, and cuts it there (queue_trace_cut); -1 when memory runs out. */
+int channel_trace_cut(channel *c, cycle_t end);
 
 uint64_t channel_room_readers(const channel *c, cycle_t now);
 

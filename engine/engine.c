@@ -15,6 +15,7 @@ void sim_engine_start(sim_engine *e)
     for (int c = 0; c < e->nchannels; c++) {
         channel *ch = &e->channels[c];
         ch->producer_clock = ch->producer >= 0 ? &e->blocks[ch->producer].clock : NULL;
+        ch->pop_floor = ch->producer_clock;
         for (int r = 0; r < channel_readers(ch); r++)
             if (channel_reader_block(ch, r) >= 0)
                 channel_reader_clock(ch, r, &e->blocks[channel_reader_block(ch, r)].clock);
@@ -589,6 +590,8 @@ int sim_engine_run(sim_engine *e, engine_mode mode, cycle_t max_cycles, sim_outc
         if (e->blocks[i].fault)
             return block_error(&e->blocks[i], err, "at cycle %llu: %s",
                                (unsigned long long)e->blocks[i].clock, e->blocks[i].fault);
+    for (int c = 0; c < e->nchannels; c++)
+        e->failed |= e->channels[c].trace && e->channels[c].trace->failed;
     if (e->failed)
         return error_set(err, "out of memory while simulating");
     memset(out, 0, sizeof *out);
@@ -597,6 +600,9 @@ int sim_engine_run(sim_engine *e, engine_mode mode, cycle_t max_cycles, sim_outc
     out->cycles = stuck ? t : rs.last_done + 1;
     for (int i = 0; i < e->nblocks; i++)
         block_close_stats(&e->blocks[i], out->cycles);
+    for (int c = 0; c < e->nchannels; c++)
+        if (e->channels[c].trace && channel_trace_cut(&e->channels[c], out->cycles))
+            return error_set(err, "out of memory while simulating");
     report[0] = '\0';
     if (stuck) {
         snprintf(report, report_size, t >= max_cycles ? "stopped after %llu cycles"
@@ -607,6 +613,15 @@ int sim_engine_run(sim_engine *e, engine_mode mode, cycle_t max_cycles, sim_outc
     return stuck;
 }
 
+/* How far past a run's end a block may step (queue_trace's horizon): no
+ * further than the end of the window in which the last sink finishes,
+ * which starts before it does and is at most two windows long (split
+ * ones); twice that, for a margin. */
+static uint64_t trace_horizon(const sim_engine *e)
+{
+    return 4 * window_of(e);
+}
+
 int sim_engine_trace(sim_engine *e)
 {
     e->traces = calloc((size_t)e->nblocks + 1, sizeof *e->traces);
@@ -614,6 +629,12 @@ int sim_engine_trace(sim_engine *e)
         return -1;
     for (int i = 0; i < e->nblocks; i++)
         e->blocks[i].trace = &e->traces[i];
+    /* The [0, D] fed to root blocks is the engine's, not a graph stream. */
+    for (int c = 0; c < e->nchannels; c++) {
+        channel *ch = &e->channels[c];
+        if (ch->producer >= 0 && channel_trace(ch, trace_horizon(e)))
+            return -1;
+    }
     return 0;
 }
 

@@ -60,8 +60,10 @@ typedef struct sim_outcome {
 /* Sets up scheduling once blocks and channels exist. */
 void sim_engine_start(sim_engine *e);
 
-/* Keeps every block's timeline from now on (engine/trace.h), for a
- * built engine before its run; -1 when memory runs out. */
+/* Keeps every block's timeline (engine/trace.h) and the queues of every
+ * stream's readers (engine/queue_trace.h, channel.trace) from now on, for
+ * a built engine before its run, both cut at the run's end; -1 when
+ * memory runs out. */
 int sim_engine_trace(sim_engine *e);
 
 /* Token moves so far over all channels. */

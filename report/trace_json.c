@@ -1,15 +1,17 @@
 #include "trace_json.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../common/atomic_file.h"
 
 static const char *const state_names[TRACE_STATES] = {"busy", "blocked"};
 
-/* s as a JSON string: quotes, backslashes and control characters escaped. */
-static void put_string(FILE *f, const char *s)
+/* s within a JSON string: quotes, backslashes and control characters
+ * escaped. */
+static void put_escaped(FILE *f, const char *s)
 {
-    fputc('"', f);
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
         if (*p == '"' || *p == '\\')
             fprintf(f, "\\%c", *p);
@@ -18,6 +20,12 @@ static void put_string(FILE *f, const char *s)
         else
             fputc(*p, f);
     }
+}
+
+static void put_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    put_escaped(f, s);
     fputc('"', f);
 }
 
@@ -141,6 +149,64 @@ static void put_track(FILE *f, const trace_track *track, int k, const trace_opti
     }
 }
 
+int trace_counter_name(trace_counter *c, int stream, const char *out_port, const char *in_port)
+{
+    size_t size = 0;
+    FILE *f = open_memstream(&c->name, &size);
+    if (!f)
+        return -1;
+    fprintf(f, "\"stream %d: ", stream);
+    put_escaped(f, c->producer->id);
+    fputc(':', f);
+    put_escaped(f, out_port);
+    fputs(" -> ", f);
+    put_escaped(f, c->reader->id);
+    fputc(':', f);
+    put_escaped(f, in_port);
+    fputc('"', f);
+    return fclose(f) ? -1 : 0;
+}
+
+/* Decimal places of a counter's mean. */
+#define MEAN_SCALE 1000000
+
+/* A mean times MEAN_SCALE at p, as a decimal without trailing zeros. */
+static char *put_mean(char *p, uint64_t scaled)
+{
+    p = put_u64(p, scaled / MEAN_SCALE);
+    uint64_t frac = scaled % MEAN_SCALE, digits = MEAN_SCALE / 10;
+    if (frac)
+        *p++ = '.';
+    for (; frac; frac = frac % digits * 10)
+        *p++ = (char)('0' + frac / digits);
+    return p;
+}
+
+/* A counter's mean over each bucket that meets the window, at the later
+ * of its start and the window's, where it changes. */
+static void put_counter(FILE *f, const trace_counter *c, uint64_t cycles, const trace_options *o,
+                        uint64_t end)
+{
+    char line[128];
+    uint64_t last = UINT64_MAX;
+    for (uint64_t b = o->from / c->width; b < c->nbuckets && b * c->width < end; b++) {
+        uint64_t from = b * c->width, len = cycles - from < c->width ? cycles - from : c->width;
+        uint64_t sum = c->token_cycles[b], rest = sum % len;
+        uint64_t scaled = sum / len * MEAN_SCALE + (rest * MEAN_SCALE + len / 2) / len;
+        if (scaled == last)
+            continue;
+        last = scaled;
+        char *p = put_text(line, ",\"ph\":\"C\",\"pid\":1,\"ts\":");
+        p = put_time(p, from > o->from ? from : o->from, o->clock_ghz);
+        p = put_text(p, ",\"args\":{\"tokens\":");
+        p = put_mean(p, scaled);
+        p = put_text(p, "}}");
+        fputs(",\n{\"name\":", f);
+        fputs(c->name, f);
+        fwrite(line, 1, (size_t)(p - line), f);
+    }
+}
+
 static void put_trace(FILE *f, const trace_track *tracks, int n, const char *name,
                       uint64_t cycles, const trace_options *o)
 {
@@ -152,6 +218,12 @@ static void put_trace(FILE *f, const trace_track *tracks, int n, const char *nam
     for (int k = 0; k < n; k++)
         if (traced(tracks[k].node, o))
             put_track(f, &tracks[k], k, o, end);
+    for (int k = 0; k < n; k++)
+        for (int i = 0; i < tracks[k].ncounters; i++) {
+            const trace_counter *c = &tracks[k].counters[i];
+            if (traced(c->producer, o) || traced(c->reader, o))
+                put_counter(f, c, cycles, o, end);
+        }
     fprintf(f, "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"cycles\":%llu,"
                "\"clock_ghz\":%.12g,\"time\":\"%s\"}}\n",
             (unsigned long long)cycles, o->clock_ghz, o->clock_ghz > 0 ? "microseconds" : "cycles");

@@ -364,17 +364,56 @@ static int apply_settings(const run_ctx *c, sim_options *sim, sam_error *err)
                : 0;
 }
 
-/* Takes e's timelines into run, a track per block. */
-static int keep_trace(sim_engine *e, graph_run *run, sam_error *err)
+/* The name of the output port of block b that feeds channel c. */
+static const char *out_port_name(const block *b, const channel *c)
 {
+    int p = 0;
+    while (b->out[p].ch != c)
+        p++;
+    return b->out_names[p];
+}
+
+/* The counter of input port p of block b, over a run of `cycles`. */
+static int keep_counter(const sim_engine *e, const block *b, int p, cycle_t cycles,
+                        trace_counter *c)
+{
+    const channel *ch = b->in[p].ch;
+    const block *producer = &e->blocks[ch->producer];
+    *c = (trace_counter){.producer = producer->node, .reader = b->node};
+    c->token_cycles = queue_trace_occupancy(ch->trace, b->in[p].reader, cycles, &c->width,
+                                            &c->nbuckets);
+    return !c->token_cycles ||
+                   trace_counter_name(c, ch->id, out_port_name(producer, ch), b->in_names[p])
+               ? -1
+               : 0;
+}
+
+/* Takes e's timelines into run, a track per block, with the queues of
+ * its inputs over a run of `cycles`. */
+static int keep_trace(sim_engine *e, cycle_t cycles, graph_run *run, sam_error *err)
+{
+    int n = 0;
+    for (int i = 0; i < e->nblocks; i++)
+        for (int p = 0; p < e->blocks[i].nin; p++)
+            n += e->blocks[i].in[p].ch && e->blocks[i].in[p].ch->trace;
     run->tracks = calloc((size_t)e->nblocks + 1, sizeof *run->tracks);
-    if (!run->tracks)
+    run->counters = calloc((size_t)n + 1, sizeof *run->counters);
+    if (!run->tracks || !run->counters)
         return error_set(err, "out of memory");
     run->traces = e->traces;
     e->traces = NULL;
     run->ntracks = e->nblocks;
-    for (int i = 0; i < e->nblocks; i++)
-        run->tracks[i] = (trace_track){e->blocks[i].node, &run->traces[i]};
+    for (int i = 0; i < e->nblocks; i++) {
+        const block *b = &e->blocks[i];
+        run->tracks[i] = (trace_track){b->node, &run->traces[i], run->counters + run->ncounters, 0};
+        for (int p = 0; p < b->nin; p++) {
+            if (!b->in[p].ch || !b->in[p].ch->trace)
+                continue;
+            if (keep_counter(e, b, p, cycles, &run->counters[run->ncounters++]))
+                return error_set(err, "out of memory");
+            run->tracks[i].ncounters++;
+        }
+    }
     return 0;
 }
 
@@ -397,7 +436,8 @@ static int simulate(run_ctx *c, sim_data *d, graph_run *run, sam_error *err)
     int rc = sim_engine_run(&e, c->r->engine, c->r->max_cycles, &out, run->report,
                             sizeof run->report, err);
     double wall = process_seconds() - start;
-    if (rc >= 0 && (keep_stats(c, &e, run, err) || (c->r->trace && keep_trace(&e, run, err))))
+    if (rc >= 0 && (keep_stats(c, &e, run, err) ||
+                    (c->r->trace && keep_trace(&e, out.cycles, run, err))))
         rc = -1;
     if (rc > 0) {
         run->status = 2;
@@ -532,5 +572,10 @@ void graph_run_free(graph_run *run)
         block_trace_free(&run->traces[i]);
     free(run->traces);
     free(run->tracks);
+    for (int i = 0; i < run->ncounters; i++) {
+        free(run->counters[i].name);
+        free(run->counters[i].token_cycles);
+    }
+    free(run->counters);
     memset(run, 0, sizeof *run);
 }

@@ -61,6 +61,8 @@ typedef struct graph_run {
     trace_track *tracks;
     block_trace *traces;
     int ntracks;
+    trace_counter *counters;    /* the tracks' */
+    int ncounters;
     tiled_outcome tiles;        /* of a tiled run */
     int tiled;
 } graph_run;
