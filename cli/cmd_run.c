@@ -111,11 +111,14 @@ static const cli_option run_options[] = {
      "writes when each block was busy, blocked and starved (Trace Event Format)",
      "A track per block, for Perfetto's UI or chrome://tracing: busy for the steps that "
      "changed it, blocked while refused for a full output, starved while it waited for input "
-     "(up to its last busy cycle), in cycles; stretches that touch are one slice. A run that "
-     "deadlocks or reaches --max-cycles writes it too. Runs without tiles only."},
+     "(up to its last busy cycle), in cycles; stretches that touch are one slice; and a counter "
+     "per reader of each stream with the tokens waiting for it, the mean over each of at most "
+     "2048 stretches of cycles. A run that deadlocks or reaches --max-cycles writes it too. "
+     "Runs without tiles only."},
     {OPT_TRACE_WINDOW, "--trace-window", "FROM:TO", "traces only cycles FROM to TO - 1", NULL},
     {OPT_TRACE_BLOCKS, "--trace-blocks", "LIST",
-     "traces only the blocks whose node id or type is in LIST (comma-separated)", NULL},
+     "traces only the blocks whose node id or type is in LIST (comma-separated)",
+     "And the streams into and out of them."},
     {OPT_QUIET, "--quiet", NULL, "no progress line on a terminal", NULL},
     {0, NULL, NULL, NULL, NULL},
 };
