@@ -112,7 +112,12 @@ static const cli_option run_options[] = {
      "A track per block, for Perfetto's UI or chrome://tracing: busy for the steps that "
      "changed it, blocked while refused for a full output, starved while it waited for input "
      "(up to its last busy cycle), in cycles; stretches that touch are one slice. A run that "
-     "deadlocks or reaches --max-cycles writes it too. Runs without tiles only."},
+     "deadlocks or reaches --max-cycles writes it too. A tiled run has no blocks' tracks: a "
+     "track per PE holds the tile points it ran, named by their tile coordinates "
+     "(i1=0,k1=3,j1=2), and with --hw one per link (dram, llb to pe N) its transfers, named by "
+     "tensor and tile, with their bytes, in microseconds at the clock; slices that touch and "
+     "agree are one, and a track of more than its share of about 500,000 slices names them by "
+     "outer tiles, then joins them across gaps (doc/commands.md)."},
     {OPT_TRACE_WINDOW, "--trace-window", "FROM:TO", "traces only cycles FROM to TO - 1", NULL},
     {OPT_TRACE_BLOCKS, "--trace-blocks", "LIST",
      "traces only the blocks whose node id or type is in LIST (comma-separated)", NULL},
@@ -284,8 +289,7 @@ static int write_result(const run_opts *o, const sam_graph *g, const graph_run *
 static int write_trace(const run_opts *o, const sam_graph *g, const graph_run *run,
                        sam_error *err)
 {
-    return o->trace && trace_json_write(run->tracks, run->ntracks, g->path, run->cycles,
-                                        &o->trace_opts, o->trace, err);
+    return o->trace && graph_run_write_trace(run, g->path, &o->trace_opts, o->trace, err);
 }
 
 /* A completed run: its result, statistics and record written (all or,
@@ -339,6 +343,7 @@ static int run_graph(run_opts *o, sam_graph *g, sam_error *err)
     o->req.cli_settings = &o->cli_settings;
     o->req.stats = o->stats != NULL;
     o->req.trace = o->trace != NULL;
+    o->req.trace_blocks = o->trace_opts.blocks != NULL;
     if (shown.out) {
         o->req.progress = show_progress;
         o->req.progress_ctx = &shown;
