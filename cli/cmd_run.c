@@ -117,7 +117,8 @@ static const cli_option run_options[] = {
      "(i1=0,k1=3,j1=2), and with --hw one per link (dram, llb to pe N) its transfers, named by "
      "tensor and tile, with their bytes, in microseconds at the clock; slices that touch and "
      "agree are one, and a track of more than its share of about 500,000 slices names them by "
-     "outer tiles, then joins them across gaps (doc/commands.md)."},
+     "outer tiles, then joins them across gaps (doc/commands.md). A template directory's "
+     "trace has a process per phase, end to end."},
     {OPT_TRACE_WINDOW, "--trace-window", "FROM:TO", "traces only cycles FROM to TO - 1", NULL},
     {OPT_TRACE_BLOCKS, "--trace-blocks", "LIST",
      "traces only the blocks whose node id or type is in LIST (comma-separated)", NULL},
@@ -441,7 +442,7 @@ const cli_command cmd_run_command = {
     .synopsis = "GRAPH.dot [-t NAME=FILE|NUMBER]... [options]",
     .about = "Simulates a SAM graph on tensors bound to the names of its comment. samsim run "
         "DIR runs a template directory (samsim template) and takes -t, -o, --stats, --outcome, "
-        "--check, --engine and --quiet.",
+        "--trace, --check, --engine and --quiet.",
     .options = run_options,
     .detail = "Operands that the graph scans under one index must have the same size there; "
         "otherwise the run is refused with a line naming the index, both tensors and both sizes.",

@@ -9,7 +9,8 @@
  * A tiled run's trace (report/trace_hw.h), worked by hand, has exactly
  * its points on the PE and its transfers on DRAM's link, cut by a window
  * and by --max-cycles; on two PEs with an LLB its points and DRAM bytes
- * add up to the summary's under every engine, which write the same file. */
+ * add up to the summary's under every engine, which write the same file;
+ * a template's phases are processes laid end to end. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -529,6 +530,46 @@ static void test_tiled_engines_agree(void **state)
     test_tmpdir_remove(dir);
 }
 
+/* OuterSPACE's two phases, laid end to end: a process each, whose
+ * "phase" thread has one slice named by the phase, as long as its
+ * cycles, the merge starting where the multiply ends; the event and
+ * cycle engines write the same file. */
+static void test_template_phases(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir(), *tdir = test_path(dir, "os"), *first = NULL;
+    if (test_run_samsim(NULL, NULL, "template", "outerspace", "-o", tdir, NULL))
+        fail_msg("template outerspace");
+    char *a = test_gen_urandom(dir, "A.tns", "40x40", "0.1", 3), bind_a[600], bind_b[600];
+    snprintf(bind_a, sizeof bind_a, "A=%s", a);
+    snprintf(bind_b, sizeof bind_b, "B=%s", a);
+    static const char *const engine[] = {"event", "cycle"};
+    for (int e = 0; e < 2; e++) {
+        char *trace = test_path(dir, "os.json"), *out = NULL, *err = NULL;
+        if (test_run_samsim(&out, &err, "run", tdir, "-t", bind_a, "-t", bind_b, "--engine",
+                            engine[e], "--trace", trace, NULL))
+            fail_msg("run %s: %s", tdir, err);
+        char *json = test_read_file(trace), *events = hw_events_of(json);
+        long long mul = test_summary(out, "cycles.multiply");
+        long long merge = test_summary(out, "cycles.merge");
+        char want[256];
+        snprintf(want, sizeof want, "thread 1 1 phase\n1 1 multiply 0 %lld\n", mul);
+        assert_non_null(strstr(events, want));
+        snprintf(want, sizeof want, "thread 2 1 phase\n2 1 merge %lld %lld\n", mul, merge);
+        assert_non_null(strstr(events, want));
+        assert_non_null(strstr(json, "\"name\":\"outerspace: merge phase\""));
+        if (!first)
+            first = json;
+        else if (strcmp(first, json))
+            fail_msg("the cycle engine writes another trace");
+        if (json != first)
+            free(json);
+        free(events), free(trace), free(out), free(err);
+    }
+    free(first), free(a), free(tdir);
+    test_tmpdir_remove(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -539,6 +580,7 @@ int main(void)
         cmocka_unit_test(test_bad_options_are_refused),
         cmocka_unit_test(test_tiled_hand_worked),
         cmocka_unit_test(test_tiled_engines_agree),
+        cmocka_unit_test(test_template_phases),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
