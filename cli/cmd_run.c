@@ -113,8 +113,14 @@ static const cli_option run_options[] = {
      "changed it, blocked while refused for a full output, starved while it waited for input "
      "(up to its last busy cycle), in cycles; stretches that touch are one slice; and a counter "
      "per reader of each stream with the tokens waiting for it, the mean over each of at most "
-     "2048 stretches of cycles. A run that deadlocks or reaches --max-cycles writes it too. "
-     "Runs without tiles only."},
+     "2048 stretches of cycles. A run that deadlocks or reaches --max-cycles writes it too. A "
+     "tiled run has no blocks' tracks: a "
+     "track per PE holds the tile points it ran, named by their tile coordinates "
+     "(i1=0,k1=3,j1=2), and with --hw one per link (dram, llb to pe N) its transfers, named by "
+     "tensor and tile, with their bytes, in microseconds at the clock; slices that touch and "
+     "agree are one, and a track of more than its share of about 500,000 slices names them by "
+     "outer tiles, then joins them across gaps (doc/commands.md). A template directory's "
+     "trace has a process per phase, end to end."},
     {OPT_TRACE_WINDOW, "--trace-window", "FROM:TO", "traces only cycles FROM to TO - 1", NULL},
     {OPT_TRACE_BLOCKS, "--trace-blocks", "LIST",
      "traces only the blocks whose node id or type is in LIST (comma-separated)",
@@ -287,8 +293,7 @@ static int write_result(const run_opts *o, const sam_graph *g, const graph_run *
 static int write_trace(const run_opts *o, const sam_graph *g, const graph_run *run,
                        sam_error *err)
 {
-    return o->trace && trace_json_write(run->tracks, run->ntracks, g->path, run->cycles,
-                                        &o->trace_opts, o->trace, err);
+    return o->trace && graph_run_write_trace(run, g->path, &o->trace_opts, o->trace, err);
 }
 
 /* A completed run: its result, statistics and record written (all or,
@@ -342,6 +347,7 @@ static int run_graph(run_opts *o, sam_graph *g, sam_error *err)
     o->req.cli_settings = &o->cli_settings;
     o->req.stats = o->stats != NULL;
     o->req.trace = o->trace != NULL;
+    o->req.trace_blocks = o->trace_opts.blocks != NULL;
     if (shown.out) {
         o->req.progress = show_progress;
         o->req.progress_ctx = &shown;
@@ -439,7 +445,7 @@ const cli_command cmd_run_command = {
     .synopsis = "GRAPH.dot [-t NAME=FILE|NUMBER]... [options]",
     .about = "Simulates a SAM graph on tensors bound to the names of its comment. samsim run "
         "DIR runs a template directory (samsim template) and takes -t, -o, --stats, --outcome, "
-        "--check, --engine and --quiet.",
+        "--trace, --check, --engine and --quiet.",
     .options = run_options,
     .detail = "Operands that the graph scans under one index must have the same size there; "
         "otherwise the run is refused with a line naming the index, both tensors and both sizes.",

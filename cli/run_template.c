@@ -19,7 +19,7 @@
 #include "../run/template_run.h"
 
 typedef struct trun_opts {
-    const char *dir, *out, *stats, *outcome;
+    const char *dir, *out, *stats, *outcome, *trace;
     int check, quiet;
     engine_mode engine;
     char name[TRUN_MAX_TENSORS][64];    /* -t NAME=FILE */
@@ -54,7 +54,7 @@ static int parse_bind(trun_opts *o, const char *v, sam_error *err)
     return 0;
 }
 
-enum { OPT_BIND = 1, OPT_OUT, OPT_STATS, OPT_OUTCOME, OPT_ENGINE, OPT_CHECK, OPT_QUIET };
+enum { OPT_BIND = 1, OPT_OUT, OPT_STATS, OPT_OUTCOME, OPT_TRACE, OPT_ENGINE, OPT_CHECK, OPT_QUIET };
 
 /* run DIR's options, a part of run GRAPH's (which declares them for the
  * help and the man page). */
@@ -63,6 +63,7 @@ static const cli_option dir_options[] = {
     {OPT_OUT, "-o", "OUT", "writes the result", NULL},
     {OPT_STATS, "--stats", "FILE.csv", "writes each phase's statistics", NULL},
     {OPT_OUTCOME, "--outcome", "FILE.csv", "writes the summary's fields", NULL},
+    {OPT_TRACE, "--trace", "FILE.json", "writes each phase's PEs and links over time", NULL},
     {OPT_ENGINE, "--engine", "event|step|cycle", "the engine", NULL},
     {OPT_CHECK, "--check", NULL, "compares with an independent evaluation", NULL},
     {OPT_QUIET, "--quiet", NULL, "no progress line", NULL},
@@ -74,8 +75,8 @@ static const cli_command run_dir_command = {
     .synopsis = "DIR -t NAME=FILE... [options]",
     .about = "",
     .options = dir_options,
-    .refusal = "run: a template directory takes -t NAME=FILE, -o, --stats, --outcome, --check, "
-               "--engine and --quiet; not '%s'",
+    .refusal = "run: a template directory takes -t NAME=FILE, -o, --stats, --outcome, --trace, "
+               "--check, --engine and --quiet; not '%s'",
 };
 
 /* A file option's value; an empty one names no file. */
@@ -99,6 +100,7 @@ static int take(void *ctx, int id, const char *v, sam_error *err)
     case OPT_OUT: return take_file("-o", v, &o->out, err);
     case OPT_STATS: return take_file("--stats", v, &o->stats, err);
     case OPT_OUTCOME: return take_file("--outcome", v, &o->outcome, err);
+    case OPT_TRACE: return take_file("--trace", v, &o->trace, err);
     case OPT_ENGINE: return args_engine(v, &o->engine, err);
     case OPT_CHECK: return o->check = 1, 0;
     default: return o->quiet = 1, 0;
@@ -142,8 +144,9 @@ static void stats_paths(trun_opts *o, const template_dir *d)
 static int check_files(trun_opts *o, const template_dir *d, sam_error *err)
 {
     io_file in[TRUN_MAX_TENSORS + 2 * TEMPLATE_MAX_PHASES + 1];
-    io_file out[2 + TEMPLATE_MAX_PHASES] = {{"-o", o->out, NULL}, {"--outcome", o->outcome, NULL}};
-    int n = 0, nout = 2;
+    io_file out[3 + TEMPLATE_MAX_PHASES] = {{"-o", o->out, NULL}, {"--outcome", o->outcome, NULL},
+                                            {"--trace", o->trace, NULL}};
+    int n = 0, nout = 3;
     for (int i = 0; i < o->nbound; i++)
         in[n++] = (io_file){"-t", o->file[i], o->name[i]};
     for (int p = 0; p < d->nphases; p++) {
@@ -188,9 +191,10 @@ static void remove_stats(const trun_opts *o, int n)
         outputs_remove(o->stats_file[p]);
 }
 
-/* Every phase's statistics, the result, then the record: all of them or
- * none. */
-static int write_outputs(const trun_opts *o, trun *r, const outcome *rec, sam_error *err)
+/* Every phase's statistics, the trace, the result, then the record: all
+ * of them or none. */
+static int write_outputs(const trun_opts *o, const template_dir *d, trun *r, const outcome *rec,
+                         sam_error *err)
 {
     int written = 0;
     for (; o->stats && written < r->nphases; written++) {
@@ -202,12 +206,19 @@ static int write_outputs(const trun_opts *o, trun *r, const outcome *rec, sam_er
     }
     const trun_tensor *z = trun_result(r);
     tensor_file f = {.path = o->out, .name = z->name};
+    trace_options whole = {0};
+    if (o->trace && trun_write_trace(r, d->name, &whole, o->trace, err)) {
+        remove_stats(o, written);
+        return -1;
+    }
     if (o->out && outputs_write_tensor(&f, &z->t, err)) {
         remove_stats(o, written);
+        outputs_remove(o->trace);
         return -1;
     }
     if (o->outcome && outcome_write(rec, o->outcome, err)) {
         remove_stats(o, written);
+        outputs_remove(o->trace);
         outputs_remove(o->out);
         return -1;
     }
@@ -229,7 +240,7 @@ static int run_all(const trun_opts *o, const template_dir *d, trun *r, sam_error
     if (wrong >= 0) {
         trun_record(r, d->name, verdict, wall, &rec);
         outputs_record_result(&rec, trun_result(r)->name, o->out, trun_result(r)->t.nnz);
-        if (outcome_done(&rec, o->dir, err) || write_outputs(o, r, &rec, err))
+        if (outcome_done(&rec, o->dir, err) || write_outputs(o, d, r, &rec, err))
             wrong = -1;
     }
     if (wrong >= 0) {
@@ -254,6 +265,7 @@ int run_template(int argc, char **argv)
              !check_operands(&o, d, &err) &&
              !check_files(&o, d, &err)) {
         trun_init(&r, o.engine, o.stats != NULL);
+        r.trace = o.trace ? HW_TRACE_SLICES / (size_t)d->nphases : 0;
         if (!bind_operands(&o, &r, &err))
             rc = run_all(&o, d, &r, &err);
     }

@@ -474,6 +474,9 @@ static double fetch(mem_model *m, int l, const mem_visit *v, int t, mem_tile til
     }
     double moved = rounded(m, src, tile.bytes), occupy = moved / bytes_per_cycle(m, src, l, 0);
     start = link_book(link_of(m, src, pe, 0), start, occupy);
+    if (m->trace)
+        hw_trace_transfer(m->trace, &(hw_transfer){src, dst, pe, 0, t, l, tile.id, -1, start,
+                                                   occupy, moved});
     m->usage[src].busy += occupy;
     m->usage[dst].bytes_in += moved;
     m->usage[dst].peak = fmax(m->usage[dst].peak, held(m, l, b, start) + tile.bytes);
@@ -547,26 +550,34 @@ static double llb_room(mem_model *m, double bytes, double t)
     return t;
 }
 
-/* Moves a unit of operand t (`bytes`) from DRAM into the LLB, its link
- * free from `after` on: the cycle it is in. */
-static double into_llb(mem_model *m, int t, double bytes, double after)
+/* Moves a unit of operand t (`bytes`: the point's PE tile, or its fiber
+ * when >= 0) from DRAM into the LLB, its link free from `after` on: the
+ * cycle it is in. */
+static double into_llb(mem_model *m, int t, double bytes, double after, int64_t fiber)
 {
     const hw_memory *dram = &m->hw.mem[HW_DRAM];
     double moved = rounded(m, HW_DRAM, bytes), occupy = moved / (dram->bandwidth / m->hw.clock_ghz);
     double start = link_book(&m->link[HW_DRAM], after, occupy);
+    if (m->trace)
+        hw_trace_transfer(m->trace, &(hw_transfer){HW_DRAM, HW_LLB, 0, 0, t, m->nlevels - 1, -1,
+                                                   fiber, start, occupy, moved});
     m->usage[HW_DRAM].busy += occupy;
     m->usage[HW_LLB].bytes_in += moved;
     m->traffic[t].read[HW_DRAM] += moved;
     return start + dram->latency + occupy;
 }
 
-/* Reads a unit of operand t (`bytes`, in the LLB from `after`) over
- * processing element pe's port: the cycle the PE has it. */
-static double llb_to_pe(mem_model *m, int t, int pe, double bytes, double after)
+/* Reads a unit of operand t (`bytes`, in the LLB from `after`: the
+ * point's fiber) over processing element pe's port: the cycle the PE
+ * has it. */
+static double llb_to_pe(mem_model *m, int t, int pe, double bytes, double after, int64_t fiber)
 {
     const hw_memory *llb = &m->hw.mem[HW_LLB];
     double moved = rounded(m, HW_LLB, bytes), occupy = moved / (llb->bandwidth / m->hw.clock_ghz);
     double start = link_book(m->ports[pe], after, occupy);
+    if (m->trace)
+        hw_trace_transfer(m->trace, &(hw_transfer){HW_LLB, HW_PE, pe, 0, t, m->nlevels - 1, -1,
+                                                   fiber, start, occupy, moved});
     m->usage[HW_LLB].busy += occupy;
     m->usage[HW_PE].bytes_in += moved;
     m->traffic[t].read[HW_LLB] += moved;
@@ -582,7 +593,7 @@ static fcache_unit *unit_in(mem_model *m, int t, int64_t a, int64_t b, double by
     double start = llb_room(m, bytes, after);
     if (isinf(start))
         return NULL;
-    double in = into_llb(m, t, bytes, start);
+    double in = into_llb(m, t, bytes, start, group ? -1 : b);
     fcache_unit *u = fcache_add(&m->units, t, a, b, bytes, group, err);
     if (!u)
         return NULL;
@@ -669,7 +680,7 @@ static double stream_fibers(mem_model *m, const mem_visit *v, int t, double afte
                 return err->msg[0] ? -1 : refuse_fiber(m, v, names, t, f, err);
             m->traffic[t].fetched[HW_LLB]++;
         }
-        double at_pe = llb_to_pe(m, t, v->pe, f->bytes, u->ready);
+        double at_pe = llb_to_pe(m, t, v->pe, f->bytes, u->ready, f->crd);
         u->release = fmax(u->release, at_pe);
         ready = fmax(ready, at_pe);
     }
@@ -682,12 +693,13 @@ static double result_latency(const mem_model *m, int l)
     return m->hw.result_timed ? latency_of(m, mem_tensor_source(m, m->ntensors, l), l) : 0;
 }
 
-/* Moves bytes of the result between level l's buffer (processing
- * element pe's, at the innermost level) and the memory outward, over that
- * memory's link, from cycle `after` on: the cycle the transfer ends. An
- * untimed result (result.timed = 0) counts its bytes and ends at once. */
+/* Moves bytes of the result's tile id at level `level` between level
+ * l's buffer (processing element pe's, at the innermost level) and the
+ * memory outward, over that memory's link, from cycle `after` on: the
+ * cycle the transfer ends. An untimed result (result.timed = 0) counts
+ * its bytes and ends at once. */
 static double result_transfer(mem_model *m, int l, int pe, double bytes, double after,
-                              int write)
+                              int write, int64_t id, int level)
 {
     hw_memory_id home = mem_tensor_source(m, m->ntensors, l);
     double moved = rounded(m, home, bytes);
@@ -695,6 +707,12 @@ static double result_transfer(mem_model *m, int l, int pe, double bytes, double 
     if (m->hw.result_timed) {
         occupy = moved / bytes_per_cycle(m, home, l, write);
         start = link_book(link_of(m, home, pe, write), after, occupy);
+    }
+    if (m->trace && occupy > 0) {
+        int back = home == HW_LLB && write && m->hw.llb_write_bandwidth > 0;
+        hw_trace_transfer(m->trace, &(hw_transfer){home, write ? home : m->at[l], pe, back,
+                                                   m->ntensors, level, id, -1, start, occupy,
+                                                   moved});
     }
     m->usage[home].busy += occupy;
     mem_traffic *tr = &m->traffic[m->ntensors];
@@ -758,7 +776,7 @@ static double touch_pe_tile(mem_model *m, int pe, const mem_result *out, const m
                                   fmax(in_place, m->stay_written[t->stay]));
             if (isinf(from))
                 return from;
-            in_place = result_transfer(m, 0, pe, out->before, from, 0);
+            in_place = result_transfer(m, 0, pe, out->before, from, 0, out->id, 1);
         }
         t->stay = llb->stay;
         had = 0;
@@ -767,13 +785,13 @@ static double touch_pe_tile(mem_model *m, int pe, const mem_result *out, const m
     return in_place;
 }
 
-/* With llb.eager, a final PE tile of the result, in the LLB at `at`,
+/* With llb.eager, a final PE tile of the result (id), in the LLB at `at`,
  * goes on to DRAM: its share of its LLB tile (bytes), which that tile
  * will not write again. A PE tile that reaches the LLB after its LLB
  * tile left (a PE moving on late) was written with that tile. */
-static void send_on(mem_model *m, int pe, double bytes, double at)
+static void send_on(mem_model *m, int pe, int64_t id, double bytes, double at)
 {
-    result_transfer(m, 0, pe, bytes, at, 1);
+    result_transfer(m, 0, pe, bytes, at, 1, id, 1);
     buffer_of(m, 0, pe)->sent += bytes;
 }
 
@@ -791,14 +809,15 @@ static void write_out_results(mem_model *m, int pe, const mem_result *out, mem_l
         old[l] = (mem_leaving){0, 0};
         if (mem_tensor_held(m, r, l) && out[l].id != b->out_id && bytes > 0) {
             written = result_transfer(m, l, result_pe(m, b, pe), bytes, fmax(written, b->done),
-                                      1);
+                                      1, b->out_id, l);
             b->written = written - result_latency(m, l);
             if (partials_by_pe(m) && l == 0)
                 m->stay_written[b->stay] = b->written;
             if (b == m->merger)
                 touch_of(m, b->out_id, 0)->written = b->written;
             if (l == 1 && b->out_final && eager(m) && b->outer_id == buffer_of(m, 0, pe)->out_id)
-                send_on(m, result_pe(m, b, pe), touch_of(m, b->out_id, 0)->share, written);
+                send_on(m, result_pe(m, b, pe), b->out_id, touch_of(m, b->out_id, 0)->share,
+                        written);
             /* The merger's tile leaves no room in the point's PE buffer. */
             if (b != m->merger)
                 old[l] = (mem_leaving){bytes, b->written};
@@ -819,7 +838,8 @@ static int refuse_result(const mem_model *m, const mem_visit *v, const char *con
  * send with it; its next write-out waits. When it is in. */
 static double merger_read_back(mem_model *m, int l, int pe, const mem_result *out)
 {
-    return result_transfer(m, l, pe, out->before, touch_of(m, out->id, 0)->written, 0);
+    return result_transfer(m, l, pe, out->before, touch_of(m, out->id, 0)->written, 0, out->id,
+                           l);
 }
 
 /* With llb.eager, the point's result tiles out[0..1] in the PE level's
@@ -857,7 +877,7 @@ static int bring_in_results(mem_model *m, const mem_visit *v, const mem_leaving 
             double from = room_at(m, l, b, out[l].after, &old[l], fmax(*in_place, rb->written));
             if (isinf(from))
                 return refuse_result(m, v, names, l, out[l].after, err);
-            *in_place = result_transfer(m, l, v->pe, out[l].before, from, 0);
+            *in_place = result_transfer(m, l, v->pe, out[l].before, from, 0, out[l].id, l);
         }
         if (by_pe && l == 0 && out[l].id != b->out_id) {
             b->stay++;
@@ -1010,7 +1030,8 @@ double mem_finish(mem_model *m)
             mem_buffer *b = result_buffer(m, l, pe);
             double bytes = l ? b->out_bytes : llb_out_bytes(m, b);
             if (bytes > 0)
-                end = fmax(end, result_transfer(m, l, result_pe(m, b, pe), bytes, b->done, 1));
+                end = fmax(end, result_transfer(m, l, result_pe(m, b, pe), bytes, b->done, 1,
+                                                b->out_id, l));
             b->out_id = -1;
             b->out_bytes = 0;
         }

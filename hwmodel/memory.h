@@ -91,6 +91,7 @@
 #include "../common/hash_table.h"
 #include "fiber_cache.h"
 #include "hw.h"
+#include "hw_trace.h"
 #include "link.h"
 
 #define MEM_MAX_TENSORS 16
@@ -213,6 +214,7 @@ typedef struct mem_model {
     /* Per operand and level, the tiles there are and which were needed. */
     size_t ntiles[MEM_MAX_TENSORS][MEM_MAX_LEVELS];
     unsigned char *needed[MEM_MAX_TENSORS][MEM_MAX_LEVELS];
+    hw_trace *trace;                /* told of every transfer; NULL: none */
 } mem_model;
 
 /* A model of hw for ntensors operands (and a result), their tiles at

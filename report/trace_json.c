@@ -29,6 +29,11 @@ static void put_string(FILE *f, const char *s)
     fputc('"', f);
 }
 
+void trace_json_string(FILE *f, const char *s)
+{
+    put_string(f, s);
+}
+
 int trace_blocks_valid(const char *list, sam_error *err)
 {
     const char *p = list;

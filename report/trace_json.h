@@ -23,6 +23,8 @@
 #ifndef SAMSIM_TRACE_JSON_H
 #define SAMSIM_TRACE_JSON_H
 
+#include <stdio.h>
+
 #include "../common/error.h"
 #include "../engine/trace.h"
 #include "../graph/graph.h"
@@ -54,6 +56,9 @@ typedef struct trace_options {
     const char *blocks;
     double clock_ghz;       /* 0: time in cycles */
 } trace_options;
+
+/* s as a JSON string: quotes, backslashes and control characters escaped. */
+void trace_json_string(FILE *f, const char *s);
 
 /* Whether a --trace-blocks list is well formed: words separated by
  * commas, none empty. */

@@ -458,7 +458,8 @@ static int simulate_tiled(run_ctx *c, graph_run *run, sam_error *err)
     const graph_run_request *r = c->r;
     tiled_request t = {.tiling = c->tiling, .expr = c->expr, .engine = r->engine,
                        .split = r->split, .max_cycles = r->max_cycles,
-                       .sim = {.depth = 0, .latency = 1}, .hw = r->hw, .stats = r->stats};
+                       .sim = {.depth = 0, .latency = 1}, .hw = r->hw, .stats = r->stats,
+                       .trace = r->trace ? HW_TRACE_SLICES : 0};
     if (apply_settings(c, &t.sim, err))
         return -1;
     double start = process_seconds();
@@ -523,9 +524,9 @@ static int check_request(const run_ctx *c, sam_error *err)
     if (c->r->check && !c->expr)
         return error_at(err, c->g->path, 0, "--check needs --expr: the graph records no "
                         "expression");
-    if (c->r->trace && c->tiling)
-        return error_set(err, "run: --trace follows a run without tiles; this run is tiled "
-                         "(its tile points' tracks are not written yet)");
+    if (c->r->trace_blocks && c->tiling)
+        return error_set(err, "run: --trace-blocks picks blocks' tracks; this run is tiled, and "
+                         "its trace has the PEs' and the links' tracks instead");
     return check_tiling(c, err);
 }
 
@@ -558,6 +559,16 @@ int graph_run_do(sam_graph *g, const graph_run_request *r, graph_run *run, sam_e
     itersplit_free(&c.split);
     sim_data_free(&d);
     return rc;
+}
+
+int graph_run_write_trace(const graph_run *run, const char *name, const trace_options *o,
+                          const char *path, sam_error *err)
+{
+    if (!run->tiled)
+        return trace_json_write(run->tracks, run->ntracks, name, run->cycles, o, path, err);
+    const mem_model *m = run->tiles.memory;
+    trace_hw_process p = {name, NULL, run->tiles.trace, run->cycles, m ? m->hw.clock_ghz : 0};
+    return trace_hw_write(&p, 1, o, path, err);
 }
 
 void graph_run_free(graph_run *run)

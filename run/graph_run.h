@@ -12,6 +12,7 @@
 #include "../hwmodel/hw.h"
 #include "../report/outcome.h"
 #include "../report/stats.h"
+#include "../report/trace_hw.h"
 #include "../report/trace_json.h"
 #include "tiled.h"
 
@@ -25,8 +26,11 @@ typedef struct graph_run_request {
     int shift;                  /* an unbound operand is shift(the one before) */
     int check;                  /* the result against the expression */
     int stats;                  /* keep the statistics of report/stats.h */
-    int trace;                  /* keep every block's timeline (engine/trace.h);
-                                   a run without tiles only */
+    int trace;                  /* keep every block's timeline (engine/trace.h),
+                                   or a tiled run's on its hardware
+                                   (hwmodel/hw_trace.h) */
+    int trace_blocks;           /* --trace-blocks: a tiled run, which has no
+                                   blocks' tracks, is refused */
     const char *expr;           /* NULL: the graph's */
     const char *tiling;         /* NULL: the graph's (none: one run) */
     const hw_desc *hw;          /* the memories tiles travel through, or NULL */
@@ -72,6 +76,13 @@ typedef struct graph_run {
  * with run->status saying how it ended; run is freed with graph_run_free
  * either way. g must outlive run's statistics. */
 int graph_run_do(sam_graph *g, const graph_run_request *r, graph_run *run, sam_error *err);
+
+/* Writes the timeline of a run asked to keep it (request.trace), also of
+ * one that stopped, to path (report/trace_json.h, or for a tiled run
+ * report/trace_hw.h at the clock of its memories); name names its
+ * process. */
+int graph_run_write_trace(const graph_run *run, const char *name, const trace_options *o,
+                          const char *path, sam_error *err);
 
 void graph_run_free(graph_run *run);
 

@@ -2,6 +2,7 @@
 #include "template_run.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -187,7 +188,8 @@ static int run_graph(trun *r, trun_phase *p, const sam_graph *g, const char *til
     if (!rc) {
         tiled_request req = {.tiling = tiling, .expr = expr, .engine = r->engine,
                              .max_cycles = UINT64_MAX, .sim = {.depth = 0, .latency = 1},
-                             .hw = hw, .stats = r->stats, .drop_zeros = last};
+                             .hw = hw, .stats = r->stats, .drop_zeros = last,
+                             .trace = r->trace};
         rc = run_tiled(g, ops, &req, &p->out, &result, err);
     }
     free(ops);
@@ -326,6 +328,20 @@ void trun_record(trun *r, const char *template_name, const char *verdict, double
     record_traffic(o, r, z);
     outcome_set(o, "pe_busy", "%.4f", r->pe_units > 0 ? r->pe_busy / r->pe_units : 0);
     outcome_set(o, "dram_busy", "%.4f", r->cycles ? r->dram_busy / (double)r->cycles : 0);
+}
+
+int trun_write_trace(const trun *r, const char *template_name, const trace_options *o,
+                     const char *path, sam_error *err)
+{
+    trace_hw_process p[TEMPLATE_MAX_PHASES];
+    char names[TEMPLATE_MAX_PHASES][sizeof r->phase[0].name + 96];
+    for (int i = 0; i < r->nphases; i++) {
+        const trun_phase *ph = &r->phase[i];
+        snprintf(names[i], sizeof names[i], "%s: %s phase", template_name, ph->name);
+        p[i] = (trace_hw_process){names[i], ph->name, ph->out.trace, ph->cycles,
+                                  ph->out.memory->hw.clock_ghz};
+    }
+    return trace_hw_write(p, r->nphases, o, path, err);
 }
 
 void trun_free(trun *r)

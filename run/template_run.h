@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "../report/outcome.h"
+#include "../report/trace_hw.h"
 #include "../templates/template.h"
 #include "template_dir.h"
 #include "tiled.h"
@@ -38,6 +39,8 @@ typedef struct trun_phase {
 typedef struct trun {
     engine_mode engine;
     int stats;              /* keep every phase's statistics */
+    size_t trace;           /* about how many slices each phase's timeline on
+                               its hardware keeps (hwmodel/hw_trace.h); 0: none */
     trun_tensor tensor[TRUN_MAX_TENSORS];
     int ntensors;
     trun_phase phase[TEMPLATE_MAX_PHASES];
@@ -93,6 +96,12 @@ int trun_run_dir(trun *r, const template_dir *d, sam_error *err);
  * the check's verdict, the wall time and every tensor's traffic. */
 void trun_record(trun *r, const char *template_name, const char *verdict, double wall,
                  outcome *o);
+
+/* Writes the timelines of a run whose phases ran with r->trace to path:
+ * a process per phase, laid end to end (report/trace_hw.h), named by the
+ * template and the phase. */
+int trun_write_trace(const trun *r, const char *template_name, const trace_options *o,
+                     const char *path, sam_error *err);
 
 void trun_free(trun *r);
 

@@ -605,6 +605,8 @@ static int memory_point(tiled_state *s, const sim_engine *e, const size_t *tile,
     if (result_levels(s, coord, part, out) || touch_fibers(s, tile) || reads_end(s, e, &until))
         return -1;
     named_point point = {s, coord};
+    if (s->out->trace)
+        hw_trace_at(s->out->trace, coord);
     mem_visit v = {s->mem_tiles, out, (double)cycles, (double)earliest, pe, name_point, &point,
                    until};
     return mem_point(s->mem, &v, s->out->names, at, s->err);
@@ -725,6 +727,9 @@ static int stop_in_point(tiled_state *s, sim_engine *e, const sim_data *d, const
     }
     if (add_stats(s, e, start < limit ? pe : -1, start))
         return -1;
+    if (s->out->trace && start < limit)
+        hw_trace_point(s->out->trace, pe, (double)start, (double)start + (double)run->cycles,
+                       coord);
     if (deadlocked && start + run->cycles > end)
         end = start + run->cycles;
     s->out->cycles = deadlocked && end < limit ? end : limit;
@@ -769,6 +774,8 @@ static int place_tile(tiled_state *s, sim_engine *e, const sim_data *d, const si
     if (start > limit || cycles > limit - start)
         return stop_in_point(s, e, d, coord, pe, start, run, "");
     pipeline_place(&s->pipes[pe], e, start, cycles);
+    if (s->out->trace)
+        hw_trace_point(s->out->trace, pe, (double)start, (double)(start + cycles), coord);
     s->out->compute_cycles += cycles;
     if (s->mem && add_busy(s, e))
         return -1;
@@ -1013,6 +1020,36 @@ static int check_layouts(const tiled_state *s, sam_error *err)
     return 0;
 }
 
+/* The run's timeline on its hardware (--trace), its slices named by the
+ * tile loops and the tensors, operands first, as the memories number them. */
+static int start_trace(tiled_state *s, sam_error *err)
+{
+    hw_trace_shape shape = {.nloop = s->nloop, .depth = s->spec.depth,
+                            .ntensors = s->e.ntensors - 1};
+    if (s->nloop > HW_TRACE_MAX_LOOPS || s->e.ntensors > HW_TRACE_MAX_TENSORS)
+        return error_set(err, "--trace: more than %d tile loops or %d operands",
+                         HW_TRACE_MAX_LOOPS, HW_TRACE_MAX_TENSORS - 1);
+    for (int k = 0; k < s->nloop; k++) {
+        shape.loop_name[k] = s->spec.level[s->loop_index[k]][s->loop_level[k]].outer;
+        shape.loop_level[k] = s->loop_level[k];
+        shape.result_width[k] = s->result_width[k];
+    }
+    for (int t = 0; t < s->e.ntensors; t++) {
+        int at = t ? t - 1 : s->e.ntensors - 1;
+        shape.tensor_name[at] = t ? s->op[t].gt->name : s->g->tensors[0].name;
+        for (int k = 0; k < s->nloop; k++)
+            if (mode_of(s, t, s->loop_index[k]) >= 0)
+                shape.tensor_loops[at] |= (uint64_t)1 << k;
+    }
+    if (!(s->out->trace = calloc(1, sizeof *s->out->trace)))
+        return error_set(err, "out of memory");
+    if (hw_trace_init(s->out->trace, &shape, s->npe, s->r->trace, err))
+        return -1;
+    if (s->mem)
+        s->mem->trace = s->out->trace;
+    return 0;
+}
+
 static int prepare(tiled_state *s, const tensor *operands, sam_error *err)
 {
     int loop[EXPR_MAX_INDICES];
@@ -1044,7 +1081,9 @@ static int prepare(tiled_state *s, const tensor *operands, sam_error *err)
         s->holds[pe] = -1;
     if (s->out->stats)
         s->out->stats->npe = s->npe;
-    return s->r->hw ? prepare_memory(s, err) : 0;
+    if (s->r->hw && prepare_memory(s, err))
+        return -1;
+    return s->r->trace ? start_trace(s, err) : 0;
 }
 
 /* The run's cycles: its points through the pipelines, and the memories
@@ -1125,4 +1164,8 @@ void tiled_outcome_free(tiled_outcome *out)
         mem_free(out->memory);
     free(out->memory);
     out->memory = NULL;
+    if (out->trace)
+        hw_trace_free(out->trace);
+    free(out->trace);
+    out->trace = NULL;
 }

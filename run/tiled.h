@@ -13,6 +13,7 @@
 #include "../builder/build.h"
 #include "../engine/engine.h"
 #include "../hwmodel/hw.h"
+#include "../hwmodel/hw_trace.h"
 #include "../hwmodel/memory.h"
 #include "../report/stats.h"
 
@@ -30,6 +31,9 @@ typedef struct tiled_request {
      * never holds them, where an inner product writes a zero for every
      * pair met (SIGMA), far more than its nonzeros. */
     int drop_zeros;
+    /* With --trace: about how many slices the run's timeline on its
+     * hardware keeps (hwmodel/hw_trace.h); 0: no timeline. */
+    size_t trace;
 } tiled_request;
 
 typedef struct tiled_outcome {
@@ -53,6 +57,9 @@ typedef struct tiled_outcome {
     double stored[MEM_MAX_TENSORS];
     sim_stats *stats;           /* asked for: every point's, and the memories'
                                    (freed by tiled_outcome_free) */
+    hw_trace *trace;            /* asked for: the points on each PE and the
+                                   transfers on each link, also of a run that
+                                   stopped (freed by tiled_outcome_free) */
     const char *incomplete;     /* a run that did not complete: "deadlock" or
                                    "stopped" (at max_cycles), cycles the
                                    cycle it stopped in; else NULL */
