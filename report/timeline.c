@@ -37,6 +37,7 @@ typedef struct reader {
     size_t track_cap, name_cap, next_cap, slice_cap;
     int seen_events;
     double cycles;          /* otherData's, or -1 */
+    double window[2];       /* otherData's --trace-window, or -1 */
     sam_error *err;
 } reader;
 
@@ -318,6 +319,12 @@ static int read_other_data(reader *r, json_t *other)
     const char *time = json_string_value(json_object_get(other, "time"));
     if (json_is_number(cycles))
         r->cycles = json_number_value(cycles);
+    json_t *window = json_object_get(other, "window");
+    if (json_array_size(window) == 2 && json_is_number(json_array_get(window, 0)) &&
+        json_is_number(json_array_get(window, 1))) {
+        r->window[0] = json_number_value(json_array_get(window, 0));
+        r->window[1] = json_number_value(json_array_get(window, 1));
+    }
     if (time && !r->t->unit && !(r->t->unit = strdup(time)))
         return error_at(r->err, r->t->path, 0, "out of memory");
     return 0;
@@ -445,15 +452,20 @@ static int arrange(reader *r)
         t->start = s->ts < t->start ? s->ts : t->start;
         t->end = s->ts + s->dur > t->end ? s->ts + s->dur : t->end;
     }
-    if (!strcmp(t->unit, "cycles") && r->cycles > t->end)
+    /* The run's idle tail shows, but a window is all the trace covers. */
+    if (!strcmp(t->unit, "cycles") && r->window[1] > r->window[0]) {
+        t->start = r->window[0] < t->start ? r->window[0] : t->start;
+        t->end = r->window[1] > t->end ? r->window[1] : t->end;
+    } else if (!strcmp(t->unit, "cycles") && r->cycles > t->end) {
         t->end = r->cycles;
+    }
     return 0;
 }
 
 int timeline_read(const char *path, timeline *t, sam_error *err)
 {
     *t = (timeline){0};
-    reader r = {.t = t, .cycles = -1, .err = err};
+    reader r = {.t = t, .cycles = -1, .window = {-1, -1}, .err = err};
     hash_table_init(&r.tracks, sizeof(track_entry));
     hash_table_init(&r.names, sizeof(name_entry));
     int rc = (t->path = strdup(path)) ? 0 : error_at(err, path, 0, "out of memory");

@@ -230,8 +230,13 @@ static void put_trace(FILE *f, const trace_track *tracks, int n, const char *nam
                 put_counter(f, c, cycles, o, end);
         }
     fprintf(f, "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"cycles\":%llu,"
-               "\"clock_ghz\":%.12g,\"time\":\"%s\"}}\n",
+               "\"clock_ghz\":%.12g,\"time\":\"%s\"",
             (unsigned long long)cycles, o->clock_ghz, o->clock_ghz > 0 ? "microseconds" : "cycles");
+    /* What the trace covers, for a reader that draws it (samsim timeline). */
+    if (o->to)
+        fprintf(f, ",\"window\":[%llu,%llu]", (unsigned long long)o->from,
+                (unsigned long long)end);
+    fputs("}}\n", f);
 }
 
 int trace_json_write(const trace_track *tracks, int n, const char *name, uint64_t cycles,

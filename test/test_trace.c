@@ -151,6 +151,7 @@ static void test_window_and_blocks(void **state)
     char *slices = slices_of(json);
     assert_string_equal(slices, "2 starved 4 2\n2 busy 6 1\n2 starved 7 2\n3 busy 4 5\n");
     assert_non_null(strstr(json, "\"name\":\"1 arrayvals b\""));
+    assert_non_null(strstr(json, "\"window\":[4,9]"));
     assert_null(strstr(json, "fiberlookup"));
     free(slices), free(json);
     test_tmpdir_remove(dir);
