@@ -18,15 +18,9 @@
 #include "../common/process.h"
 #include "test_util.h"
 
-/* The slices of a trace, one line each: "TID NAME TS DUR". */
-static char *slices_of(const char *json)
+/* What Python's script prints of a trace it reads on its standard input. */
+static char *python_on(const char *script, const char *json)
 {
-    static const char script[] =
-        "import json, sys\n"
-        "d = json.load(sys.stdin)\n"
-        "for e in d['traceEvents']:\n"
-        "    if e['ph'] == 'X':\n"
-        "        print(e['tid'], e['name'], e['ts'], e['dur'])\n";
     const char *argv[] = {"python3", "-c", script, NULL};
     process_result r;
     sam_error err = {{0}};
@@ -35,6 +29,17 @@ static char *slices_of(const char *json)
     char *out = strdup(r.out);
     process_result_free(&r);
     return out;
+}
+
+/* The slices of a trace, one line each: "TID NAME TS DUR". */
+static char *slices_of(const char *json)
+{
+    return python_on("import json, sys\n"
+                     "d = json.load(sys.stdin)\n"
+                     "for e in d['traceEvents']:\n"
+                     "    if e['ph'] == 'X':\n"
+                     "        print(e['tid'], e['name'], e['ts'], e['dur'])\n",
+                     json);
 }
 
 /* Checks a trace against the statistics file of the same run: "ok" or
@@ -71,9 +76,9 @@ static const char check_script[] =
     "            bad.append('block %s %s: trace %d, stats %d' % (r['id'], k, got, want))\n"
     "print('\\n'.join(bad) if bad else 'ok')\n";
 
-static void expect_trace_matches_stats(const char *trace, const char *stats)
+/* A Python check (argv) of trace must print "ok". */
+static void expect_ok(const char *const *argv, const char *trace)
 {
-    const char *argv[] = {"python3", "-c", check_script, trace, stats, NULL};
     process_result r;
     sam_error err = {{0}};
     if (process_run(argv, NULL, 60, &r, &err))
@@ -81,6 +86,12 @@ static void expect_trace_matches_stats(const char *trace, const char *stats)
     if (r.status || strcmp(r.out, "ok\n"))
         fail_msg("%s: %s%s", trace, r.out, r.err);
     process_result_free(&r);
+}
+
+static void expect_trace_matches_stats(const char *trace, const char *stats)
+{
+    const char *argv[] = {"python3", "-c", check_script, trace, stats, NULL};
+    expect_ok(argv, trace);
 }
 
 /* x(i) = b(i) on b = (0, 1.5, 0, 0, 2.5): the scanner's coordinates go
@@ -311,14 +322,7 @@ static char *hw_events_of(const char *json)
         "        a = e.get('args', {})\n"
         "        print(e['pid'], e['tid'], e['name'], '%.6g' % (e['ts'] * scale),\n"
         "              '%.6g' % (e['dur'] * scale) + ''.join(' %s=%s' % (k, a[k]) for k in sorted(a)))\n";
-    const char *argv[] = {"python3", "-c", script, NULL};
-    process_result r;
-    sam_error err = {{0}};
-    if (process_run(argv, json, 60, &r, &err) || r.status)
-        fail_msg("python3: %s %s", err.msg, r.err ? r.err : "");
-    char *out = strdup(r.out);
-    process_result_free(&r);
-    return out;
+    return python_on(script, json);
 }
 
 /* X = B .* C on 4x4 matrices in 2x2 tiles, as in test_tiled: B's tile
@@ -478,13 +482,7 @@ static void expect_hw_trace(const char *trace, const char *out, const char *cons
         argv[n++] = want[k];
     }
     argv[n] = NULL;
-    process_result r;
-    sam_error err = {{0}};
-    if (process_run(argv, NULL, 60, &r, &err))
-        fail_msg("python3: %s", err.msg);
-    if (r.status || strcmp(r.out, "ok\n"))
-        fail_msg("%s: %s%s", trace, r.out, r.err);
-    process_result_free(&r);
+    expect_ok(argv, trace);
 }
 
 /* A product in two levels of tiles on two PEs with an LLB: DRAM's link,
