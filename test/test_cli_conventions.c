@@ -41,12 +41,6 @@ static char *compiled(const char *dir, const char *name, const char *expr)
     return g;
 }
 
-static void assert_contains(const char *text, const char *part)
-{
-    if (!text || !strstr(text, part))
-        fail_msg("'%s' not in: %s", part, text ? text : "(nothing)");
-}
-
 static void test_index_sizes_must_agree(void **state)
 {
     (void)state;

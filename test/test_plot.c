@@ -27,20 +27,6 @@ static const char sweep[] = "nnz,dimension,order,cycles,check\n"
                             "10000,2048,jik,25,pass\n"
                             "10000,512,ikj,7,pass\n";
 
-static void assert_contains(const char *text, const char *part)
-{
-    if (!text || !strstr(text, part))
-        fail_msg("'%s' not in: %s", part, text ? text : "(nothing)");
-}
-
-static int count(const char *from, const char *to, const char *needle)
-{
-    int n = 0;
-    for (const char *p = strstr(from, needle); p && p < to; p = strstr(p + 1, needle))
-        n++;
-    return n;
-}
-
 /* gnuplot's SVG puts each plot (a --by group) in <g id="gnuplot_plot_N">,
  * with its legend text and its markers, the legend's sample among them:
  * `<use xlink:href='#gpPt` a point, `<polygon` a filled bar. */
@@ -55,9 +41,9 @@ static void assert_group(const char *svg, int n, const char *legend, const char 
     const char *to = strstr(from + 1, "<g id=\"gnuplot_plot_");
     to = to ? to : svg + strlen(svg);
     snprintf(text, sizeof text, "<text>%s</text>", legend);
-    if (count(from, to, text) != 1)
+    if (test_count(from, to, text) != 1)
         fail_msg("plot %d does not have the legend %s", n, text);
-    int got = count(from, to, marker);
+    int got = test_count(from, to, marker);
     if (got != points + 1)
         fail_msg("plot %d (%s) has %d markers, not %d points and the legend's", n, legend, got,
                  points);

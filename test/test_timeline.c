@@ -42,20 +42,6 @@ static char *hand_worked_trace(const char *dir)
     return trace;
 }
 
-static void assert_contains(const char *text, const char *part)
-{
-    if (!text || !strstr(text, part))
-        fail_msg("'%s' not in: %s", part, text ? text : "(nothing)");
-}
-
-static int count(const char *from, const char *to, const char *needle)
-{
-    int n = 0;
-    for (const char *p = strstr(from, needle); p && p < to; p = strstr(p + 1, needle))
-        n++;
-    return n;
-}
-
 /* gnuplot's SVG puts each plot (a state) in <g id="gnuplot_plot_N">: its
  * legend text, the legend's sample box and a <polygon> per box. */
 static void assert_state(const char *svg, int n, const char *state, int boxes)
@@ -68,9 +54,9 @@ static void assert_state(const char *svg, int n, const char *state, int boxes)
     const char *to = strstr(from + 1, "<g id=\"gnuplot_plot_");
     to = to ? to : svg + strlen(svg);
     snprintf(text, sizeof text, "<text>%s</text>", state);
-    if (count(from, to, text) != 1)
+    if (test_count(from, to, text) != 1)
         fail_msg("plot %d has no legend entry %s", n, state);
-    int got = count(from, to, "<polygon");
+    int got = test_count(from, to, "<polygon");
     if (got != boxes + 1)
         fail_msg("plot %d (%s): %d boxes, expected %d", n, state, got - 1, boxes);
 }

@@ -499,3 +499,17 @@ pid_t test_start_samsim(const char *const *args, const char *out_path, const cha
     posix_spawn_file_actions_destroy(&fa);
     return pid;
 }
+
+void assert_contains(const char *text, const char *part)
+{
+    if (!text || !strstr(text, part))
+        fail_msg("'%s' not in: %s", part, text ? text : "(nothing)");
+}
+
+int test_count(const char *from, const char *to, const char *needle)
+{
+    int n = 0;
+    for (const char *p = strstr(from, needle); p && p < to; p = strstr(p + 1, needle))
+        n++;
+    return n;
+}

@@ -133,6 +133,12 @@ char *test_write_stuck_graph(const char *dir);
  * calling test. */
 void test_require_gnuplot(void);
 
+/* Fails the test unless text (NULL: nothing) holds part. */
+void assert_contains(const char *text, const char *part);
+
+/* How many times needle starts between from and to. */
+int test_count(const char *from, const char *to, const char *needle);
+
 /* 1 when path exists. */
 int test_exists(const char *path);
 
